@@ -1,0 +1,43 @@
+"""I1: a shared arrangement never compacts past the as_of of a dataflow that will read it."""
+
+from protocol.state import CREATE
+
+
+def i1_witnesses(s, cfg=None) -> list[str]:
+    """Every place where a process's published since has passed an as_of it still owes."""
+    found = []
+    for p, since in enumerate(s.since):
+        for command in s.iq[p]:
+            if command[0] == CREATE and since > command[2]:
+                _, d, t = command
+                found.append(
+                    f"since[{p}] = {since} is past as_of {t} of Create({d}, {t}), "
+                    f"still queued on process {p}'s interactive stream"
+                )
+        for d, hold in enumerate(s.readers[p]):
+            if hold is not None and since > hold:
+                found.append(
+                    f"since[{p}] = {since} is past the hold {hold} of peek {d}, "
+                    f"rendered and still reading on process {p}"
+                )
+    return found
+
+
+def i1(s, cfg=None) -> bool:
+    """Every create still queued, and every rendered reader, can read at its as_of.
+
+    Two windows: between the controller's CreatePeek and the interactive
+    runtime rendering it (the create waits on iq[p]), and while the rendered
+    dataflow stays registered (readers[p]). In both, the process's published
+    since must not have passed the time the dataflow reads at.
+    """
+    for p, since in enumerate(s.since):
+        if since == 0:
+            continue  # nothing is compacted: every time is still readable
+        for command in s.iq[p]:
+            if command[0] == CREATE and since > command[2]:
+                return False
+        for hold in s.readers[p]:
+            if hold is not None and since > hold:
+                return False
+    return True

@@ -1,0 +1,88 @@
+"""Traces: a counterexample as a sequence of steps, replay, and what a step changed.
+
+A trace is a list of `Step`s, the first with no action (the initial state).
+A lasso (a liveness counterexample) also says where its cycle starts:
+`loop` is the index of the state the last step returns to, and a cycle of
+one state with no step back is a stutter.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, NamedTuple
+
+from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State
+
+
+class Step(NamedTuple):
+    action: Hashable  # the action instance that led here; None for the initial state
+    state: State
+
+
+class Change(NamedTuple):
+    """One variable a step changed: `name` is e.g. "since" or "since[1]"."""
+
+    variable: str
+    process: int | None  # the process, for per-process variables
+    before: object
+    after: object
+
+    @property
+    def name(self) -> str:
+        return self.variable if self.process is None else f"{self.variable}[{self.process}]"
+
+
+class Trace(NamedTuple):
+    prop: str
+    steps: tuple  # of Step
+    loop: int | None = None  # lasso: index of the state the cycle returns to
+    stutters: bool = False  # lasso: the cycle is the last state stuttering forever
+    notes: tuple = ()  # extra lines (for example why a lasso is fair)
+
+    @property
+    def length(self) -> int:
+        """States in the trace, the initial state included (spec section 7)."""
+        return len(self.steps)
+
+    @property
+    def is_lasso(self) -> bool:
+        return self.loop is not None
+
+
+def trace_from_path(prop: str, path, **extra) -> Trace:
+    return Trace(prop, tuple(Step(label, state) for label, state in path), **extra)
+
+
+def changes(before: State, after: State) -> list[Change]:
+    """The variables `after` differs from `before` in, globals first, then by process."""
+    found = [
+        Change(name, None, getattr(before, name), getattr(after, name))
+        for name in GLOBAL_VARIABLES
+        if getattr(before, name) != getattr(after, name)
+    ]
+    for name in PROCESS_VARIABLES:
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            found += [Change(name, p, o, n) for p, (o, n) in enumerate(zip(old, new)) if o != n]
+    return found
+
+
+def replay(cfg, actions, successors=None) -> list[Step]:
+    """Run the named action instances from the initial state; fail on a disabled one.
+
+    `actions` are labels or their printed form ("Publish(1)"). Used to check
+    that a stored trace is still a run of the model.
+    """
+    from .model import model_for
+
+    model = model_for(cfg)
+    successors = successors or model.successors
+    state = model.initial_states[0]
+    steps = [Step(None, state)]
+    for wanted in actions:
+        options = {str(label): (label, after) for label, after in successors(state)}
+        if str(wanted) not in options:
+            enabled = ", ".join(options) or "nothing"
+            raise ValueError(f"{wanted} is not enabled after step {len(steps) - 1}; enabled: {enabled}")
+        label, state = options[str(wanted)]
+        steps.append(Step(label, state))
+    return steps

@@ -1,0 +1,21 @@
+"""The multiplexer's cap. The multiplexer held back the compaction it forwarded
+to maintenance at the `as_of` of every interactive dataflow until the
+interactive runtime reported the dataflow's frontier, which retired the cap.
+But the cap is one structure fed by process 0's frontier reports: once
+process 0 has rendered the create, compaction flows to every process, and
+process 1's interactive runtime may still have the create queued. Processes
+other than 0 get no cross-runtime ordering from it (with one process the cap
+is sound, which is why this refutation needs P >= 2)."""
+
+from protocol.config import refutation
+
+REFUTATION = refutation(
+    "HoldsCap",
+    __doc__,
+    violates="I1",
+    length=7,
+    applies=lambda cfg: cfg.P >= 2 and cfg.D >= 1 and cfg.MaxTime >= 1,
+    compaction="routed",
+    standing_hold=False,
+    cap=True,
+)
