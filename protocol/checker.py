@@ -54,7 +54,12 @@ class Exploration:
         self.seconds = 0.0
         self.violations: dict[str, Violation] = {}
         self.labels: list = []  # label id -> label (when edges are recorded)
-        self.edges: list | None = None  # [(src, label id, dst)] when recorded
+        # The reachable graph's edges, when recorded: edge i goes from state
+        # edge_src[i] to state edge_dst[i] by the action labels[edge_label[i]].
+        self.edge_src = array("q")
+        self.edge_label = array("q")
+        self.edge_dst = array("q")
+        self.edges_recorded = False
         self.expanded = 0  # states whose successors were all generated
 
     @property
@@ -106,7 +111,8 @@ def explore(
     transition_items = list(transition_properties.items())
     violations = run.violations
     label_ids: dict = {}
-    edges = [] if record_edges else None
+    run.edges_recorded = record_edges
+    edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
     limit = max_states if max_states is not None else float("inf")
 
     def admit(state, parent_id: int, label) -> int:
@@ -150,12 +156,14 @@ def explore(
                         cut = True
                         break
                     after_id = admit(after, cursor, label)
-                if edges is not None:
+                if record_edges:
                     label_id = label_ids.get(label)
                     if label_id is None:
                         label_id = label_ids[label] = len(run.labels)
                         run.labels.append(label)
-                    edges.append((cursor, label_id, after_id))
+                    edge_src.append(cursor)
+                    edge_label.append(label_id)
+                    edge_dst.append(after_id)
             else:
                 cursor += 1
             if stop_now():
@@ -170,6 +178,5 @@ def explore(
     except KeyboardInterrupt:
         run.interrupted = True
         run.complete = False
-    run.edges = edges
     run.seconds = time.perf_counter() - started
     return run
