@@ -1,0 +1,199 @@
+"""The command line: `python -m protocol check Holds`, `check --all`, `list`.
+
+Exit codes: 0 when every verdict is as expected, 1 when any is not (or the
+search was cut short), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .config import ConfigError, lookup, named_configurations, parse_constant
+
+EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A usage error: printed as one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+# ------------------------------------------------------------------ shared
+
+
+def add_constants_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c", "--constant", action="append", default=[], metavar="NAME=VALUE",
+        help="override a constant (P, D, MaxTime); repeatable: -c P=3 -c D=2",
+    )
+
+
+def constants_from(args) -> dict:
+    return dict(parse_constant(text) for text in args.constant)
+
+
+def selected_configurations(args) -> list:
+    """The named configurations the command names (or all of them), with -c applied."""
+    if args.all and args.names:
+        raise UsageError("give configuration names or --all, not both")
+    if not args.all and not args.names:
+        raise UsageError(
+            f"name a configuration or give --all; known: {', '.join(named_configurations())}"
+        )
+    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
+    constants = constants_from(args)
+    return [named.with_constants(constants) for named in chosen]
+
+
+def json_line(result) -> str:
+    """One JSON Lines record of a check (the schema of docs/checker.md)."""
+    record = {
+        "config": result.named.name,
+        "constants": result.config.constants,
+        "switches": result.config.switches,
+        "distinct_states": result.distinct_states,
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(result.seconds, 3),
+        "complete": result.complete,
+        "properties": {
+            name: {"holds": verdict.holds, "trace_length": verdict.trace_length}
+            for name, verdict in result.properties.items()
+        },
+        "as_expected": result.as_expected,
+    }
+    return json.dumps(record)
+
+
+# ------------------------------------------------------------------- check
+
+
+def add_check_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check", help="explore named configurations and compare verdicts with expectations",
+        description="Explore every reachable state breadth-first and check every property.",
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="configuration names (see `list`)")
+    parser.add_argument("--all", action="store_true", help="check every named configuration")
+    add_constants_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object per configuration per line")
+    parser.add_argument("--stop-on-violation", action="store_true",
+                        help="stop at the first violation found (TLC's default behaviour)")
+    parser.add_argument("--max-states", type=int, metavar="N",
+                        help="cut the search after N distinct states (the result is then incomplete)")
+    parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
+    parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    parser.set_defaults(run=run_check)
+
+
+def run_check(args) -> int:
+    from .run import check
+
+    if args.max_states is not None and args.max_states < 1:
+        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
+    chosen = selected_configurations(args)
+    console = make_console()
+    show_progress = console.is_terminal and not args.json
+    started = time.perf_counter()
+    results = []
+    for named in chosen:
+        result = check_one(check, named, args, console, show_progress)
+        results.append(result)
+        emit(result, args, console)
+        if result.interrupted:
+            break
+    if len(results) > 1 and not args.json:
+        from .render import render_totals
+
+        render_totals(console, results, time.perf_counter() - started)
+    ok = all(r.as_expected for r in results) and len(results) == len(chosen)
+    return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
+
+
+def check_one(check, named, args, console, show_progress: bool):
+    options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if not show_progress:
+        return check(named, **options)
+    from .render import ProgressView
+
+    with ProgressView(console, named.name) as view:
+        return check(named, on_progress=view.update, **options)
+
+
+def emit(result, args, console) -> None:
+    if args.json:
+        print(json_line(result), flush=True)
+        return
+    from .render import render_result
+
+    render_result(console, result, show_traces=not args.no_trace, full=args.full)
+
+
+def make_console():
+    from .render import console_for
+
+    return console_for()
+
+
+# -------------------------------------------------------------------- list
+
+
+def add_list_parser(subparsers) -> None:
+    parser = subparsers.add_parser("list", help="list the named configurations and what they expect")
+    parser.set_defaults(run=run_list)
+
+
+def run_list(args) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="named configurations", title_justify="left")
+    for column in ("name", "switches (besides defaults)", "expected"):
+        table.add_column(column)
+    defaults = type(next(iter(named_configurations().values())).config)().switches
+    for named in named_configurations().values():
+        changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
+        expected = (f"{named.violates} violated, {named.length} states" if named.violates
+                    else "every property holds")
+        table.add_row(named.name, Text(", ".join(f"{k}={v}" for k, v in changed.items())), expected)
+    make_console().print(table)
+    return EXIT_AS_EXPECTED
+
+
+# -------------------------------------------------------------------- main
+
+# Each subcommand module adds its parser here; a parser sets `run`.
+SUBCOMMANDS = [add_check_parser, add_list_parser]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="protocol", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            raise UsageError("name a command: " + ", ".join(sorted(parser._subparsers._group_actions[0].choices)))
+        return args.run(args)
+    except (UsageError, ConfigError) as error:
+        print(f"protocol: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_AS_EXPECTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
