@@ -1,0 +1,64 @@
+"""Hand-built states and shared, memoized checks for the tests.
+
+Hand-built states start from the spec's initial state and override only the
+variables a test is about, so each test reads as "the initial state, except".
+Checking a named configuration costs seconds; `checked` runs each one once per
+test session, so the refutation and CLI tests share the explorations.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from protocol.config import Config, lookup
+from protocol.run import check
+from protocol.state import ACQUIRE, COMPACT, CREATE, DROP, RELEASE, State, initial
+
+
+def state(cfg: Config, **overrides) -> State:
+    """The initial state of `cfg` with `overrides` (variable name -> full value)."""
+    return initial(cfg)._replace(**overrides)
+
+
+def per_process(cfg: Config, default, **at) -> tuple:
+    """A per-process value: `default` everywhere except `p0=..., p1=...`."""
+    values = [default] * cfg.P
+    for key, value in at.items():
+        values[int(key[1:])] = value
+    return tuple(values)
+
+
+def Create(d, t):  # noqa: N802 - named as the spec's commands
+    return (CREATE, d, t)
+
+
+def Drop(d):  # noqa: N802
+    return (DROP, d)
+
+
+def Compact(f):  # noqa: N802
+    return (COMPACT, f)
+
+
+def Acquire(d, t):  # noqa: N802
+    return (ACQUIRE, d, t)
+
+
+def Release(d):  # noqa: N802
+    return (RELEASE, d)
+
+
+def checked(name: str, max_states: int | None = None, stop_on_violation: bool = False, **constants):
+    """The CheckResult of the named configuration, explored once per session."""
+    named = lookup(name).with_constants(constants)
+    return _checked_named(named, max_states, stop_on_violation)
+
+
+@lru_cache(maxsize=None)
+def _checked_named(named, max_states, stop_on_violation):
+    return check(named, max_states=max_states, stop_on_violation=stop_on_violation)
+
+
+def cached_check(named, *, max_states=None, stop_on_violation=False, on_progress=None):
+    """A drop-in for protocol.run.check that reuses explorations within the session."""
+    return _checked_named(named, max_states, stop_on_violation)
