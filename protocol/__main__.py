@@ -170,9 +170,11 @@ def run_list(args) -> int:
 # -------------------------------------------------------------------- main
 
 # Each subcommand module adds its parser here; a parser sets `run`.
+from .matrix import add_matrix_parser  # noqa: E402  (matrix imports this module's helpers lazily)
+
 from .simulate import add_simulate_parser  # noqa: E402  (simulate imports this module's helpers lazily)
 
-SUBCOMMANDS = [add_check_parser, add_list_parser, add_simulate_parser]
+SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,456 @@
+"""The mechanism matrix: every combination of the mechanism switches, checked,
+and the minimal sets of mechanisms under which the protocol is safe and live.
+
+A combination is named by its *mechanisms*: the switches that differ from the
+baseline (routed compaction, no standing hold, no cap, no acquisition,
+physical from_since). Switching a mechanism off means putting its switch
+back to the baseline, so on mechanism sets it is plain set difference, and
+the derivation of the minimal sufficient sets (`minimal_sufficient_sets`) is
+a pure function of a table `mechanisms -> sufficient?`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, Iterable, Mapping
+
+import attrs
+
+from .config import SWITCH_VALUES, Config, NamedConfig, lookup, named_configurations
+
+# The switches the matrix varies; fairness stays on (the liveness verdict needs it).
+MATRIX_SWITCHES = ("compaction", "standing_hold", "cap", "acquire", "physical")
+BASELINE = {name: getattr(Config(), name) for name in MATRIX_SWITCHES}
+LIVENESS = "CompactionNotStalled"
+# A set of mechanisms is sufficient when the protocol is both safe and live with it.
+REQUIRED = ("I1", LIVENESS)
+PIPE_WIDTH = 160
+
+
+# ------------------------------------------------------------ combinations
+
+
+def mechanism_label(switch: str, value) -> str:
+    """How a switch set away from the baseline is named: `broadcast`, `cap`, `acquire release_on_interactive`."""
+    if switch == "compaction":
+        return value
+    if isinstance(value, bool):
+        return switch
+    return f"{switch} {value}"
+
+
+def mechanisms(cfg: Config) -> frozenset[str]:
+    """The mechanisms `cfg` switches on, relative to the baseline."""
+    return frozenset(
+        mechanism_label(name, getattr(cfg, name))
+        for name in MATRIX_SWITCHES
+        if getattr(cfg, name) != BASELINE[name]
+    )
+
+
+def combinations(constants: Mapping[str, int]) -> list[Config]:
+    """Every combination of the matrix switches, fairness on, in a fixed order.
+
+    Compaction varies slowest, routed first, so a combination that is the same
+    system as another (see `same_system`) always comes after it.
+    """
+    values = [SWITCH_VALUES[name] for name in MATRIX_SWITCHES]
+    return [
+        Config(**constants, fairness=True, **dict(zip(MATRIX_SWITCHES, chosen)))
+        for chosen in itertools.product(*values)
+    ]
+
+
+def same_system(cfg: Config) -> Config:
+    """The canonical combination with the same transition system as `cfg`.
+
+    With the cap, compaction is routed whatever the switch says, so the
+    broadcast switch is moot there.
+    """
+    return cfg.evolve(compaction=cfg.effective_compaction)
+
+
+def named_for(constants: Mapping[str, int]) -> dict[Config, NamedConfig]:
+    """The named configurations at `constants`, by their configuration."""
+    return {
+        named.config: named
+        for named in (n.with_constants(constants) for n in named_configurations().values())
+    }
+
+
+# ------------------------------------------------------------ running one
+
+
+@attrs.frozen
+class Outcome:
+    """What checking one combination found: small and picklable, for worker processes.
+
+    `properties` maps each property to `(holds, trace_length)`; `mismatches`
+    is empty unless the combination is a named configuration whose verdicts
+    differ from what it expects.
+    """
+
+    properties: dict
+    distinct_states: int
+    transitions: int
+    depth: int
+    seconds: float
+    complete: bool
+    mismatches: tuple = ()
+
+    def holds(self, prop: str) -> bool | None:
+        """The verdict of `prop`; None when unknown or not reported by the checker."""
+        return self.properties.get(prop, (None, None))[0]
+
+
+def check_combination(cfg: Config, name: str | None = None) -> Outcome:
+    """Explore one combination with `protocol.run.check` (runs in a worker process).
+
+    A named combination is checked as its named configuration, so that its
+    mismatches come back too; any other expects nothing (only verdicts are read).
+    """
+    from .run import check
+
+    named = lookup(name).with_constants(cfg.constants) if name else None
+    result = check(named or NamedConfig(name="matrix", config=cfg))
+    return Outcome(
+        properties={
+            prop: (verdict.holds, getattr(verdict, "trace_length", None))
+            for prop, verdict in result.properties.items()
+        },
+        distinct_states=result.distinct_states,
+        transitions=result.transitions,
+        depth=result.depth,
+        seconds=result.seconds,
+        complete=result.complete,
+        mismatches=tuple(result.mismatches()) if named else (),
+    )
+
+
+# ------------------------------------------------------------ the table
+
+
+@attrs.frozen
+class Row:
+    """One combination: its number (from 1), the named configuration it is, and
+    either its own outcome or the number of the row that is the same system."""
+
+    number: int
+    config: Config
+    named: str | None = None
+    same_as: int | None = None
+    outcome: Outcome | None = None
+
+    @property
+    def mechanisms(self) -> frozenset[str]:
+        return mechanisms(self.config)
+
+
+@attrs.frozen
+class Matrix:
+    rows: tuple  # of Row, in combination order
+    seconds: float = 0.0
+
+    def outcome(self, row: Row) -> Outcome | None:
+        """The row's outcome, or that of the row it is the same system as."""
+        if row.same_as is not None:
+            return self.rows[row.same_as - 1].outcome
+        return row.outcome
+
+    def sufficiency(self) -> dict[frozenset[str], bool | None]:
+        """mechanisms -> whether I1 and CompactionNotStalled both hold with them."""
+        return {row.mechanisms: sufficient(self.outcome(row)) for row in self.rows}
+
+    def minimal_sets(self) -> list[frozenset[str]]:
+        return minimal_sufficient_sets(self.sufficiency())
+
+    @property
+    def liveness_checked(self) -> bool:
+        return any(LIVENESS in (row.outcome.properties if row.outcome else ()) for row in self.rows)
+
+    @property
+    def as_expected(self) -> bool:
+        """Every run complete and every named configuration's verdicts as it expects."""
+        run = [row.outcome for row in self.rows if row.same_as is None]
+        return all(o is not None and o.complete and not o.mismatches for o in run)
+
+
+def plan(constants: Mapping[str, int]) -> list[Row]:
+    """The rows before running: which are named, which are the same system as an earlier one."""
+    named = named_for(constants)
+    number_of: dict[Config, int] = {}
+    rows = []
+    for number, cfg in enumerate(combinations(constants), start=1):
+        canonical = same_system(cfg)
+        same_as = number_of.get(canonical) if canonical != cfg else None
+        number_of.setdefault(cfg, number)
+        rows.append(Row(number, cfg, named[cfg].name if cfg in named else None, same_as))
+    return rows
+
+
+def run_matrix(
+    constants: Mapping[str, int],
+    jobs: int = 1,
+    on_done: Callable[[Row], None] | None = None,
+) -> Matrix:
+    """Check every combination that is its own system, `jobs` at a time."""
+    started = time.perf_counter()
+    rows = plan(constants)
+    todo = [row for row in rows if row.same_as is None]
+    outcomes = dict(run_rows(todo, jobs, on_done or (lambda row: None)))
+    done = tuple(attrs.evolve(row, outcome=outcomes.get(row.number)) for row in rows)
+    return Matrix(done, seconds=time.perf_counter() - started)
+
+
+def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome]]:
+    if jobs <= 1:
+        for row in todo:
+            outcome = check_combination(row.config, row.named)
+            on_done(row)
+            yield row.number, outcome
+        return
+    # forkserver, not fork: the progress bar's refresh thread is running, and a
+    # forked worker could inherit a lock that thread holds.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(check_combination, row.config, row.named): row for row in todo}
+        try:
+            for future in as_completed(futures):
+                on_done(futures[future])
+                yield futures[future].number, future.result()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+# ------------------------------------------------------------ the derivation
+
+
+def sufficient(outcome: Outcome | None, required: Iterable[str] = REQUIRED) -> bool | None:
+    """True when every required property holds, False when one is violated,
+    None when that cannot be told (a verdict missing or unknown)."""
+    if outcome is None:
+        return None
+    verdicts = [outcome.holds(prop) for prop in required]
+    if False in verdicts:
+        return False
+    return None if None in verdicts else True
+
+
+def minimal_sufficient_sets(table: Mapping[frozenset[str], bool | None]) -> list[frozenset[str]]:
+    """The sufficient sets from which switching off any one mechanism breaks sufficiency.
+
+    `table` maps a set of mechanisms to whether it is sufficient (None: not
+    known). A set is minimal only when each one-smaller set is known to be
+    insufficient; a missing or unknown neighbour proves nothing.
+    """
+    return sorted(
+        (
+            mechs
+            for mechs, ok in table.items()
+            if ok is True and all(table.get(mechs - {m}) is False for m in mechs)
+        ),
+        key=lambda mechs: (len(mechs), in_switch_order(mechs)),
+    )
+
+
+def redundant(mechs: frozenset[str], table: Mapping[frozenset[str], bool | None]) -> list[str]:
+    """The mechanisms of a sufficient set that can be switched off keeping it sufficient."""
+    return sorted(m for m in mechs if table.get(mechs - {m}) is True)
+
+
+def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
+    """Why the row is interesting, in words: duplicate, degenerate, minimal, redundant."""
+    if row.same_as is not None:
+        return f"same system as row {row.same_as} (the cap routes compaction)"
+    outcome = matrix.outcome(row)
+    table = matrix.sufficiency() if table is None else table
+    minimal = matrix.minimal_sets() if minimal is None else minimal
+    i1, live = (outcome.holds(prop) for prop in REQUIRED) if outcome else (None, None)
+    if i1 is True and live is False:
+        if row.config.standing_hold and row.config.effective_compaction == "routed":
+            return ("standing hold never learns a compaction: safe only because "
+                    "the index never compacts again")
+        return "safe, but compaction stalls"
+    if row.mechanisms in minimal:
+        return "minimal sufficient set"
+    if table.get(row.mechanisms) is True:
+        extra = redundant(row.mechanisms, table)
+        return "sufficient" + (f"; redundant: {', '.join(extra)}" if extra else "")
+    return ""
+
+
+# ------------------------------------------------------------ output
+
+
+def in_switch_order(mechs: Iterable[str]) -> list[str]:
+    """Mechanisms listed in the order of the switches (compaction first), not alphabetically."""
+    order = [mechanism_label(name, value) for name in MATRIX_SWITCHES for value in SWITCH_VALUES[name]]
+    return sorted(mechs, key=lambda m: (order.index(m) if m in order else len(order), m))
+
+
+def mechanisms_text(mechs: Iterable[str]) -> str:
+    return " + ".join(in_switch_order(mechs)) or "baseline"
+
+
+def property_names(matrix: Matrix) -> list[str]:
+    """The properties the checker reported, in its order, always with the liveness column."""
+    names: list[str] = []
+    for row in matrix.rows:
+        for prop in (row.outcome.properties if row.outcome else ()):
+            if prop not in names:
+                names.append(prop)
+    return names if LIVENESS in names else names + [LIVENESS]
+
+
+def verdict_words(outcome: Outcome | None, prop: str) -> str:
+    if outcome is None or prop not in outcome.properties:
+        return "not checked"
+    holds, length = outcome.properties[prop]
+    return {True: "holds", None: "unknown"}.get(holds, f"violated ({length})")
+
+
+def named_words(row: Row, matrix: Matrix) -> str:
+    if row.named is None:
+        return ""
+    outcome = matrix.outcome(row)
+    if outcome is None or not outcome.mismatches:
+        return row.named
+    return f"{row.named} (NOT as expected: {'; '.join(outcome.mismatches)})"
+
+
+def json_records(matrix: Matrix) -> list[dict]:
+    """One record per row (a duplicate row carries `same_as`, no verdicts), then the derivation."""
+    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    records = []
+    for row in matrix.rows:
+        outcome = row.outcome
+        records.append({
+            "row": row.number,
+            "constants": row.config.constants,
+            "switches": {name: getattr(row.config, name) for name in MATRIX_SWITCHES},
+            "mechanisms": in_switch_order(row.mechanisms),
+            "named": row.named,
+            "same_as": row.same_as,
+            "distinct_states": outcome.distinct_states if outcome else None,
+            "transitions": outcome.transitions if outcome else None,
+            "depth": outcome.depth if outcome else None,
+            "seconds": round(outcome.seconds, 3) if outcome else None,
+            "complete": outcome.complete if outcome else None,
+            "properties": {
+                prop: {"holds": holds, "trace_length": length}
+                for prop, (holds, length) in outcome.properties.items()
+            } if outcome else None,
+            "sufficient": table[row.mechanisms],
+            "as_expected": None if row.named is None else not matrix.outcome(row).mismatches,
+            "remark": remark(row, matrix, table, minimal),
+        })
+    records.append({
+        "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
+        "required": list(REQUIRED),
+        "derived": matrix.liveness_checked,
+        "seconds": round(matrix.seconds, 3),
+        "as_expected": matrix.as_expected,
+    })
+    return records
+
+
+def markdown(matrix: Matrix) -> str:
+    """The table as GitHub-flavoured Markdown, then the minimal sufficient sets."""
+    props = property_names(matrix)
+    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    header = ["#", "mechanisms", *props, "distinct states", "named", "remark"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in matrix.rows:
+        outcome = row.outcome
+        cells = [str(row.number), mechanisms_text(row.mechanisms)]
+        if outcome is None:
+            cells += ["" for _ in props] + [""]
+        else:
+            cells += [verdict_words(outcome, p) for p in props] + [f"{outcome.distinct_states:,}"]
+        cells += [named_words(row, matrix), remark(row, matrix, table, minimal)]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    lines += ["", derivation_summary(matrix, minimal)]
+    return "\n".join(lines)
+
+
+def derivation_summary(matrix: Matrix, minimal=None) -> str:
+    """One paragraph: the minimal sufficient sets, or why they could not be derived."""
+    if not matrix.liveness_checked:
+        return (f"Minimal sufficient sets not derived: the checker reported no {LIVENESS} "
+                "verdict.")
+    minimal = matrix.minimal_sets() if minimal is None else minimal
+    sets = ", ".join("{" + ", ".join(in_switch_order(m)) + "}" for m in minimal) or "none"
+    return (f"Minimal sufficient sets ({' and '.join(REQUIRED)} hold; switching off any one "
+            f"mechanism breaks one of them): {sets}. {len(matrix.rows)} combinations, "
+            f"{matrix.seconds:.1f} s.")
+
+
+# ------------------------------------------------------------ command line
+
+
+def positive_jobs(text: str) -> int:
+    import argparse
+
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes: give N >= 1")
+    return jobs
+
+
+def add_matrix_parser(subparsers) -> None:
+    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
+    from .__main__ import add_constants_option
+
+    parser = subparsers.add_parser(
+        "matrix", help="check every combination of the mechanism switches; derive the minimal sets",
+        description="Check every combination of compaction x standing_hold x cap x acquire x "
+                    "physical (fairness on) and derive the minimal sufficient sets of mechanisms.",
+    )
+    add_constants_option(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per row (JSON Lines), then the derived sets")
+    parser.add_argument("--format", choices=("table", "markdown"), default="table",
+                        help="table (rich, the default) or markdown")
+    parser.add_argument("--jobs", "-j", type=positive_jobs, default=1, metavar="N",
+                        help="check N combinations at a time in worker processes (default 1)")
+    parser.set_defaults(run=run_matrix_command)
+
+
+def run_matrix_command(args) -> int:
+    from .__main__ import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from
+    from .render import console_for
+
+    constants = {**Config().constants, **constants_from(args)}
+    console = console_for()
+    if not console.is_terminal:  # a file or pipe has no width: do not squeeze the table to 80
+        console = console_for(width=PIPE_WIDTH)
+    if console.is_terminal and not args.json:
+        from .render_matrix import MatrixProgress
+
+        total = sum(row.same_as is None for row in plan(constants))
+        with MatrixProgress(console, total) as progress:
+            matrix = run_matrix(constants, args.jobs, on_done=progress.advance)
+    else:
+        matrix = run_matrix(constants, args.jobs)
+    emit(matrix, args, console)
+    return EXIT_AS_EXPECTED if matrix.as_expected else EXIT_NOT_AS_EXPECTED
+
+
+def emit(matrix: Matrix, args, console) -> None:
+    if args.json:
+        for record in json_records(matrix):
+            print(json.dumps(record), flush=True)
+    elif args.format == "markdown":
+        print(markdown(matrix), flush=True)
+    else:
+        from .render_matrix import render_matrix
+
+        render_matrix(console, matrix)

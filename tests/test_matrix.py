@@ -1,0 +1,207 @@
+"""The mechanism matrix: its rows, the same-system rows, and the derivation of
+the minimal sufficient sets (on a hand-made table, then on the real one)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from protocol.__main__ import main
+from protocol.config import HOLDS, Config, named_configurations
+from protocol.matrix import (
+    LIVENESS,
+    Matrix,
+    Outcome,
+    Row,
+    check_combination,
+    combinations,
+    json_records,
+    markdown,
+    mechanisms,
+    minimal_sufficient_sets,
+    plan,
+    redundant,
+    remark,
+    run_matrix,
+    same_system,
+    sufficient,
+)
+from protocol.render import console_for
+from protocol.render_matrix import render_matrix
+
+# Small enough that the whole matrix runs in seconds, large enough that every
+# refutation's defect still shows (each needs only times 0 and 1).
+SMALL = {"P": 2, "D": 1, "MaxTime": 1}
+
+
+def S(*mechs):  # noqa: N802 - reads as a set literal in the tables below
+    return frozenset(mechs)
+
+
+def outcome(**verdicts) -> Outcome:
+    """An Outcome with the given verdicts: True, False (length 5) or None."""
+    props = {name: (holds, 5 if holds is False else None) for name, holds in verdicts.items()}
+    return Outcome(props, distinct_states=10, transitions=20, depth=3, seconds=0.0, complete=True)
+
+
+@pytest.fixture(scope="module")
+def small_matrix() -> Matrix:
+    return run_matrix(SMALL, jobs=1)
+
+
+def row_with(matrix: Matrix, **switches) -> Row:
+    (row,) = [r for r in matrix.rows
+              if all(getattr(r.config, k) == v for k, v in {**Config().switches, **switches}.items())]
+    return row
+
+
+# ------------------------------------------------------------ the derivation, by hand
+
+
+def test_minimal_sets_on_a_hand_made_table():
+    table = {
+        S(): False,
+        S("a"): False,
+        S("b"): False,
+        S("a", "b"): True,   # both one-smaller sets fail: minimal
+        S("c"): True,        # the empty set fails: minimal
+        S("a", "c"): True,   # without a it still suffices: not minimal
+        S("d"): None,        # unknown
+        S("c", "d"): True,   # without c the verdict is unknown: not provably minimal
+        S("e", "f"): True,   # {e} and {f} are missing from the table: proves nothing
+    }
+    assert minimal_sufficient_sets(table) == [S("c"), S("a", "b")]
+    assert redundant(S("a", "c"), table) == ["a"]
+    assert redundant(S("a", "b"), table) == []
+
+
+def test_a_sufficient_baseline_is_the_only_minimal_set():
+    table = {S(): True, S("a"): True, S("b"): False, S("a", "b"): True}
+    assert minimal_sufficient_sets(table) == [S()]
+
+
+def test_sufficient_needs_both_i1_and_liveness():
+    assert sufficient(outcome(I1=True, **{LIVENESS: True})) is True
+    assert sufficient(outcome(I1=True, **{LIVENESS: False})) is False
+    assert sufficient(outcome(I1=False, **{LIVENESS: True})) is False
+    assert sufficient(outcome(I1=False)) is False  # a violation decides even without liveness
+    assert sufficient(outcome(I1=True)) is None    # liveness not reported: cannot tell
+    assert sufficient(outcome(I1=None, **{LIVENESS: True})) is None
+    assert sufficient(None) is None
+
+
+def test_remarks_on_a_hand_made_matrix():
+    routed_hold = Config(standing_hold=True)
+    rows = (
+        Row(1, Config(), outcome=outcome(I1=False, **{LIVENESS: True})),
+        Row(2, routed_hold, outcome=outcome(I1=True, **{LIVENESS: False})),
+        Row(3, Config(compaction="broadcast"), outcome=outcome(I1=False, **{LIVENESS: True})),
+        Row(4, HOLDS, named="Holds", outcome=outcome(I1=True, **{LIVENESS: True})),
+    )
+    matrix = Matrix(rows)
+    assert matrix.minimal_sets() == [S("broadcast", "standing_hold")]
+    assert "standing hold never learns a compaction" in remark(rows[1], matrix)
+    assert remark(rows[3], matrix) == "minimal sufficient set"
+    assert remark(rows[0], matrix) == ""
+
+
+# ------------------------------------------------------------ combinations and same systems
+
+
+def test_every_combination_once_with_fairness_on():
+    configs = combinations(SMALL)
+    assert len(configs) == len(set(configs)) == 2 * 2 * 2 * 3 * 2
+    assert all(cfg.fairness and cfg.constants == SMALL for cfg in configs)
+    assert len({mechanisms(cfg) for cfg in configs}) == len(configs)
+
+
+def test_cap_rows_point_at_the_routed_row_of_the_same_system():
+    rows = plan(SMALL)
+    duplicates = [row for row in rows if row.same_as is not None]
+    assert duplicates and all(row.config.cap and row.config.compaction == "broadcast" for row in duplicates)
+    for row in duplicates:
+        original = rows[row.same_as - 1]
+        assert original.same_as is None and original.number < row.number
+        assert original.config == same_system(row.config) != row.config
+    assert len(rows) - len(duplicates) == len({same_system(row.config) for row in rows})
+
+
+def test_each_fair_named_configuration_is_exactly_one_row():
+    fair = [n.name for n in named_configurations().values() if n.config.fairness]
+    assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(fair)
+
+
+# ------------------------------------------------------------ real rows
+
+
+def test_holds_row_at_the_default_constants():
+    found = check_combination(HOLDS, "Holds")
+    assert found.distinct_states == 27_031
+    assert found.holds("I1") is True
+    assert found.mismatches == ()
+    assert sufficient(found) is not False
+
+
+def test_standing_hold_with_routed_compaction_is_safe_but_stalls(small_matrix):
+    row = row_with(small_matrix, standing_hold=True)
+    found = small_matrix.outcome(row)
+    assert found.holds("I1") is True
+    assert found.holds(LIVENESS) is False
+    assert "standing hold never learns a compaction" in remark(row, small_matrix)
+
+
+def test_a_duplicate_cap_row_is_not_run_twice(small_matrix):
+    row = row_with(small_matrix, compaction="broadcast", cap=True)
+    assert row.outcome is None and row.same_as is not None
+    original = small_matrix.rows[row.same_as - 1]
+    assert small_matrix.outcome(row) is original.outcome is not None
+    assert remark(row, small_matrix).startswith(f"same system as row {original.number}")
+
+
+def test_the_table_reproduces_every_named_verdict(small_matrix):
+    named = [row for row in small_matrix.rows if row.named]
+    assert named and all(not small_matrix.outcome(row).mismatches for row in named)
+    assert small_matrix.as_expected
+
+
+def test_the_expected_minimal_sets_are_derived(small_matrix):
+    minimal = small_matrix.minimal_sets()
+    assert S("broadcast", "standing_hold") in minimal
+    assert S("acquire release_on_interactive") in minimal
+    holds_row = row_with(small_matrix, compaction="broadcast", standing_hold=True)
+    assert holds_row.named == "Holds" and remark(holds_row, small_matrix) == "minimal sufficient set"
+
+
+# ------------------------------------------------------------ output
+
+
+def test_json_records_one_per_row_then_the_derivation(small_matrix):
+    records = [json.loads(json.dumps(r)) for r in json_records(small_matrix)]
+    *rows, derived = records
+    assert [r["row"] for r in rows] == list(range(1, len(small_matrix.rows) + 1))
+    duplicate = next(r for r in rows if r["same_as"] is not None)
+    assert duplicate["properties"] is None and "same system" in duplicate["remark"]
+    assert ["broadcast", "standing_hold"] in derived["minimal_sufficient_sets"]
+
+
+def test_markdown_and_rich_tables_show_every_row(small_matrix):
+    text = markdown(small_matrix)
+    table_lines = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(table_lines) == len(small_matrix.rows) + 1  # a header and each row
+    assert "same system as row" in text and "{broadcast, standing_hold}" in text
+    out = io.StringIO()
+    render_matrix(console_for(file=out, width=200), small_matrix)
+    assert "standing hold never learns a compaction" in out.getvalue()
+    assert "HoldsRouted" in out.getvalue()
+
+
+def test_cli_json_and_bad_jobs(capsys):
+    assert main(["matrix", "--jobs", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--jobs" in err and "N >= 1" in err
+    assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 * 2 * 2 * 3 * 2 + 1
+    assert all(isinstance(json.loads(line), dict) for line in lines)
