@@ -89,6 +89,10 @@ def add_check_parser(subparsers) -> None:
     parser.add_argument("--max-states", type=int, metavar="N",
                         help="cut the search after N distinct states (the result is then incomplete)")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
+    parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid"), default="terminal",
+                        help="how to write results and counterexamples (itf: one JSON document per line)")
+    parser.add_argument("--output", type=argparse.FileType("w", encoding="utf-8"), metavar="FILE",
+                        help="write to FILE instead of standard output (never with ANSI codes)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
     parser.set_defaults(run=run_check)
 
@@ -99,7 +103,7 @@ def run_check(args) -> int:
     if args.max_states is not None and args.max_states < 1:
         raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     chosen = selected_configurations(args)
-    console = make_console()
+    console = make_console(args.output)
     show_progress = console.is_terminal and not args.json
     started = time.perf_counter()
     results = []
@@ -109,7 +113,7 @@ def run_check(args) -> int:
         emit(result, args, console)
         if result.interrupted:
             break
-    if len(results) > 1 and not args.json:
+    if len(results) > 1 and not args.json and args.format == "terminal":
         from .render import render_totals
 
         render_totals(console, results, time.perf_counter() - started)
@@ -131,15 +135,19 @@ def emit(result, args, console) -> None:
     if args.json:
         print(json_line(result), flush=True)
         return
+    if args.format != "terminal":
+        from .export import export_result
+
+        return export_result(result, args.format, args.output or sys.stdout, full=args.full)
     from .render import render_result
 
     render_result(console, result, show_traces=not args.no_trace, full=args.full)
 
 
-def make_console():
+def make_console(output=None):
     from .render import console_for
 
-    return console_for()
+    return console_for(file=output)
 
 
 # -------------------------------------------------------------------- list
@@ -174,7 +182,9 @@ from .matrix import add_matrix_parser  # noqa: E402  (matrix imports this module
 
 from .simulate import add_simulate_parser  # noqa: E402  (simulate imports this module's helpers lazily)
 
-SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser]
+from .export import add_graph_parser  # noqa: E402  (export imports this module's helpers lazily)
+
+SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser, add_graph_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .state import DF_NAMES, GLOBAL_VARIABLES, PROCESS_VARIABLES
+from .narrate import command_text, grouped_variables, state_lines, story, value_text  # noqa: F401
 from .trace import Trace, changes
 
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
@@ -22,82 +22,91 @@ def console_for(file=None, width: int | None = None) -> Console:
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
 
-# ------------------------------------------------------------------ values
-
-
-def command_text(command) -> str:
-    kind, *args = command
-    return f"{kind}({', '.join(map(str, args))})"
-
-
-def value_text(variable: str, value) -> str:
-    """A variable's value as a reader of the spec would write it."""
-    if variable in ("mq", "iq"):
-        return "[" + ", ".join(command_text(c) for c in value) + "]"
-    if variable == "df":
-        return "<" + ", ".join(DF_NAMES[v] for v in value) + ">"
-    if variable in ("readers", "acq"):
-        entries = [f"{d}: {t}" for d, t in enumerate(value) if t is not None]
-        return "{" + ", ".join(entries) + "}"
-    if variable in ("caps", "released"):
-        return "{" + ", ".join(map(str, sorted(value))) + "}"
-    if isinstance(value, tuple):
-        return "<" + ", ".join(map(str, value)) + ">"
-    return str(value)
-
-
-def state_lines(state) -> list[str]:
-    """Every variable of a state, one per line, per-process variables per process."""
-    lines = [f"{name} = {value_text(name, getattr(state, name))}" for name in GLOBAL_VARIABLES]
-    for name in PROCESS_VARIABLES:
-        for p, value in enumerate(getattr(state, name)):
-            lines.append(f"{name}[{p}] = {value_text(name, value)}")
-    return lines
-
-
 # ------------------------------------------------------------------ traces
+
+CHANGED_STYLE = "bold yellow"
+ARROW = " \u2192 "
 
 
 def changes_text(before, after) -> Text:
+    """What a step changed, one variable a line (kept for callers outside the trace table)."""
     text = Text()
     for i, change in enumerate(changes(before, after)):
         if i:
             text.append("\n")
         text.append(f"{change.name} ", style="bold")
         text.append(value_text(change.variable, change.before), style="dim")
-        text.append(" -> ")
-        text.append(value_text(change.variable, change.after), style="bold yellow")
+        text.append(ARROW)
+        text.append(value_text(change.variable, change.after), style=CHANGED_STYLE)
     return text
 
 
-def trace_table(trace: Trace, full: bool = False, explain=None) -> Table:
-    """One row per state: its number, the action that led to it, what it changed."""
-    table = Table(box=box.SIMPLE_HEAD, show_lines=False, title_justify="left", expand=False)
+def _changes_grid(groups) -> Table:
+    """The changed variables, grouped: global first, then "process 0", "process 1", ..."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column("where", style="cyan", no_wrap=True)
+    grid.add_column("variable", style="bold", no_wrap=True)
+    grid.add_column("change")
+    for group, found in groups:
+        for i, change in enumerate(found):
+            grid.add_row(
+                Text(group + ":" if i == 0 else ""),
+                Text(change.variable),
+                Text.assemble((value_text(change.variable, change.before), "dim"), ARROW,
+                              (value_text(change.variable, change.after), CHANGED_STYLE)),
+            )
+    return grid
+
+
+def _state_grid(state, changed_groups) -> Table:
+    """Every variable of a state (--full), grouped, the ones this step changed highlighted."""
+    changed = {(group, change.variable) for group, found in changed_groups for change in found}
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column("where", style="cyan", no_wrap=True)
+    grid.add_column("variable", style="bold", no_wrap=True)
+    grid.add_column("value")
+    for group, variables in grouped_variables(state):
+        for i, (name, value) in enumerate(variables):
+            style = CHANGED_STYLE if (group, name) in changed else ""
+            grid.add_row(Text(group + ":" if i == 0 else ""), Text(name),
+                         Text(value_text(name, value), style=style))
+    return grid
+
+
+def _step_cell(told, full: bool, last: bool, violation: list[str], prop: str):
+    heading = Text(told.action, style="bold")
+    if told.cycle_start:
+        heading.append("   \u2190 the cycle starts here", style="magenta")
+    parts = [heading, Text(told.words, style="italic" if told.number == 1 else "")]
+    if full:
+        parts.append(_state_grid(told.state, told.changed))
+    elif told.changed:
+        parts.append(_changes_grid(told.changed))
+    if last and violation:
+        parts += [Text(f"\u2717 {prop} violated: {line}", style="bold red") for line in violation]
+    return Group(*parts)
+
+
+def trace_table(trace: Trace, full: bool = False, explain=None, cfg=None) -> Table:
+    """One row per state: the action in protocol words, then what it changed, grouped by process.
+
+    `full` lists every variable of every state instead (as TLC does). `cfg`,
+    when given, lets the last row name the property's witnesses for any
+    property; `explain` adds lines of your own under the table.
+    """
+    told = story(trace, cfg)
+    table = Table(box=box.SIMPLE_HEAD, show_lines=False, title_justify="left", expand=False, leading=1)
     table.title = Text(f"Counterexample to {trace.prop}: {trace.length} states", style="bold red")
     table.add_column("#", justify="right", style="cyan", no_wrap=True)
-    table.add_column("action", no_wrap=True)
-    table.add_column("state" if full else "changed")
-    previous = None
-    for number, step in enumerate(trace.steps, start=1):
-        action = Text("Initial state" if step.action is None else str(step.action), style="bold")
-        if trace.loop is not None and number - 1 == trace.loop:
-            action.append("\n<- cycle starts here", style="magenta")
-        if full or previous is None:
-            body = Text("\n".join(state_lines(step.state)))
-        else:
-            body = changes_text(previous, step.state)
-        table.add_row(str(number), action, body)
-        previous = step.state
-    if trace.is_lasso:
-        end = (f"stutters forever in state {trace.loop + 1}" if trace.stutters
-               else f"back to state {trace.loop + 1}")
-        table.add_row("", Text(end, style="magenta"), Text(""))
-    for line in explain or ():
-        table.caption = (table.caption or "") + line + "\n"
-    for note in trace.notes:
-        table.caption = (table.caption or "") + note + "\n"
-    if table.caption:
-        table.caption = Text(table.caption.rstrip("\n"), style="italic")
+    table.add_column("step: the action in protocol words, then " + ("every variable" if full else "what changed"))
+    for step in told.steps:
+        last = step.number == len(told.steps)
+        table.add_row(str(step.number), _step_cell(step, full, last, told.violation, told.prop))
+    if told.ending:
+        table.add_row("", Text("\u21ba " + told.ending, style="bold magenta"))
+    caption = [*(explain or ()), *told.notes]
+    if caption:
+        table.caption = Text("\n".join(caption), style="italic")
         table.caption_justify = "left"
     return table
 
@@ -169,7 +178,7 @@ def render_result(console: Console, result, show_traces: bool = True, full: bool
     for prop, verdict in result.properties.items():
         if verdict.trace is not None:
             lines = explain(verdict.trace) if explain else None
-            console.print(trace_table(verdict.trace, full=full, explain=lines))
+            console.print(trace_table(verdict.trace, full=full, explain=lines, cfg=result.config))
 
 
 def render_totals(console: Console, results, seconds: float) -> None:

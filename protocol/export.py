@@ -1,0 +1,569 @@
+"""Traces and state graphs for other readers and other tools.
+
+- `trace_markdown`: the terminal trace as Markdown, for a pull-request comment.
+- `trace_itf` / `from_itf`: the Informal Trace Format (ITF) of Apalache and
+  Quint, so that a counterexample can drive a test of an implementation.
+- `trace_mermaid`: a sequence diagram of the run, which GitHub renders.
+- `state_graph`, `graph_dot`, `graph_graphml`: the reachable state graph
+  through networkx, with the counterexample path highlighted on request.
+
+None of this imports rich: these are plain text for files and pipes.
+
+ITF encoding (https://apalache-mc.org/docs/adr/015adr-trace.html). The
+variables are the fields of `protocol.state.State`, each encoded as TLA+
+would see it:
+
+- times, ids and frontiers are JSON numbers (`{"#bigint": "..."}` is read too);
+- `df` and `as_of` are functions of the peek id: `{"#map": [[d, v], ...]}`,
+  `df`'s values the strings "Unborn", "Live", "Dropped";
+- `caps` is a set: `{"#set": [...]}`, sorted;
+- every per-process variable is a function of the process: `{"#map": [[p, v], ...]}`;
+  its value is a number (`writer`, `standing`, `since`, `physical`), a
+  sequence (`mq`, `iq`: a JSON list of commands), a partial map
+  (`readers`, `acq`: `{"#map": [[d, t], ...]}` with only the present
+  entries) or a set (`released`);
+- a command is a Quint variant: `{"tag": "Create", "value": {"d": 0, "t": 0}}`,
+  `{"tag": "Compact", "value": {"f": 1}}`, likewise `Drop {d}`,
+  `Acquire {d, t}`, `Release {d}`.
+
+Each state's `#meta` holds its `index` and, after the first, the `action`
+that led to it: `{"name": "CreatePeek", "args": [0, 0], "label": "CreatePeek(0, 0)"}`
+(kept out of `vars`, so that the variables are exactly the model's). A
+lasso has a top-level `loop`: the index of the state the last state steps
+back to (for a stutter, the last state itself).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from .narrate import GLOBAL, command_text, story, value_text
+from .state import COMMAND_ARITY, DF_NAMES, State
+from .trace import Step, Trace
+
+ITF_FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+COMMAND_FIELDS = {"Create": ("d", "t"), "Drop": ("d",), "Compact": ("f",), "Acquire": ("d", "t"),
+                  "Release": ("d",)}
+assert set(COMMAND_FIELDS) == set(COMMAND_ARITY)
+
+# -------------------------------------------------------------------- markdown
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+def trace_markdown(trace: Trace, cfg=None, full: bool = False, title: str | None = None) -> str:
+    """The trace as Markdown: a numbered step list, changes grouped by process, witnesses last."""
+    told = story(trace, cfg)
+    heading = title or f"Counterexample to {trace.prop}"
+    lines = [f"### {heading}: {trace.length} states", ""]
+    for step in told.steps:
+        marker = " *(the cycle starts here)*" if step.cycle_start else ""
+        action = _code(step.action) if step.number > 1 else step.action
+        lines.append(f"{step.number}. **{action}**{marker}: {step.words}")
+        if full:
+            lines += _markdown_state(step)
+        else:
+            for group, found in step.changed:
+                shown = ", ".join(
+                    f"{_code(c.variable)} {_code(value_text(c.variable, c.before))} \u2192 "
+                    f"**{_code(value_text(c.variable, c.after))}**"
+                    for c in found
+                )
+                lines.append(f"   - {group}: {shown}")
+    if told.ending:
+        lines += ["", f"\u21ba The run {told.ending}."]
+    if told.violation:
+        lines += ["", f"**{trace.prop} is violated** in the last state:", ""]
+        lines += [f"- {line}" for line in told.violation]
+    if told.notes:
+        lines += [""] + [f"> {note}" for note in told.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_state(step) -> list[str]:
+    from .narrate import grouped_variables
+
+    changed = {(group, c.variable) for group, found in step.changed for c in found}
+    lines = []
+    for group, variables in grouped_variables(step.state):
+        shown = []
+        for name, value in variables:
+            text = f"{_code(name)} = {_code(value_text(name, value))}"
+            shown.append(f"**{text}**" if (group, name) in changed else text)
+        lines.append(f"   - {group}: " + ", ".join(shown))
+    return lines
+
+
+def summary_markdown(result) -> str:
+    """A configuration's verdicts as a Markdown table, to head a PR comment."""
+    cfg = result.config
+    status = "as expected" if result.as_expected else "**NOT as expected**"
+    lines = [
+        f"## `{result.named.name}`: {status}", "",
+        "| | |", "|---|---|",
+        "| constants | " + ", ".join(f"{k}={v}" for k, v in cfg.constants.items()) + " |",
+        "| switches | " + ", ".join(f"{k}={v}" for k, v in cfg.switches.items()) + " |",
+        f"| distinct states | {result.distinct_states:,} |",
+        f"| transitions | {result.transitions:,} |",
+        f"| depth | {result.depth} |",
+        "", "| property | verdict |", "|---|---|",
+    ]
+    for prop, verdict in result.properties.items():
+        shown = {True: "holds", False: f"violated ({verdict.trace_length} states)",
+                 None: "unknown (search incomplete)"}[verdict.holds]
+        lines.append(f"| {prop} | {shown} |")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------- ITF
+
+
+def _itf_map(pairs) -> dict:
+    return {"#map": [[key, value] for key, value in pairs]}
+
+
+def _itf_set(values) -> dict:
+    return {"#set": sorted(values)}
+
+
+def command_to_itf(command) -> dict:
+    kind, *args = command
+    return {"tag": kind, "value": dict(zip(COMMAND_FIELDS[kind], args))}
+
+
+def state_to_itf(state: State) -> dict:
+    """One state's variables, encoded as the module docstring says."""
+    per_process = {
+        "mq": lambda queue: [command_to_itf(c) for c in queue],
+        "iq": lambda queue: [command_to_itf(c) for c in queue],
+        "readers": lambda m: _itf_map((d, t) for d, t in enumerate(m) if t is not None),
+        "acq": lambda m: _itf_map((d, t) for d, t in enumerate(m) if t is not None),
+        "released": _itf_set,
+    }
+    encoded = {
+        "policy": state.policy, "sent": state.sent, "upper": state.upper,
+        "df": _itf_map((d, DF_NAMES[v]) for d, v in enumerate(state.df)),
+        "as_of": _itf_map(enumerate(state.as_of)),
+        "caps": _itf_set(state.caps),
+        "fwd": state.fwd,
+    }
+    for name in State._fields[len(encoded):]:
+        encode = per_process.get(name, lambda value: value)
+        encoded[name] = _itf_map((p, encode(v)) for p, v in enumerate(getattr(state, name)))
+    return encoded
+
+
+def _label_meta(label) -> dict:
+    name, *args = tuple(label) if isinstance(label, tuple) else (str(label),)
+    return {"name": name, "args": list(args), "label": str(label)}
+
+
+def trace_itf(trace: Trace, source: str = "") -> dict:
+    """The trace as an ITF document (a dict; `json.dumps` it)."""
+    states = []
+    for index, step in enumerate(trace.steps):
+        meta = {"index": index}
+        if step.action is not None:
+            meta["action"] = _label_meta(step.action)
+        states.append({"#meta": meta, **state_to_itf(step.state)})
+    meta = {"format": "ITF", "format-description": ITF_FORMAT_URL,
+            "source": source, "description": f"counterexample to {trace.prop}", "property": trace.prop}
+    if trace.stutters:
+        meta["stutters"] = True
+    if trace.notes:
+        meta["notes"] = list(trace.notes)
+    document = {"#meta": meta, "vars": list(State._fields), "states": states}
+    if trace.is_lasso:
+        document["loop"] = trace.loop
+    return document
+
+
+def _itf_value(value):
+    """Plain Python from an ITF number, or the value itself."""
+    if isinstance(value, dict) and "#bigint" in value:
+        return int(value["#bigint"])
+    return value
+
+
+def _from_map(encoded) -> dict:
+    return {_itf_value(k): v for k, v in encoded["#map"]}
+
+
+def _from_set(encoded) -> frozenset:
+    return frozenset(_itf_value(v) for v in encoded["#set"])
+
+
+def command_from_itf(encoded) -> tuple:
+    kind = encoded["tag"]
+    return (kind, *(_itf_value(encoded["value"][field]) for field in COMMAND_FIELDS[kind]))
+
+
+def _dense(mapping: dict, size: int, default=None) -> tuple:
+    return tuple(mapping.get(i, default) for i in range(size))
+
+
+def state_from_itf(encoded: dict) -> State:
+    """The `State` an ITF state encodes (the inverse of `state_to_itf`)."""
+    df_names = _from_map(encoded["df"])
+    D, P = len(df_names), len(_from_map(encoded["since"]))
+
+    def per_process(name, decode=_itf_value):
+        return _dense({p: decode(v) for p, v in _from_map(encoded[name]).items()}, P)
+
+    def partial_map(m):
+        return _dense({d: _itf_value(t) for d, t in _from_map(m).items()}, D)
+
+    def queue(q):
+        return tuple(command_from_itf(c) for c in q)
+
+    return State(
+        policy=_itf_value(encoded["policy"]),
+        sent=_itf_value(encoded["sent"]),
+        upper=_itf_value(encoded["upper"]),
+        df=_dense({d: DF_NAMES.index(v) for d, v in df_names.items()}, D),
+        as_of=_dense({d: _itf_value(t) for d, t in _from_map(encoded["as_of"]).items()}, D),
+        caps=_from_set(encoded["caps"]),
+        fwd=_itf_value(encoded["fwd"]),
+        mq=per_process("mq", queue),
+        iq=per_process("iq", queue),
+        writer=per_process("writer"),
+        standing=per_process("standing"),
+        since=per_process("since"),
+        physical=per_process("physical"),
+        readers=per_process("readers", partial_map),
+        acq=per_process("acq", partial_map),
+        released=per_process("released", _from_set),
+    )
+
+
+def from_itf(document) -> Trace:
+    """The `Trace` an ITF document (a dict or its JSON text) encodes."""
+    from .model import Label
+
+    if isinstance(document, str):
+        document = json.loads(document)
+    meta = document.get("#meta", {})
+    steps = []
+    for encoded in document["states"]:
+        action = encoded.get("#meta", {}).get("action")
+        label = None if action is None else Label(action["name"], *action["args"])
+        steps.append(Step(label, state_from_itf(encoded)))
+    return Trace(meta.get("property", ""), tuple(steps), loop=document.get("loop"),
+                 stutters=bool(meta.get("stutters", False)), notes=tuple(meta.get("notes", ())))
+
+
+# --------------------------------------------------------------------- mermaid
+
+CONTROLLER, MULTIPLEXER = "controller", "multiplexer"
+
+
+def _participants(P: int) -> list[tuple[str, str]]:
+    found = [(CONTROLLER, "controller"), (MULTIPLEXER, "multiplexer")]
+    for p in range(P):
+        found += [(f"maint{p}", f"maintenance {p}"), (f"inter{p}", f"interactive {p}"),
+                  (f"pub{p}", f"publisher {p}")]
+    return found
+
+
+def _mermaid_text(text: str) -> str:
+    """Mermaid reads ';' as a line end, '#' as an entity and '<' as HTML: keep them out of labels."""
+    return text.replace(";", ",").replace("#", "no. ").replace("<", "(").replace(">", ")")
+
+
+def _message(source: str, arrow: str, target: str, text: str) -> str:
+    return f"{source}{arrow}{target}: {_mermaid_text(text)}"
+
+
+def _note(over: str, text: str) -> str:
+    return f"Note over {over}: {_mermaid_text(text)}"
+
+
+def _queued_messages(before, after) -> list[str]:
+    """The multiplexer's sends of a step: one asynchronous arrow per command and process."""
+    lines = []
+    for queue, target in (("iq", "inter"), ("mq", "maint")):
+        for p, (old, new) in enumerate(zip(getattr(before, queue), getattr(after, queue))):
+            if new[: len(old)] == old:
+                for command in new[len(old):]:
+                    lines.append(_message(MULTIPLEXER, "-)", f"{target}{p}", command_text(command)))
+    return lines
+
+
+def _controller_step(name, args, head, before, after) -> list[str]:
+    lines = [_note(CONTROLLER, head)]
+    if name == "CreatePeek":
+        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"CreateDataflow(peek {args[0]}, as_of {args[1]})"))
+    elif name == "DropPeek":
+        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"Drop(peek {args[0]})"))
+    if after.sent > before.sent:
+        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"AllowCompaction(index, {after.sent})"))
+    return lines + _queued_messages(before, after)
+
+
+# What a runtime step hands its publisher: (variable, the runtime that sets it, words).
+HANDED_TO_PUBLISHER = (("writer", "maint", "writer"), ("acq", "maint", "acquired holds"),
+                       ("readers", "inter", "readers"), ("standing", "inter", "standing hold"))
+
+
+def _handed_to_publisher(runtime: str, p: int, before, after) -> list[str]:
+    return [
+        _message(f"{runtime}{p}", "->>", f"pub{p}", f"{words} {value_text(name, getattr(after, name)[p])}")
+        for name, source, words in HANDED_TO_PUBLISHER
+        if source == runtime and getattr(after, name)[p] != getattr(before, name)[p]
+    ]
+
+
+def _runtime_step(name, p, head, before, after) -> list[str]:
+    if name in ("MaintStep", "InterStep"):
+        runtime, queue = ("maint", "mq") if name == "MaintStep" else ("inter", "iq")
+        lines = [_note(f"{runtime}{p}", f"{head}: applies {command_text(getattr(before, queue)[p][0])}")]
+        lines += _handed_to_publisher(runtime, p, before, after)
+        if after.caps != before.caps:
+            lines.append(_message(f"inter{p}", "->>", MULTIPLEXER, "frontier report (retires the cap)"))
+        return lines + _queued_messages(before, after)
+    if name == "Publish":
+        return [_note(f"pub{p}", f"{head}: since {after.since[p]}, physical {after.physical[p]}")]
+    return [_note(f"maint{p}", head)]  # Reclaim
+
+
+def _mermaid_step(label, number: int, before, after) -> list[str]:
+    """The messages and notes one step draws."""
+    name, args = label[0], tuple(label[1:])
+    head = f"{number}. {label}"
+    if name in ("CreatePeek", "DropPeek", "AdvancePolicy"):
+        return _controller_step(name, args, head, before, after)
+    if name == "Ingest":
+        return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}")]
+    return _runtime_step(name, args[0], head, before, after)
+
+
+def trace_mermaid(trace: Trace, cfg=None) -> str:
+    """The run as a Mermaid sequence diagram in a ```mermaid fence; the violating step in red."""
+    told = story(trace, cfg)
+    participants = _participants(len(trace.steps[0].state.since))
+    span = f"{participants[0][0]},{participants[-1][0]}"
+    body = [f"participant {key} as {title}" for key, title in participants]
+    body.append(_note(span, f"1. initial state: {told.steps[0].words}"))
+    verdict = _note(span, f"violates {trace.prop}: " + ("; ".join(told.violation) or "see the last state"))
+    for before, step, step_story in zip(trace.steps, trace.steps[1:], told.steps[1:]):
+        drawn = _mermaid_step(step.action, step_story.number, before.state, step.state)
+        if step_story.cycle_start:
+            drawn.append(_note(span, "the cycle starts here"))
+        if step_story.number == trace.length:  # the violating step, in a red box
+            body += ["rect rgb(255, 221, 221)", *("    " + line for line in drawn), "    " + verdict, "end"]
+        else:
+            body += drawn
+    if trace.length == 1:
+        body.append(verdict)
+    if told.ending:
+        body.append(_note(span, told.ending))
+    return "\n".join(["```mermaid", "sequenceDiagram", *("    " + line for line in body), "```"]) + "\n"
+
+
+# ----------------------------------------------------------------------- graph
+
+HIGHLIGHT = "red"
+
+
+class GraphTooLarge(Exception):
+    """The reachable graph has more states than the guard allows."""
+
+
+def state_graph(exploration, highlight: Iterable | None = None):
+    """The explored graph as an nx.DiGraph on integer state ids (edges must be recorded).
+
+    `highlight` is a trace's states in order; its nodes and the edges between
+    consecutive ones get `color` red, and `on_trace` true.
+    """
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    for state_id, state in enumerate(exploration.states):
+        graph.add_node(state_id, label=str(state_id), state="; ".join(_state_pairs(state)),
+                       initial=exploration.parent[state_id] < 0, on_trace=False)
+    labels = exploration.labels
+    for src, label_id, dst in zip(exploration.edge_src, exploration.edge_label, exploration.edge_dst):
+        graph.add_edge(src, dst, action=str(labels[label_id]), on_trace=False)
+    if highlight is not None:
+        _highlight(graph, exploration, list(highlight))
+    return graph
+
+
+def _state_pairs(state) -> list[str]:
+    from .narrate import state_lines
+
+    return state_lines(state)
+
+
+def _highlight(graph, exploration, states: list) -> None:
+    ids = [exploration.index[state] for state in states]
+    for state_id in ids:
+        graph.nodes[state_id].update(on_trace=True, color=HIGHLIGHT)
+    for src, dst in zip(ids, ids[1:]):
+        if graph.has_edge(src, dst):
+            graph.edges[src, dst].update(on_trace=True, color=HIGHLIGHT)
+    if ids:
+        graph.nodes[ids[-1]]["violates"] = True
+
+
+def _dot_quote(value) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def graph_dot(graph, name: str = "states") -> str:
+    """Graphviz DOT text, written by hand so that no pydot/pygraphviz is needed
+    and the text is the same on every machine."""
+    lines = [f"digraph {_dot_quote(name)} {{", "  node [shape=circle, fontsize=10];"]
+    for node, data in graph.nodes(data=True):
+        attrs = {"label": data["label"], "tooltip": data["state"]}
+        if data.get("on_trace"):
+            attrs.update(color=HIGHLIGHT, penwidth=2)
+        if data.get("violates"):
+            attrs.update(style="filled", fillcolor="#ffdddd")
+        if data.get("initial"):
+            attrs["shape"] = "doublecircle"
+        lines.append(f"  {node} [" + ", ".join(f"{k}={_dot_quote(v)}" for k, v in attrs.items()) + "];")
+    for src, dst, data in graph.edges(data=True):
+        attrs = {"label": data["action"]}
+        if data.get("on_trace"):
+            attrs.update(color=HIGHLIGHT, penwidth=2)
+        lines.append(f"  {src} -> {dst} [" + ", ".join(f"{k}={_dot_quote(v)}" for k, v in attrs.items()) + "];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def graph_graphml(graph) -> str:
+    """GraphML text through networkx's writer."""
+    import io
+
+    import networkx as nx
+
+    buffer = io.BytesIO()
+    nx.write_graphml(graph, buffer)
+    return buffer.getvalue().decode("utf-8")
+
+
+# ------------------------------------------------------------------- the CLI
+
+FORMATS = ("terminal", "markdown", "itf", "mermaid")
+
+
+def export_result(result, fmt: str, out, full: bool = False) -> None:
+    """Write one checked configuration in `fmt` (not "terminal") to the text stream `out`."""
+    traces = [v.trace for v in result.properties.values() if v.trace is not None]
+    name = result.named.name
+    if fmt == "markdown":
+        out.write(summary_markdown(result))
+        for trace in traces:
+            out.write("\n" + trace_markdown(trace, result.config, full=full,
+                                            title=f"{name}: counterexample to {trace.prop}"))
+    elif fmt == "itf":
+        for trace in traces:  # JSON Lines: one ITF document per counterexample
+            out.write(json.dumps(trace_itf(trace, source=name)) + "\n")
+    elif fmt == "mermaid":
+        for trace in traces:
+            out.write(f"{name}: counterexample to {trace.prop}, {trace.length} states\n\n")
+            out.write(trace_mermaid(trace, result.config) + "\n")
+    else:
+        raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    out.flush()
+
+
+__all__ = [
+    "FORMATS", "GLOBAL", "GraphTooLarge", "export_result", "from_itf", "graph_dot", "graph_graphml",
+    "state_graph", "summary_markdown", "trace_itf", "trace_markdown", "trace_mermaid",
+]
+
+
+# ------------------------------------------------------------ `graph` command
+
+DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will lay out usefully
+
+
+def add_graph_parser(subparsers) -> None:
+    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
+    from .__main__ import add_constants_option
+
+    parser = subparsers.add_parser(
+        "graph", help="export the reachable state graph (dot or graphml)",
+        description="Explore a configuration and write its reachable state graph: nodes are "
+                    "states (numbered in breadth-first order), edges are action instances.",
+    )
+    parser.add_argument("name", metavar="NAME", help="a configuration name (see `list`)")
+    add_constants_option(parser)
+    parser.add_argument("--format", choices=("dot", "graphml"), default="dot", help="dot (default) or graphml")
+    parser.add_argument("--max-states", type=int, default=DEFAULT_GRAPH_LIMIT, metavar="N",
+                        help=f"refuse graphs with more than N states (default {DEFAULT_GRAPH_LIMIT:,})")
+    parser.add_argument("--highlight-trace", action="store_true",
+                        help="colour the shortest counterexample's states and steps red")
+    parser.add_argument("--output", type=argparse_file(), metavar="FILE",
+                        help="write to FILE instead of standard output")
+    parser.set_defaults(run=run_graph)
+
+
+def argparse_file():
+    import argparse
+
+    return argparse.FileType("w", encoding="utf-8")
+
+
+def explore_graph(named, limit: int):
+    """The reachable graph of `named` with its edges, or GraphTooLarge past `limit` states."""
+    from .checker import explore
+    from .model import model_for
+
+    model = model_for(named.config)
+    run = explore(model.initial_states, model.successors, max_states=limit + 1, record_edges=True)
+    if run.interrupted:
+        raise KeyboardInterrupt
+    if run.distinct_states > limit:
+        raise GraphTooLarge(
+            f"{named.name} has more than {limit:,} reachable states: raise the guard with "
+            f"--max-states N, or shrink the model with -c (for example -c MaxTime=1)"
+        )
+    return run
+
+
+def counterexample_states(named) -> tuple[str, list] | None:
+    """The property `named` is expected to violate (or the first violated) and its trace's states."""
+    from .run import check
+
+    result = check(named)
+    violated = [p for p, v in result.properties.items() if v.trace is not None]
+    if not violated:
+        return None
+    expected = named.expected_violation()
+    prop = expected if expected in violated else violated[0]
+    return prop, [step.state for step in result.violation(prop).steps]
+
+
+def run_graph(args) -> int:
+    import sys
+
+    from .config import lookup
+    from .__main__ import constants_from
+
+    if args.max_states < 1:
+        print(f"protocol: --max-states {args.max_states} is out of range: give N >= 1", file=sys.stderr)
+        return 2
+    named = lookup(args.name).with_constants(constants_from(args))
+    try:
+        run = explore_graph(named, args.max_states)
+    except GraphTooLarge as error:
+        print(f"protocol: {error}", file=sys.stderr)
+        return 2
+    highlight = None
+    if args.highlight_trace:
+        found = counterexample_states(named)
+        if found is None:
+            print(f"protocol: {named.name} has no counterexample: nothing to highlight", file=sys.stderr)
+        else:
+            highlight = found[1]
+    graph = state_graph(run, highlight)
+    text = graph_dot(graph, named.name) if args.format == "dot" else graph_graphml(graph)
+    (args.output or sys.stdout).write(text)
+    return 0
