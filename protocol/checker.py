@@ -32,6 +32,10 @@ class Violation(NamedTuple):
     after: Hashable = None
 
 
+def _identity(state):
+    return state
+
+
 class Progress(NamedTuple):
     distinct_states: int
     depth: int
@@ -61,16 +65,21 @@ class Exploration:
         self.edge_dst = array("q")
         self.edges_recorded = False
         self.expanded = 0  # states whose successors were all generated
+        self.decode = _identity  # stored state -> the state the caller reasons with
 
     @property
     def distinct_states(self) -> int:
         return len(self.states)
 
+    def state(self, state_id: int):
+        """State `state_id`, decoded."""
+        return self.decode(self.states[state_id])
+
     def path(self, state_id: int) -> list[tuple[Hashable, object]]:
-        """The shortest path to `state_id`: [(label or None, state)], initial first."""
+        """The shortest path to `state_id`: [(label or None, decoded state)], initial first."""
         steps = []
         while state_id >= 0:
-            steps.append((self.via[state_id], self.states[state_id]))
+            steps.append((self.via[state_id], self.state(state_id)))
             state_id = self.parent[state_id]
         steps.reverse()
         return steps
@@ -82,7 +91,7 @@ class Exploration:
             return None
         steps = self.path(found.state)
         if found.label is not None:
-            steps.append((found.label, found.after))
+            steps.append((found.label, self.decode(found.after)))
         return steps
 
 
@@ -97,86 +106,185 @@ def explore(
     record_edges: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
     progress_every: int = 20_000,
+    labels: Sequence | None = None,
+    decode: Callable[[object], object] | None = None,
 ) -> Exploration:
     """Explore every reachable state breadth-first, checking every property.
 
     Stops early on Ctrl-C (`interrupted`), past `max_states`, or at the first
     violation with `stop_on_violation`; `complete` says whether the whole
     reachable graph was explored.
+
+    Two options let a successor engine keep its own compact encoding:
+    with `labels`, `successors` yields (label id, state) with ids into
+    `labels`, which spares hashing a label per edge; with `decode`, states
+    are stored encoded and `path`/`counterexample`/`state` decode them.
     """
     run = Exploration()
+    if decode is not None:
+        run.decode = decode
     started = time.perf_counter()
-    states, index, parent, via = run.states, run.index, run.parent, run.via
-    invariant_items = list(invariants.items())
-    transition_items = list(transition_properties.items())
-    violations = run.violations
-    label_ids: dict = {}
-    run.edges_recorded = record_edges
-    edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
-    limit = max_states if max_states is not None else float("inf")
-
-    def admit(state, parent_id: int, label) -> int:
-        state_id = len(states)
-        index[state] = state_id
-        states.append(state)
-        parent.append(parent_id)
-        via.append(label)
-        for name, holds in invariant_items:
-            if name not in violations and not holds(state):
-                violations[name] = Violation(name, state_id)
-        return state_id
-
-    def stop_now() -> bool:
-        if stop_on_violation and violations:
-            return True
-        return len(states) >= limit
-
     try:
-        for state in initial_states:
-            if state not in index:
-                admit(state, -1, None)
-        run.depth = 1 if states else 0
-        level_end = len(states)  # ids below this are at depth run.depth
-        next_report = progress_every
-        cursor = 0
-        cut = stop_now()
-        while cursor < len(states) and not cut:
-            if cursor == level_end:
-                run.depth += 1
-                level_end = len(states)
-            state = states[cursor]
-            for label, after in successors(state):
-                run.transitions += 1
-                for name, holds in transition_items:
-                    if name not in violations and not holds(state, after):
-                        violations[name] = Violation(name, cursor, label, after)
-                after_id = index.get(after)
-                if after_id is None:
-                    if len(states) >= limit:
-                        cut = True
-                        break
-                    after_id = admit(after, cursor, label)
-                if record_edges:
-                    label_id = label_ids.get(label)
-                    if label_id is None:
-                        label_id = label_ids[label] = len(run.labels)
-                        run.labels.append(label)
-                    edge_src.append(cursor)
-                    edge_label.append(label_id)
-                    edge_dst.append(after_id)
-            else:
-                cursor += 1
-            if stop_now():
-                cut = True
-            if on_progress is not None and len(states) >= next_report:
-                next_report += progress_every
-                on_progress(Progress(len(states), run.depth, len(states) - cursor, time.perf_counter() - started))
-        run.expanded = cursor
-        run.complete = cursor >= len(states) and not cut
-        if not run.complete and len(states) > level_end:
-            run.depth += 1  # states discovered at the next level count toward the depth seen
+        _search(run, initial_states, successors, invariants, transition_properties,
+                max_states, stop_on_violation, record_edges, on_progress, progress_every, labels)
     except KeyboardInterrupt:
         run.interrupted = True
         run.complete = False
     run.seconds = time.perf_counter() - started
     return run
+
+
+def _search(run, initial_states, successors, invariants, transition_properties,
+            max_states, stop_on_violation, record_edges, on_progress, progress_every, labels):
+    """The breadth-first loop. The hot path is the inner `for`: one dict lookup per
+    transition and a few appends per new state, everything else hoisted."""
+    started = time.perf_counter()
+    states, index, parent, via = run.states, run.index, run.parent, run.via
+    states_append, parent_append, via_append, index_get = states.append, parent.append, via.append, index.get
+    violations = run.violations
+    checks = Checks(invariants, transition_properties, violations)
+    run.edges_recorded = record_edges
+    label_of = LabelIds(run, labels)
+    to_label, to_id, ids_given = label_of.label, label_of.id, labels is not None
+    edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
+    limit = max_states if max_states is not None else float("inf")
+
+    for state in initial_states:
+        if state not in index:
+            state_id = len(states)
+            index[state] = state_id
+            states_append(state)
+            parent_append(-1)
+            via_append(None)
+            checks.wake()
+            checks.check_state(state, state_id)
+    run.depth = 1 if states else 0
+    level_end = len(states)  # ids below this are at depth run.depth
+    next_report = progress_every
+    cursor = 0
+    cut = (stop_on_violation and bool(violations)) or len(states) >= limit
+    transitions = 0
+    known_violations = len(violations)
+    while cursor < len(states) and not cut:
+        if cursor == level_end:
+            run.depth += 1
+            level_end = len(states)
+        state = states[cursor]
+        found = successors(state)
+        transitions += len(found)
+        if checks.dormant:
+            checks.wake()  # the successor engine may have just seen a failing component
+        state_checks, step_checks = checks.on_states, checks.on_steps
+        for label, after in found:
+            if step_checks:
+                for name, holds in step_checks:
+                    if name not in violations and not holds(state, after):
+                        violations[name] = Violation(name, cursor, to_label(label), after)
+            after_id = index_get(after)
+            if after_id is None:
+                after_id = len(states)
+                if after_id >= limit:
+                    transitions -= len(found) - 1 - found.index((label, after))
+                    cut = True
+                    break
+                index[after] = after_id
+                states_append(after)
+                parent_append(cursor)
+                via_append(to_label(label))
+                if state_checks:
+                    for name, holds in state_checks:
+                        if name not in violations and not holds(after):
+                            violations[name] = Violation(name, after_id)
+            if record_edges:
+                edge_src.append(cursor)
+                edge_label.append(label if ids_given else to_id(label))
+                edge_dst.append(after_id)
+        else:
+            cursor += 1
+        if len(violations) != known_violations:
+            known_violations = len(violations)
+            checks.retire_violated()
+            if stop_on_violation:
+                cut = True
+        if len(states) >= limit:
+            cut = True
+        if on_progress is not None and len(states) >= next_report:
+            next_report += progress_every
+            on_progress(Progress(len(states), run.depth, len(states) - cursor, time.perf_counter() - started))
+    run.transitions = transitions
+    run.expanded = cursor
+    run.complete = cursor >= len(states) and not cut
+    if not run.complete and len(states) > level_end:
+        run.depth += 1  # states discovered at the next level count toward the depth seen
+
+
+class Guarded(NamedTuple):
+    """A property a successor engine checks per component, with a cheap guard.
+
+    `watch` is a collection the engine fills when some component fails the
+    property (and never empties). While it is empty the property holds of
+    every state and step by construction, and the checker does not call
+    `holds`; from then on it calls `holds` on every state (or step).
+    """
+
+    holds: Callable
+    watch: object
+
+
+class Checks:
+    """Which properties are checked on each new state and each step, right now."""
+
+    def __init__(self, invariants: Mapping, transition_properties: Mapping, violations: dict):
+        self.violations = violations
+        self.on_states: list = []
+        self.on_steps: list = []
+        self.dormant: list = []  # (list to join, name, Guarded) whose watch is still empty
+        for target, props in ((self.on_states, invariants), (self.on_steps, transition_properties)):
+            for name, prop in props.items():
+                if isinstance(prop, Guarded):
+                    self.dormant.append((target, name, prop))
+                else:
+                    target.append((name, prop))
+
+    def wake(self) -> None:
+        """Start checking the guarded properties whose watch filled."""
+        still = []
+        for target, name, prop in self.dormant:
+            if prop.watch:
+                target.append((name, prop.holds))
+            else:
+                still.append((target, name, prop))
+        self.dormant[:] = still
+
+    def check_state(self, state, state_id: int) -> None:
+        for name, holds in self.on_states:
+            if name not in self.violations and not holds(state):
+                self.violations[name] = Violation(name, state_id)
+
+    def retire_violated(self) -> None:
+        """Stop checking what already has its first (shortest) violation."""
+        for checks in (self.on_states, self.on_steps):
+            if any(name in self.violations for name, _ in checks):
+                checks[:] = [(name, holds) for name, holds in checks if name not in self.violations]
+        if any(name in self.violations for _, name, _ in self.dormant):
+            self.dormant[:] = [item for item in self.dormant if item[1] not in self.violations]
+
+
+class LabelIds:
+    """Labels and their integer ids for the edge arrays: given up front, or numbered as met."""
+
+    def __init__(self, run: Exploration, labels: Sequence | None):
+        self.run = run
+        if labels is not None:
+            run.labels = list(labels)
+            self.label = run.labels.__getitem__  # successors already yield ids
+        else:
+            self.ids: dict = {}
+            self.label = lambda label: label
+
+    def id(self, label) -> int:
+        found = self.ids.get(label)
+        if found is None:
+            found = self.ids[label] = len(self.run.labels)
+            self.run.labels.append(label)
+        return found
