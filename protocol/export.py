@@ -268,9 +268,13 @@ def _participants(P: int) -> list[tuple[str, str]]:
     return found
 
 
+# Mermaid reads ';' as a line end, '#' as the start of an entity and '<' as HTML:
+# in labels they are written as Mermaid's entity codes.
+MERMAID_ENTITIES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;"})
+
+
 def _mermaid_text(text: str) -> str:
-    """Mermaid reads ';' as a line end, '#' as an entity and '<' as HTML: keep them out of labels."""
-    return text.replace(";", ",").replace("#", "no. ").replace("<", "(").replace(">", ")")
+    return text.translate(MERMAID_ENTITIES)
 
 
 def _message(source: str, arrow: str, target: str, text: str) -> str:
@@ -347,7 +351,7 @@ def trace_mermaid(trace: Trace, cfg=None) -> str:
     span = f"{participants[0][0]},{participants[-1][0]}"
     body = [f"participant {key} as {title}" for key, title in participants]
     body.append(_note(span, f"1. initial state: {told.steps[0].words}"))
-    verdict = _note(span, f"violates {trace.prop}: " + ("; ".join(told.violation) or "see the last state"))
+    verdict = _note(span, f"violates {trace.prop}: " + "; ".join(told.violation or told.notes[:1] or ["see the last state"]))
     for before, step, step_story in zip(trace.steps, trace.steps[1:], told.steps[1:]):
         drawn = _mermaid_step(step.action, step_story.number, before.state, step.state)
         if step_story.cycle_start:

@@ -352,4 +352,6 @@ def story(trace: Trace, cfg=None) -> Story:
             changed = grouped_changes(previous, step.state)
         told.append(StepStory(index + 1, action, words, changed, step.state, trace.loop == index))
         previous = step.state
-    return Story(trace.prop, told, lasso_ending(trace), violation_words(trace, cfg), tuple(trace.notes))
+    ending = lasso_ending(trace)
+    notes = tuple(note for note in trace.notes if note != ending)  # the ending is said once
+    return Story(trace.prop, told, ending, violation_words(trace, cfg), notes)

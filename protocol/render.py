@@ -22,6 +22,21 @@ def console_for(file=None, width: int | None = None) -> Console:
     return Console(file=file, width=width, highlight=False, soft_wrap=False)
 
 
+def plain_console(file, width: int) -> Console:
+    """A console that never writes ANSI codes, whatever FORCE_COLOR says: for golden files and tests."""
+    return Console(file=file, width=width, highlight=False, soft_wrap=False,
+                   force_terminal=False, color_system=None, no_color=True)
+
+
+def plain_text(renderable, width: int) -> str:
+    """`renderable` as plain text at a fixed width, without the trailing spaces rich pads with."""
+    import io
+
+    buffer = io.StringIO()
+    plain_console(buffer, width).print(renderable)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
 # ------------------------------------------------------------------ traces
 
 CHANGED_STYLE = "bold yellow"

@@ -1,0 +1,98 @@
+"""Golden traces: each refutation's expected shortest counterexample, kept as text.
+
+Every refutation has `refutations/<Name>.txt`: its counterexample drawn by the
+terminal renderer as plain text (no ANSI codes) at a fixed width of
+`GOLDEN_WIDTH` columns. A change to the model or to the narration that changes
+a counterexample then shows in review as a diff of that file.
+
+    python -m protocol.golden            # compare; exit 1 and print a diff if any differs
+    python -m protocol.golden --write    # regenerate the files after an intended change
+    python -m protocol.golden HoldsCap   # only the named refutations
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+GOLDEN_WIDTH = 100
+REGENERATE = "python -m protocol.golden --write"
+
+
+def refutation_names() -> list[str]:
+    """The named configurations expected to violate a property, in the spec's order."""
+    from .config import named_configurations
+
+    return [name for name, named in named_configurations().items() if named.violates]
+
+
+def golden_path(name: str) -> Path:
+    import refutations
+
+    return Path(refutations.__file__).parent / f"{name}.txt"
+
+
+def golden_text(name: str, result=None) -> str:
+    """The counterexample `name` must produce, rendered as its golden file holds it.
+
+    `result` is `name`'s CheckResult at the default constants, when the caller has it.
+    """
+    from .config import lookup
+    from .render import plain_text, trace_table
+    from .run import check
+
+    named = lookup(name)
+    result = result or check(named)
+    trace = result.violation(named.violates)
+    if trace is None:
+        return f"{name}: no counterexample to {named.violates} was found\n"
+    return plain_text(trace_table(trace, cfg=result.config), GOLDEN_WIDTH)
+
+
+def stored_text(name: str) -> str | None:
+    path = golden_path(name)
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def difference(name: str, expected: str | None, actual: str) -> str:
+    """A unified diff from the stored golden file to what the model produces now."""
+    if expected is None:
+        return f"{golden_path(name)} is missing: run `{REGENERATE}`\n"
+    diff = difflib.unified_diff(
+        expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+        fromfile=f"refutations/{name}.txt (stored)", tofile=f"refutations/{name}.txt (now)",
+    )
+    return "".join(diff)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m protocol.golden", description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help="refutations (default: all)")
+    parser.add_argument("--write", action="store_true", help="regenerate the golden files")
+    args = parser.parse_args(argv)
+    known = refutation_names()
+    unknown = [name for name in args.names if name not in known]
+    if unknown:
+        print(f"protocol.golden: {unknown[0]} is not a refutation; the refutations are {', '.join(known)}",
+              file=sys.stderr)
+        return 2
+    stale = 0
+    for name in args.names or known:
+        actual = golden_text(name)
+        if args.write:
+            golden_path(name).write_text(actual, encoding="utf-8")
+            print(f"wrote {golden_path(name)}")
+        elif stored_text(name) != actual:
+            stale += 1
+            sys.stdout.write(difference(name, stored_text(name), actual))
+        else:
+            print(f"{name}: up to date")
+    if stale:
+        print(f"{stale} golden trace(s) differ: if the change is intended, run `{REGENERATE}`")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

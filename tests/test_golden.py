@@ -1,0 +1,105 @@
+"""Golden traces: each refutation's shortest counterexample is kept under refutations/ as text.
+
+A failure here means a counterexample changed. If the change is intended,
+regenerate with `python -m protocol.golden --write` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers import checked
+from protocol import golden
+from protocol.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text, refutation_names
+
+REFUTATIONS = refutation_names()
+
+
+@pytest.mark.parametrize("name", REFUTATIONS)
+def test_the_counterexample_is_the_golden_one(name):
+    stored = golden.stored_text(name)
+    assert stored is not None, f"{golden_path(name)} is missing: run `{REGENERATE}`"
+    actual = golden_text(name, checked(name))
+    assert actual == stored, golden.difference(name, stored, actual) + f"\nIf intended: `{REGENERATE}`"
+
+
+@pytest.mark.parametrize("name", REFUTATIONS)
+def test_a_golden_file_is_plain_fixed_width_text(name):
+    stored = golden_path(name).read_text(encoding="utf-8")
+    assert "\x1b" not in stored
+    lines = stored.splitlines()
+    assert max(map(len, lines)) <= GOLDEN_WIDTH
+    assert all(line == line.rstrip() for line in lines)
+    assert lines[0].startswith("Counterexample to ")
+
+
+def test_every_refutation_is_covered_and_no_stale_file_is_left():
+    stored = {path.stem for path in golden_path("x").parent.glob("*.txt")}
+    assert stored == set(REFUTATIONS)
+
+
+DETERMINISM_SCRIPT = """
+import json
+from protocol.config import lookup
+from protocol.export import trace_itf
+from protocol.golden import golden_text, refutation_names
+from protocol.run import check
+for name in refutation_names():
+    named = lookup(name)
+    result = check(named)
+    print(golden_text(name, result))
+    print(json.dumps(trace_itf(result.violation(named.violates), source=name)))
+"""
+
+
+def run_under_seed(seed: str) -> str:
+    env = dict(os.environ, PYTHONHASHSEED=seed)
+    done = subprocess.run([sys.executable, "-c", DETERMINISM_SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_chosen_traces_are_the_same_across_hash_seeds():
+    first, second = run_under_seed("0"), run_under_seed("4242")
+    assert first == second
+    for name in REFUTATIONS:  # and they are the stored ones
+        assert golden_path(name).read_text(encoding="utf-8") in first
+
+
+# ------------------------------------------------------------- the command
+
+
+def test_the_command_reports_up_to_date_files(capsys):
+    assert golden.main(["HoldsRouted"]) == 0
+    assert "HoldsRouted: up to date" in capsys.readouterr().out
+
+
+def test_the_command_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(golden, "golden_path", lambda name: tmp_path / f"{name}.txt")
+    (tmp_path / "HoldsCap.txt").write_text("Counterexample to I1: 6 states\n")
+    assert golden.main(["HoldsCap"]) == 1
+    out = capsys.readouterr().out
+    assert "-Counterexample to I1: 6 states" in out and "+Counterexample to I1: 7 states" in out
+    assert REGENERATE in out
+    assert golden.main(["HoldsCap", "--write"]) == 0
+    assert (tmp_path / "HoldsCap.txt").read_text() == golden_text("HoldsCap")
+    assert golden.main(["HoldsCap"]) == 0
+
+
+def test_the_command_rejects_a_name_that_is_not_a_refutation(capsys):
+    assert golden.main(["Holds"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "HoldsRouted" in err
+
+
+def test_the_traces_have_the_pinned_lengths():
+    from protocol.config import lookup
+
+    for name in REFUTATIONS:
+        title = golden_path(name).read_text(encoding="utf-8").splitlines()[0]
+        assert title.endswith(f": {lookup(name).length} states"), (name, title)
