@@ -143,6 +143,7 @@ def _search(run, initial_states, successors, invariants, transition_properties,
     states_append, parent_append, via_append, index_get = states.append, parent.append, via.append, index.get
     violations = run.violations
     checks = Checks(invariants, transition_properties, violations)
+    watches = checks.watches
     run.edges_recorded = record_edges
     label_of = LabelIds(run, labels)
     to_label, to_id, ids_given = label_of.label, label_of.id, labels is not None
@@ -169,11 +170,11 @@ def _search(run, initial_states, successors, invariants, transition_properties,
         if cursor == level_end:
             run.depth += 1
             level_end = len(states)
-        state = states[cursor]
+        state_id, state, targets = cursor, states[cursor], []
         found = successors(state)
         transitions += len(found)
-        if checks.dormant:
-            checks.wake()  # the successor engine may have just seen a failing component
+        if watches and any(watches):
+            checks.wake()  # the successor engine has just seen a failing component
         state_checks, step_checks = checks.on_states, checks.on_steps
         for label, after in found:
             if step_checks:
@@ -196,11 +197,13 @@ def _search(run, initial_states, successors, invariants, transition_properties,
                         if name not in violations and not holds(after):
                             violations[name] = Violation(name, after_id)
             if record_edges:
-                edge_src.append(cursor)
-                edge_label.append(label if ids_given else to_id(label))
-                edge_dst.append(after_id)
+                targets.append(after_id)
         else:
             cursor += 1
+        if record_edges:  # in bulk, once per state: cheaper than three appends per edge
+            edge_src.extend([state_id] * len(targets))
+            edge_label.extend([label if ids_given else to_id(label) for label, _ in found[:len(targets)]])
+            edge_dst.extend(targets)
         if len(violations) != known_violations:
             known_violations = len(violations)
             checks.retire_violated()
@@ -245,6 +248,7 @@ class Checks:
                     self.dormant.append((target, name, prop))
                 else:
                     target.append((name, prop))
+        self.watches = [prop.watch for _, _, prop in self.dormant]  # checked once per state
 
     def wake(self) -> None:
         """Start checking the guarded properties whose watch filled."""
@@ -255,6 +259,7 @@ class Checks:
             else:
                 still.append((target, name, prop))
         self.dormant[:] = still
+        self.watches[:] = [prop.watch for _, _, prop in still]
 
     def check_state(self, state, state_id: int) -> None:
         for name, holds in self.on_states:
@@ -268,6 +273,7 @@ class Checks:
                 checks[:] = [(name, holds) for name, holds in checks if name not in self.violations]
         if any(name in self.violations for _, name, _ in self.dormant):
             self.dormant[:] = [item for item in self.dormant if item[1] not in self.violations]
+            self.watches[:] = [prop.watch for _, _, prop in self.dormant]
 
 
 class LabelIds:

@@ -99,6 +99,7 @@ class Engine:
         self.initial = self.pack(self.intern_global(self.initial_globals),
                                  [self.intern_local(loc) for loc in initial_locals])
         self.successors = self._compile_successors()
+        self.decode = self._compile_decode()
 
     # ----------------------------------------------------------- encoding
 
@@ -111,10 +112,17 @@ class Engine:
     def unpack(self, packed: int) -> tuple[int, list[int]]:
         return packed >> (self.P * BITS), [(packed >> (p * BITS)) & MASK for p in range(self.P)]
 
-    def decode(self, packed: int) -> State:
-        """The readable state a packed int stands for."""
-        g, local_ids = self.unpack(packed)
-        return assemble(self.globals[g], [self.locals[lid] for lid in local_ids])
+    def _compile_decode(self) -> Callable[[int], State]:
+        """decode(packed) -> State, unrolled over processes: liveness decodes every state."""
+        columns = ", ".join(f"locals_[(packed >> {p * BITS}) & {MASK}]" for p in range(self.P))
+        source = (
+            "def decode(packed):\n"
+            "    \"\"\"The readable state a packed int stands for.\"\"\"\n"
+            f"    return make(State, (*globals_[packed >> {self.P * BITS}], *zip({columns})))\n"
+        )
+        namespace = {"make": tuple.__new__, "State": State, "globals_": self.globals, "locals_": self.locals}
+        exec(source, namespace)
+        return namespace["decode"]
 
     def encode(self, s: State) -> int:
         globals_, locals_ = split(s)
