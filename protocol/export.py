@@ -36,8 +36,6 @@ back to (for a stutter, the last state itself).
 from __future__ import annotations
 
 import json
-from typing import Iterable
-
 from .narrate import GLOBAL, command_text, story, value_text
 from .state import COMMAND_ARITY, DF_NAMES, State
 from .trace import Step, Trace
@@ -376,41 +374,44 @@ class GraphTooLarge(Exception):
     """The reachable graph has more states than the guard allows."""
 
 
-def state_graph(exploration, highlight: Iterable | None = None):
+def state_graph(exploration, highlight: Trace | None = None):
     """The explored graph as an nx.DiGraph on integer state ids (edges must be recorded).
 
-    `highlight` is a trace's states in order; its nodes and the edges between
-    consecutive ones get `color` red, and `on_trace` true.
+    `highlight` is a counterexample: its states and steps (a lasso's step back
+    included) get `color` red and `on_trace` true; its last state `violates`.
     """
     import networkx as nx
 
     graph = nx.DiGraph()
     for state_id, state in enumerate(exploration.states):
-        graph.add_node(state_id, label=str(state_id), state="; ".join(_state_pairs(state)),
+        graph.add_node(state_id, label=str(state_id), state=_state_text(state),
                        initial=exploration.parent[state_id] < 0, on_trace=False)
     labels = exploration.labels
     for src, label_id, dst in zip(exploration.edge_src, exploration.edge_label, exploration.edge_dst):
         graph.add_edge(src, dst, action=str(labels[label_id]), on_trace=False)
     if highlight is not None:
-        _highlight(graph, exploration, list(highlight))
+        _highlight(graph, exploration, highlight)
     return graph
 
 
-def _state_pairs(state) -> list[str]:
+def _state_text(state) -> str:
+    """Every variable of a protocol state on one line (any other state as it prints)."""
     from .narrate import state_lines
 
-    return state_lines(state)
+    return "; ".join(state_lines(state)) if isinstance(state, State) else str(state)
 
 
-def _highlight(graph, exploration, states: list) -> None:
-    ids = [exploration.index[state] for state in states]
+def _highlight(graph, exploration, trace: Trace) -> None:
+    ids = [exploration.index[step.state] for step in trace.steps]
+    if trace.is_lasso and not trace.stutters:
+        ids.append(ids[trace.loop])  # the step back to where the cycle starts
     for state_id in ids:
         graph.nodes[state_id].update(on_trace=True, color=HIGHLIGHT)
     for src, dst in zip(ids, ids[1:]):
         if graph.has_edge(src, dst):
             graph.edges[src, dst].update(on_trace=True, color=HIGHLIGHT)
     if ids:
-        graph.nodes[ids[-1]]["violates"] = True
+        graph.nodes[exploration.index[trace.steps[-1].state]]["violates"] = True
 
 
 def _dot_quote(value) -> str:
@@ -532,8 +533,8 @@ def explore_graph(named, limit: int):
     return run
 
 
-def counterexample_states(named) -> tuple[str, list] | None:
-    """The property `named` is expected to violate (or the first violated) and its trace's states."""
+def counterexample(named) -> Trace | None:
+    """The counterexample to the property `named` is expected to violate (or the first violated)."""
     from .run import check
 
     result = check(named)
@@ -542,7 +543,7 @@ def counterexample_states(named) -> tuple[str, list] | None:
         return None
     expected = named.expected_violation()
     prop = expected if expected in violated else violated[0]
-    return prop, [step.state for step in result.violation(prop).steps]
+    return result.violation(prop)
 
 
 def run_graph(args) -> int:
@@ -562,11 +563,9 @@ def run_graph(args) -> int:
         return 2
     highlight = None
     if args.highlight_trace:
-        found = counterexample_states(named)
-        if found is None:
+        highlight = counterexample(named)
+        if highlight is None:
             print(f"protocol: {named.name} has no counterexample: nothing to highlight", file=sys.stderr)
-        else:
-            highlight = found[1]
     graph = state_graph(run, highlight)
     text = graph_dot(graph, named.name) if args.format == "dot" else graph_graphml(graph)
     (args.output or sys.stdout).write(text)
