@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import pytest
+
+import protocol.run
+
 from protocol.config import Config, lookup
 from protocol.run import check
 from protocol.state import ACQUIRE, COMPACT, CREATE, DROP, RELEASE, State, initial
@@ -62,3 +66,22 @@ def _checked_named(named, max_states, stop_on_violation):
 def cached_check(named, *, max_states=None, stop_on_violation=False, on_progress=None):
     """A drop-in for protocol.run.check that reuses explorations within the session."""
     return _checked_named(named, max_states, stop_on_violation)
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run `protocol ARGV...` in-process, explorations memoized: (exit code, stdout, stderr).
+
+    A wide console, so that no verdict is wrapped or cut in a narrow column.
+    """
+    from protocol.__main__ import main
+
+    monkeypatch.setattr(protocol.run, "check", cached_check)
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

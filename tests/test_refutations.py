@@ -91,6 +91,21 @@ def test_the_cap_holds_with_one_process():
     assert result.as_expected
 
 
+SMALL_CONSTANTS = [dict(P=p, D=d, MaxTime=m) for p in (1, 2) for d in (0, 1) for m in (0, 1)]
+
+
+@pytest.mark.parametrize("name", list(SOUND) + list(REFUTED))
+def test_every_configuration_is_as_expected_at_smaller_constants(name):
+    """Where a defect cannot show (no peek, one time, one process) the configuration
+    must be expected to hold, and elsewhere to fail: `-c` must not make a run lie."""
+    wrong = {}
+    for constants in SMALL_CONSTANTS:
+        result = checked(name, **constants)
+        if not result.as_expected:
+            wrong[str(constants)] = result.mismatches()
+    assert wrong == {}
+
+
 # ------------------------------------------- a changed expectation is reported
 
 
