@@ -66,6 +66,9 @@ class Exploration:
         self.edges_recorded = False
         self.expanded = 0  # states whose successors were all generated
         self.decode = _identity  # stored state -> the state the caller reasons with
+        # With a reduction (symmetry), stored paths run through representatives:
+        # realize(stored steps) -> a real path of the model, [(label, state)].
+        self.realize = None
 
     @property
     def distinct_states(self) -> int:
@@ -77,22 +80,33 @@ class Exploration:
 
     def path(self, state_id: int) -> list[tuple[Hashable, object]]:
         """The shortest path to `state_id`: [(label or None, decoded state)], initial first."""
+        return self.readable(self.stored_path(state_id))
+
+    def stored_path(self, state_id: int) -> list[tuple[Hashable, object]]:
+        """The shortest path to `state_id` as stored: [(label or None, stored state)]."""
         steps = []
         while state_id >= 0:
-            steps.append((self.via[state_id], self.state(state_id)))
+            steps.append((self.via[state_id], self.states[state_id]))
             state_id = self.parent[state_id]
         steps.reverse()
         return steps
+
+    def readable(self, stored_steps: list) -> list[tuple[Hashable, object]]:
+        """Stored steps as the caller reasons with them: realised when the search was
+        reduced (its stored path runs through representatives), else decoded."""
+        if self.realize is not None:
+            return self.realize(stored_steps)
+        return [(label, self.decode(state)) for label, state in stored_steps]
 
     def counterexample(self, prop: str) -> list[tuple[Hashable, object]] | None:
         """The shortest trace violating `prop`, or None when none was found."""
         found = self.violations.get(prop)
         if found is None:
             return None
-        steps = self.path(found.state)
+        steps = self.stored_path(found.state)
         if found.label is not None:
-            steps.append((found.label, self.decode(found.after)))
-        return steps
+            steps.append((found.label, found.after))
+        return self.readable(steps)
 
 
 def explore(

@@ -82,8 +82,11 @@ def assemble(globals_: tuple, locals_: list[tuple]) -> State:
 class Engine:
     """The packed-int successor function, invariants and decoder of one configuration."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, canonical: Callable[[int], int] | None = None):
+        """`canonical`, when given, maps each successor to its orbit's representative
+        (symmetry reduction, see symmetry.py)."""
         self.cfg = cfg
+        self.canonical = canonical
         self.P = cfg.P
         table = instances(cfg)
         self.labels = [label for label, _ in table]
@@ -259,14 +262,15 @@ class Engine:
                       f"            if n{p} is None:",
                       f"                n{p} = append_to(app, l{p})"]
         packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [f"            append((label, (g2 << {P * BITS}) | {packed_locals}))",
+        lines += [f"            append((label, {self._canonical(f'(g2 << {P * BITS}) | {packed_locals}')}))",
                   "        else:",
-                  f"            append((label, (g2 << {P * BITS}) | rest))"]
+                  f"            append((label, {self._canonical(f'(g2 << {P * BITS}) | rest')}))"]
         namespace = {
             "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
             "appended": self.appended, "append_to": self.append_to, "upper_of": self.upper_of,
             "publish_memo": self.publish_memo, "local_successor": self.local_successor,
             "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
+            "canonical": self.canonical,
         }
         if "Publish" in names:
             lines.append("    upper = upper_of[g]")
@@ -278,6 +282,10 @@ class Engine:
         exec("\n".join(lines), namespace)
         return namespace["successors"]
 
+    def _canonical(self, expression: str) -> str:
+        """`expression`, mapped to its orbit's representative when reducing by symmetry."""
+        return expression if self.canonical is None else f"canonical({expression})"
+
     def _process_step_lines(self, name: str, p: int, label_id: int, kind: str) -> list[str]:
         shift = p * BITS
         if kind == WIDE:
@@ -288,7 +296,7 @@ class Engine:
                 f"        found = wide_successor(g, l{p})",
                 "    if found is not None:",
                 "        g2, n, app = found",
-                f"        append(({label_id}, (g2 << {self.P * BITS}) | n | {others}))",
+                f"        append(({label_id}, {self._canonical(f'(g2 << {self.P * BITS}) | n | {others}')}))",
             ]
         if kind == LOCAL_AND_UPPER:
             key = f"l{p} * {self.cfg.MaxTime + 1} + upper"
@@ -297,14 +305,14 @@ class Engine:
                 "    if n is None:",
                 f"        n = local_successor('{name}', l{p}, upper)",
                 "    if n >= 0:",
-                f"        append(({label_id}, s + ((n - l{p}) << {shift})))",
+                f"        append(({label_id}, {self._canonical(f's + ((n - l{p}) << {shift})')}))",
             ]
         return [
             f"    n = memo_{name}[l{p}]",
             "    if n is None:",
             f"        n = local_successor('{name}', l{p})",
             "    if n >= 0:",
-            f"        append(({label_id}, s + ((n - l{p}) << {shift})))",
+            f"        append(({label_id}, {self._canonical(f's + ((n - l{p}) << {shift})')}))",
         ]
 
     # --------------------------------------------------------- properties
@@ -372,21 +380,50 @@ def before_globals(s: State) -> tuple:
     return tuple(getattr(s, name) for name in GLOBAL_VARIABLES)
 
 
-def explore_config(cfg, **options):
+def explore_config(cfg, *, symmetry: bool = False, **options):
     """Explore `cfg` with the fast engine: the checker's `Exploration`, with states
     stored packed and decoded on demand (`run.state(id)`, `run.path(id)`), and the
-    same ids, order, edges and verdicts as exploring the readable model."""
-    from .checker import explore
+    same ids, order, edges and verdicts as exploring the readable model.
 
-    engine = Engine(cfg)
+    With `symmetry`, one representative per orbit of process permutations is
+    explored (see symmetry.py); `run.reduction` then gives the unreduced counts,
+    and paths are realised as real runs of the model.
+    """
+    from . import symmetry as sym
+    from .checker import explore
+    from .model import successors_for
+
+    canonical = None
+    if symmetry:
+        sym.refuse_unless_symmetric(cfg)
+        canonical = sym.canonicalizer(cfg.P, BITS)
+    engine = Engine(cfg, canonical)
+    successors, reduction = engine.successors, None
+    if symmetry:
+        reduction = sym.Reduction(cfg.P, BITS)
+        successors = reduction.counting(successors)
     run = explore(
         [engine.initial],
-        engine.successors,
+        successors,
         {name: engine.invariant(name) for name in engine.readable_invariants},
         {name: engine.transition_property(name) for name in engine.readable_transitions},
         labels=engine.labels,
         decode=engine.decode,
         **options,
     )
-    run.engine = engine
+    run.engine, run.reduction = engine, reduction
+    if symmetry:
+        run.realize = sym.realizer(engine, canonical, successors_for(cfg))
     return run
+
+
+def unreduced_counts(run) -> dict:
+    """distinct_states and transitions as the spec counts them (unreduced), and the
+    representatives explored when the search was reduced by symmetry."""
+    if getattr(run, "reduction", None) is None:
+        return {"distinct_states": run.distinct_states, "transitions": run.transitions}
+    return {
+        "distinct_states": run.reduction.unreduced_states(run.states),
+        "transitions": run.reduction.unreduced_transitions,
+        "reduced_states": run.distinct_states,
+    }

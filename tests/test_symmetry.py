@@ -1,0 +1,67 @@
+"""Symmetry reduction: the same verdicts, shortest lengths, depth and unreduced
+counts as the full search, on every named configuration it applies to, and
+counterexamples that are real runs of the model."""
+
+import itertools
+
+import pytest
+
+from protocol.config import ConfigError, named_configurations
+from protocol.fast import BITS, Engine, explore_config, unreduced_counts
+from protocol.symmetry import Reduction, canonicalizer
+from protocol.trace import replay
+
+SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
+CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
+
+
+@pytest.mark.parametrize("constants", CONSTANTS, ids=["defaults", "P3-D1-T1"])
+@pytest.mark.parametrize("name", SYMMETRIC)
+def test_reduction_keeps_verdicts_lengths_depth_and_unreduced_counts(name, constants):
+    cfg = named_configurations()[name].config.evolve(**constants)
+    full = explore_config(cfg)
+    reduced = explore_config(cfg, symmetry=True)
+    assert reduced.distinct_states < full.distinct_states
+    assert unreduced_counts(reduced)["distinct_states"] == full.distinct_states
+    assert unreduced_counts(reduced)["transitions"] == full.transitions
+    assert reduced.depth == full.depth
+    assert reduced.violations.keys() == full.violations.keys()
+    for prop in full.violations:
+        assert len(reduced.counterexample(prop)) == len(full.counterexample(prop))
+
+
+@pytest.mark.parametrize("name", [n for n in SYMMETRIC if named_configurations()[n].violates])
+def test_reduced_counterexamples_are_real_runs_that_violate(name):
+    named = named_configurations()[name]
+    cfg = named.config.evolve(P=3)
+    run = explore_config(cfg, symmetry=True)
+    for prop in run.violations:
+        trace = run.counterexample(prop)
+        replayed = replay(cfg, [label for label, _ in trace[1:]])
+        assert [step.state for step in replayed] == [state for _, state in trace]
+
+
+def test_canonical_form_is_the_same_for_every_permutation():
+    engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=3))
+    canonical = canonicalizer(3, BITS)
+    frontier, seen = [engine.initial], set()
+    while frontier and len(seen) < 500:
+        packed = frontier.pop()
+        if packed in seen:
+            continue
+        seen.add(packed)
+        g, local_ids = engine.unpack(packed)
+        forms = {canonical(engine.pack(g, list(order))) for order in itertools.permutations(local_ids)}
+        assert len(forms) == 1
+        frontier += [after for _, after in engine.successors(packed)]
+
+
+def test_orbit_sizes():
+    reduction = Reduction(3, BITS)
+    pack = lambda ids: sum(lid << (p * BITS) for p, lid in enumerate(ids))  # noqa: E731
+    assert [reduction.orbit_size(pack(ids)) for ids in ([1, 1, 1], [1, 1, 2], [1, 2, 3])] == [1, 3, 6]
+
+
+def test_the_cap_refuses_symmetry():
+    with pytest.raises(ConfigError, match="process 0 special"):
+        explore_config(named_configurations()["HoldsCap"].config, symmetry=True)
