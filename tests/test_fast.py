@@ -54,16 +54,21 @@ def test_same_exploration_with_three_processes(name):
     assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
 
 
+def some_packed_states(engine, limit: int) -> list:
+    """Up to `limit` reachable packed states, depth first (a sample, quickly)."""
+    frontier, seen = [engine.initial], {}
+    while frontier and len(seen) < limit:
+        packed = frontier.pop()
+        if packed not in seen:
+            seen[packed] = None
+            frontier += [after for _, after in engine.successors(packed)]
+    return list(seen)
+
+
 def test_decode_inverts_encode():
     engine = Engine(named_configurations()["HoldsAcquire"].config)
-    frontier, seen = [engine.initial], set()
-    while frontier and len(seen) < 2000:
-        packed = frontier.pop()
-        if packed in seen:
-            continue
-        seen.add(packed)
+    for packed in some_packed_states(engine, 2000):
         assert engine.encode(engine.decode(packed)) == packed
-        frontier += [after for _, after in engine.successors(packed)]
 
 
 def test_a_failing_component_wakes_the_readable_invariant():

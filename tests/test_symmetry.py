@@ -10,6 +10,7 @@ from protocol.config import ConfigError, named_configurations
 from protocol.fast import BITS, Engine, explore_config, unreduced_counts
 from protocol.symmetry import Reduction, canonicalizer
 from protocol.trace import replay
+from test_fast import some_packed_states
 
 SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
 CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
@@ -44,16 +45,10 @@ def test_reduced_counterexamples_are_real_runs_that_violate(name):
 def test_canonical_form_is_the_same_for_every_permutation():
     engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=3))
     canonical = canonicalizer(3, BITS)
-    frontier, seen = [engine.initial], set()
-    while frontier and len(seen) < 500:
-        packed = frontier.pop()
-        if packed in seen:
-            continue
-        seen.add(packed)
+    for packed in some_packed_states(engine, 500):
         g, local_ids = engine.unpack(packed)
         forms = {canonical(engine.pack(g, list(order))) for order in itertools.permutations(local_ids)}
         assert len(forms) == 1
-        frontier += [after for _, after in engine.successors(packed)]
 
 
 def test_orbit_sizes():
