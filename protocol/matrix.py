@@ -166,17 +166,24 @@ class Matrix:
         return {row.mechanisms: sufficient(self.outcome(row)) for row in self.rows}
 
     def minimal_sets(self) -> list[frozenset[str]]:
-        return minimal_sufficient_sets(self.sufficiency())
+        """The minimal sufficient sets; none unless every combination was checked to the end."""
+        return minimal_sufficient_sets(self.sufficiency()) if self.complete else []
 
     @property
     def liveness_checked(self) -> bool:
         return any(LIVENESS in (row.outcome.properties if row.outcome else ()) for row in self.rows)
 
     @property
+    def complete(self) -> bool:
+        """Every combination that is its own system was checked to the end."""
+        return all(row.outcome is not None and row.outcome.complete
+                   for row in self.rows if row.same_as is None)
+
+    @property
     def as_expected(self) -> bool:
         """Every run complete and every named configuration's verdicts as it expects."""
         run = [row.outcome for row in self.rows if row.same_as is None]
-        return all(o is not None and o.complete and not o.mismatches for o in run)
+        return self.complete and not any(o.mismatches for o in run)
 
 
 def plan(constants: Mapping[str, int]) -> list[Row]:
@@ -201,7 +208,12 @@ def run_matrix(
     started = time.perf_counter()
     rows = plan(constants)
     todo = [row for row in rows if row.same_as is None]
-    outcomes = dict(run_rows(todo, jobs, on_done or (lambda row: None)))
+    outcomes = {}
+    try:
+        for number, outcome in run_rows(todo, jobs, on_done or (lambda row: None)):
+            outcomes[number] = outcome
+    except KeyboardInterrupt:
+        pass  # Ctrl-C: report what was checked; `complete` says the rest is missing
     done = tuple(attrs.evolve(row, outcome=outcomes.get(row.number)) for row in rows)
     return Matrix(done, seconds=time.perf_counter() - started)
 
@@ -212,6 +224,8 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
             outcome = check_combination(row.config, row.named)
             on_done(row)
             yield row.number, outcome
+            if not outcome.complete:
+                return  # check() caught a Ctrl-C and cut this search short: stop the matrix too
         return
     # forkserver, not fork: the progress bar's refresh thread is running, and a
     # forked worker could inherit a lock that thread holds.
@@ -268,6 +282,8 @@ def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
     if row.same_as is not None:
         return f"same system as row {row.same_as} (the cap routes compaction)"
     outcome = matrix.outcome(row)
+    if outcome is None or not outcome.complete:
+        return "not checked to the end (interrupted)"
     table = matrix.sufficiency() if table is None else table
     minimal = matrix.minimal_sets() if minimal is None else minimal
     i1, live = (outcome.holds(prop) for prop in REQUIRED) if outcome else (None, None)
@@ -323,6 +339,14 @@ def named_words(row: Row, matrix: Matrix) -> str:
     return f"{row.named} (NOT as expected: {'; '.join(outcome.mismatches)})"
 
 
+def named_as_expected(row: Row, matrix: Matrix) -> bool | None:
+    """For a named row: whether its verdicts are the expected ones (None when not named or not run)."""
+    outcome = matrix.outcome(row)
+    if row.named is None or outcome is None:
+        return None
+    return outcome.complete and not outcome.mismatches
+
+
 def json_records(matrix: Matrix) -> list[dict]:
     """One record per row (a duplicate row carries `same_as`, no verdicts), then the derivation."""
     table, minimal = matrix.sufficiency(), matrix.minimal_sets()
@@ -340,19 +364,20 @@ def json_records(matrix: Matrix) -> list[dict]:
             "transitions": outcome.transitions if outcome else None,
             "depth": outcome.depth if outcome else None,
             "seconds": round(outcome.seconds, 3) if outcome else None,
-            "complete": outcome.complete if outcome else None,
+            "complete": outcome.complete if outcome else (None if row.same_as else False),
             "properties": {
                 prop: {"holds": holds, "trace_length": length}
                 for prop, (holds, length) in outcome.properties.items()
             } if outcome else None,
             "sufficient": table[row.mechanisms],
-            "as_expected": None if row.named is None else not matrix.outcome(row).mismatches,
+            "as_expected": named_as_expected(row, matrix),
             "remark": remark(row, matrix, table, minimal),
         })
     records.append({
         "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
         "required": list(REQUIRED),
-        "derived": matrix.liveness_checked,
+        "derived": matrix.liveness_checked and matrix.complete,
+        "complete": matrix.complete,
         "seconds": round(matrix.seconds, 3),
         "as_expected": matrix.as_expected,
     })
@@ -380,6 +405,10 @@ def markdown(matrix: Matrix) -> str:
 
 def derivation_summary(matrix: Matrix, minimal=None) -> str:
     """One paragraph: the minimal sufficient sets, or why they could not be derived."""
+    if not matrix.complete:
+        checked = sum(row.outcome is not None and row.outcome.complete for row in matrix.rows)
+        return (f"INCOMPLETE (interrupted): {checked} combinations checked to the end; "
+                "minimal sufficient sets not derived.")
     if not matrix.liveness_checked:
         return (f"Minimal sufficient sets not derived: the checker reported no {LIVENESS} "
                 "verdict.")

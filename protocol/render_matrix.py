@@ -18,7 +18,9 @@ from .render import VERDICT_STYLE
 HEADERS = {"PhysicalLeSince": "Physical\nLeSince", "NoRegression": "No\nRegression",
            "CompactionNotStalled": "Compaction\nNotStalled"}
 CAPTION = ("✓ holds   ✗ n violated, shortest counterexample of n states   "
-           "? unknown (search cut short)   – not checked")
+           "? unknown (search cut short)   – not checked\n"
+           "sufficient: I1 and CompactionNotStalled hold;   redundant: can be switched off "
+           "keeping it sufficient")
 
 
 def verdict_cell(outcome, prop: str) -> Text:
