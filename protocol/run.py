@@ -13,7 +13,10 @@ import invariants
 
 from .checker import Exploration, Progress, explore
 from .config import NamedConfig
-from .model import model_for
+from .fast import explore_config, unreduced_counts
+from .liveness import FairGraph, find_violation, leads_to_masks
+from .symmetry import refuse_liveness
+from .model import Label, fair_family, instances, model_for
 from .trace import Trace, trace_from_path
 
 
@@ -40,6 +43,9 @@ class CheckResult:
     interrupted: bool
     properties: dict  # name -> Verdict, in the spec's order
     stopped_on_violation: bool = False
+    # With symmetry: the representatives explored ("distinct states (symmetry-reduced)");
+    # distinct_states and transitions stay the unreduced counts, derived from orbit sizes.
+    reduced_states: int | None = None
 
     @property
     def config(self):
@@ -87,27 +93,34 @@ def check(
     max_states: int | None = None,
     stop_on_violation: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    liveness: bool = True,
+    symmetry: bool = False,
 ) -> CheckResult:
-    """Explore `named` breadth-first and give each property its verdict."""
+    """Explore `named` breadth-first and give each property its verdict.
+
+    With `liveness` the explored graph's edges are kept and the liveness
+    properties are decided on it after the safety ones; without, they are
+    left unknown.
+    """
     cfg = named.config
-    model = model_for(cfg)
+    if symmetry and liveness:
+        refuse_liveness()
     state_props, transition_props = safety_properties(cfg)
-    run = explore(
-        model.initial_states,
-        model.successors,
-        state_props,
-        transition_props,
+    run = explore_config(  # the fast engine: same states, order, edges and verdicts
+        cfg,
+        symmetry=symmetry,
         max_states=max_states,
         stop_on_violation=stop_on_violation,
         on_progress=on_progress,
+        record_edges=liveness,
     )
     verdicts = {
         name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
     }
+    verdicts.update(liveness_verdicts(run, cfg))
     return CheckResult(
         named=named,
-        distinct_states=run.distinct_states,
-        transitions=run.transitions,
+        **unreduced_counts(run),
         depth=run.depth,
         seconds=run.seconds,
         complete=run.complete,
@@ -122,3 +135,76 @@ def safety_verdict(run: Exploration, name: str) -> Verdict:
     if path is not None:
         return Verdict(False, trace_from_path(name, path))
     return Verdict(True if run.complete else None)
+
+
+# ------------------------------------------------------------------ liveness
+
+
+def liveness_verdicts(run: Exploration, cfg) -> dict:
+    """Each liveness property's verdict, decided on the recorded graph under `cfg`'s fairness.
+
+    Unknown when the graph is incomplete or its edges were not recorded: a
+    state not expanded might still have a way out of a stall.
+    """
+    if not (run.complete and run.edges_recorded):
+        return {name: Verdict(None) for name in invariants.LIVENESS_PROPERTIES}
+    graph = fair_graph(run, cfg)
+    initial = [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
+    verdicts = {}
+    for name, pairs_of in invariants.LIVENESS_PROPERTIES.items():
+        pairs = pairs_of(cfg)
+        states = (run.state(state_id) for state_id in range(run.distinct_states))
+        masks = leads_to_masks(states, [(pair.premise, pair.conclusion) for pair in pairs])
+        found = find_violation(graph, initial, masks)
+        if found is None:
+            verdicts[name] = Verdict(True)
+        else:
+            verdicts[name] = Verdict(False, lasso_trace(run, graph, name, pairs[found.pair], found.lasso))
+    return verdicts
+
+
+def fair_graph(run: Exploration, cfg) -> FairGraph:
+    """The recorded graph with its weakly fair families: one per runtime action
+    instance when `cfg` asks for fairness, none otherwise."""
+    if cfg.fairness:
+        in_order = [label for label, _ in instances(cfg)]
+        families = [fair_family(label) for label in in_order if fair_family(label) is not None]
+        label_family = [fair_family(label) for label in run.labels]
+    else:
+        families, label_family = [], [None] * len(run.labels)
+    return FairGraph(
+        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, families, label_family
+    )
+
+
+def lasso_trace(run: Exploration, graph, name: str, pair, lasso) -> Trace:
+    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair."""
+    steps = [
+        (None if label is None else run.labels[label], run.state(state_id))
+        for label, state_id in lasso.steps
+    ]
+    notes = [f"{pair.text} fails: {stall_start(steps, pair)} on, the premise has held "
+             "and the conclusion never holds"]
+    if lasso.stutters:
+        notes.append(f"stutters forever in state {lasso.loop + 1}")
+    else:
+        notes.append(f"back to state {lasso.loop + 1} by {run.labels[lasso.back]}")
+    if not graph.families:
+        notes.append("no action is fair (fairness off): the behaviour may stop anywhere")
+    for family, how, where in lasso.fairness:
+        if how == "disabled":
+            notes.append(f"{Label(*family)} is disabled in state {where + 1}")
+        else:
+            notes.append(f"{Label(*family)} is taken in the cycle, from state {where + 1}")
+    return trace_from_path(name, steps, loop=lasso.loop, stutters=lasso.stutters, notes=tuple(notes))
+
+
+def stall_start(steps, pair) -> str:
+    """Where the lasso's stall starts: the first state from which the conclusion never
+    holds again, once the premise has held."""
+    start = len(steps) - 1
+    while start > 0 and not pair.conclusion(steps[start - 1][1]):
+        start -= 1
+    while not pair.premise(steps[start][1]):
+        start += 1
+    return f"from state {start + 1}"

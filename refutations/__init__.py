@@ -13,6 +13,7 @@ from . import (
     holds_physical_from_upper,
     holds_release_on_maint,
     holds_routed,
+    holds_unfair,
 )
 
 ALL = [
@@ -21,4 +22,5 @@ ALL = [
     holds_cap.REFUTATION,
     holds_release_on_maint.REFUTATION,
     holds_physical_from_upper.REFUTATION,
+    holds_unfair.REFUTATION,
 ]

@@ -1,0 +1,436 @@
+"""Leads-to under weak fairness, decided on an explored graph. Knows nothing of the protocol.
+
+The graph is given as the checker records it: states numbered 0..n-1 and
+three parallel integer arrays of edges (source, label id, destination).
+Each label id belongs to at most one weakly fair *family* (an action
+instance such as `Publish(1)`); a family is enabled in a state when the
+state has an outgoing edge with one of its labels.
+
+`P ~> Q` fails exactly when some fair behaviour reaches a state where P
+holds and Q does not, and from there stays in states where Q does not hold
+forever (TLA+ semantics: every state may stutter). Such a behaviour ends in
+a strongly connected component of the "not Q" states reachable from a
+P-and-not-Q state, and a component can hold it forever exactly when every
+fair family is disabled in some state of it or taken by an edge inside it
+(Emerson-Lei for weak fairness). A single state with no edge inside is the
+stutter, fair exactly when no fair family is enabled in it.
+
+Components are found once for the whole graph by an iterative Tarjan on
+integer arrays; a leads-to pair only refines the non-trivial ones (the
+protocol's graph has none: every frontier only rises). networkx needs
+about 1 GB and 45 s to build and split the 595,210-state, 2.7M-edge graph of
+`Holds` at D=2; these arrays take tens of MB (see benchmarks/liveness.py).
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections import deque
+from itertools import islice
+from typing import Callable, Hashable, Iterable, NamedTuple, Sequence
+
+class Lasso(NamedTuple):
+    """A fair behaviour that violates a leads-to: a prefix, then a cycle forever.
+
+    `steps` lists each state once, as (label id of the step into it, state
+    id), the first with label None. The cycle is `steps[loop:]`: from the
+    last state the step labelled `back` returns to `steps[loop]`; with
+    `back` None the last state stutters forever (then `loop` is its index).
+    `fairness` says, per fair family, why the cycle is fair to it:
+    (family, "disabled", i) when it is disabled in `steps[i]`, or
+    (family, "taken", i) when the step out of `steps[i]` (the back step for
+    the last one) takes it.
+    """
+
+    steps: tuple
+    loop: int
+    back: int | None
+    fairness: tuple
+
+    @property
+    def stutters(self) -> bool:
+        return self.back is None
+
+
+class Counterexample(NamedTuple):
+    pair: int  # which of the leads-to pairs it violates
+    lasso: Lasso
+
+
+class FairGraph:
+    """The reachable graph in compressed rows, with each state's enabled fair families.
+
+    `families` are the fair families in the order the caller wants them
+    reported; `label_family[l]` is label l's family or None when l is not
+    fair. Family i is the bit 1 << i of the masks.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        edge_src: Sequence[int],
+        edge_label: Sequence[int],
+        edge_dst: Sequence[int],
+        families: Sequence[Hashable],
+        label_family: Sequence[Hashable | None],
+    ):
+        self.n = n
+        self.families = list(families)
+        bit_of = {family: 1 << i for i, family in enumerate(self.families)}
+        self.label_bit = [bit_of.get(family, 0) if family is not None else 0 for family in label_family]
+        self.all_families = (1 << len(self.families)) - 1
+        self.offsets, self.targets, self.labels = compressed_rows(n, edge_src, edge_label, edge_dst)
+        self.enabled = self._enabled_masks()
+        self._components = None
+
+    def _enabled_masks(self) -> list[int]:
+        enabled = [0] * self.n
+        if not self.all_families:
+            return enabled
+        offsets, labels, label_bit = self.offsets, self.labels, self.label_bit
+        for v in range(self.n):
+            mask = 0
+            for label in labels[offsets[v]:offsets[v + 1]]:
+                mask |= label_bit[label]
+            enabled[v] = mask
+        return enabled
+
+    def edges_from(self, v: int):
+        """(label id, destination) of every edge out of `v`, in recorded order."""
+        start, end = self.offsets[v], self.offsets[v + 1]
+        return zip(self.labels[start:end], self.targets[start:end])
+
+    def cyclic(self) -> bytearray:
+        """Per state, 1 when it lies in a strongly connected component with an edge inside.
+
+        Computed once: any component of a subgraph lies inside one of these.
+        """
+        if self._components is None:
+            component, count = strongly_connected_components(self.offsets, self.targets, self.n)
+            sizes = array("q", bytes(8 * count))
+            for c in component:
+                sizes[c] += 1
+            cyclic = bytearray(self.n)
+            for v in range(self.n):
+                if sizes[component[v]] > 1 or self._has_self_loop(v):
+                    cyclic[v] = 1
+            self._components = cyclic
+        return self._components
+
+    def _has_self_loop(self, v: int) -> bool:
+        return v in self.targets[self.offsets[v]:self.offsets[v + 1]]
+
+
+def compressed_rows(n, edge_src, edge_label, edge_dst) -> tuple[array, array, array]:
+    """Offsets, destinations and labels of the edges grouped by source, keeping their order."""
+    counts = array("q", bytes(8 * (n + 1)))
+    for v in edge_src:
+        counts[v + 1] += 1
+    offsets = counts
+    for v in range(n):
+        offsets[v + 1] += offsets[v]
+    if all(map(operator.le, edge_src, islice(edge_src, 1, None))):
+        return offsets, array("q", edge_dst), array("q", edge_label)  # already grouped (BFS order)
+    slot = array("q", offsets)
+    targets, labels = array("q", bytes(8 * len(edge_dst))), array("q", bytes(8 * len(edge_dst)))
+    for v, label, w in zip(edge_src, edge_label, edge_dst):
+        targets[slot[v]], labels[slot[v]] = w, label
+        slot[v] += 1
+    return offsets, targets, labels
+
+
+def strongly_connected_components(offsets, targets, n: int, within: bytearray | None = None):
+    """Iterative Tarjan: (component id per state, number of components).
+
+    With `within`, only states v with within[v] and the edges between them
+    count; other states get component -1.
+    """
+    index = array("q", [-1]) * n
+    low = array("q", [0]) * n
+    component = array("q", [-1]) * n
+    on_stack = bytearray(n)
+    stack: list[int] = []
+    counter = count = 0
+    for root in range(n):
+        if index[root] != -1 or (within is not None and not within[root]):
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = 1
+        work = [(root, offsets[root])]
+        while work:
+            v, i = work[-1]
+            end = offsets[v + 1]
+            while i < end:
+                w = targets[i]
+                i += 1
+                if within is not None and not within[w]:
+                    continue
+                if index[w] == -1:  # descend into w, resume v at edge i afterwards
+                    work[-1] = (v, i)
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = 1
+                    work.append((w, offsets[w]))
+                    break
+                if on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if low[v] == index[v]:  # v is the root of a component: pop it
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = 0
+                        component[w] = count
+                        if w == v:
+                            break
+                    count += 1
+                if work:
+                    parent = work[-1][0]
+                    if low[v] < low[parent]:
+                        low[parent] = low[v]
+    return component, count
+
+
+def leads_to_masks(states: Iterable, pairs: Sequence[tuple[Callable, Callable]]) -> list[tuple[bytearray, bytearray]]:
+    """Per (premise, conclusion) pair, two masks over the states in order: where the
+    premise holds and the conclusion does not (`triggers`), and where the conclusion
+    does not hold (`unmet`).
+
+    Each state is visited once, so a store that decodes states decodes each
+    once. (Batching the states through `map` measured no faster.)
+    """
+    masks = [(bytearray(), bytearray()) for _ in pairs]
+    for s in states:
+        for (premise, conclusion), (triggers, unmet) in zip(pairs, masks):
+            if conclusion(s):
+                triggers.append(0)
+                unmet.append(0)
+            else:
+                triggers.append(1 if premise(s) else 0)
+                unmet.append(1)
+    return masks
+
+
+def find_violation(
+    graph: FairGraph,
+    initial: Sequence[int],
+    pairs: Sequence[tuple[bytearray, bytearray]],
+) -> Counterexample | None:
+    """The fair lasso with the shortest prefix violating any of the leads-to `pairs`.
+
+    Each pair is given by its masks (see `leads_to_masks`). Ties go to the
+    earlier pair; None when every pair holds.
+    """
+    best = None
+    for number, (triggers, unmet) in enumerate(pairs):
+        if not any(triggers):
+            continue
+        region = stalled_region(graph, triggers, unmet)
+        fair = fair_components(graph, region)
+        if not any(fair.mask):
+            continue
+        prefix = shortest_prefix(graph, initial, triggers, region, fair)
+        if best is None or len(prefix) < len(best[1]):
+            best = (number, prefix, fair)
+    if best is None:
+        return None
+    number, prefix, fair = best
+    return Counterexample(number, lasso(graph, prefix, fair.component_of(prefix[-1][1])))
+
+
+def stalled_region(graph: FairGraph, triggers: bytearray, unmet: bytearray) -> bytearray:
+    """The states where the conclusion fails, reachable from a trigger without it holding."""
+    region = bytearray(triggers)
+    offsets, targets = graph.offsets, graph.targets
+    frontier = deque(v for v in range(graph.n) if triggers[v])
+    while frontier:
+        v = frontier.popleft()
+        for w in targets[offsets[v]:offsets[v + 1]]:
+            if unmet[w] and not region[w]:
+                region[w] = 1
+                frontier.append(w)
+    return region
+
+
+class FairComponents(NamedTuple):
+    """The states of a region from which a fair behaviour can stay in the region forever."""
+
+    mask: bytearray  # per state, 1 when it lies in such a component
+    groups: dict  # state -> its component's states, for the components with an edge inside
+
+    def component_of(self, v: int) -> frozenset:
+        return self.groups.get(v) or frozenset((v,))
+
+
+def fair_components(graph: FairGraph, region: bytearray) -> FairComponents:
+    """The components of `region` a fair behaviour can stay in forever: a single state
+    stutters when nothing fair is enabled in it; a component with an edge inside when
+    every fair family is disabled in one of its states or taken inside it."""
+    cyclic = graph.cyclic()
+    everything, enabled = graph.all_families, graph.enabled
+    mask = bytearray(graph.n)
+    for v in range(graph.n):
+        if region[v] and not cyclic[v] and not enabled[v] & everything:
+            mask[v] = 1
+    groups: dict[int, frozenset] = {}
+    inner = bytearray(a & b for a, b in zip(region, cyclic))
+    if any(inner):
+        component, count = strongly_connected_components(graph.offsets, graph.targets, graph.n, inner)
+        members: list[list[int]] = [[] for _ in range(count)]
+        for v in range(graph.n):
+            if component[v] >= 0:
+                members[component[v]].append(v)
+        for states in members:
+            if satisfied_families(graph, states, component) == everything:
+                group = frozenset(states)
+                for v in states:
+                    mask[v] = 1
+                    groups[v] = group
+    return FairComponents(mask, groups)
+
+
+def satisfied_families(graph: FairGraph, states: list[int], component) -> int:
+    """The fair families disabled in some of `states` or taken by an edge among them."""
+    everything, mask = graph.all_families, 0
+    here = component[states[0]]
+    for v in states:
+        mask |= everything & ~graph.enabled[v]
+        for label, w in graph.edges_from(v):
+            if component[w] == here:
+                mask |= graph.label_bit[label]
+    return mask
+
+
+def shortest_prefix(graph: FairGraph, initial, triggers, region, fair) -> list[tuple[int | None, int]]:
+    """A shortest path from an initial state to a fair component, through a trigger and
+    then only through `region`: [(label id or None, state id)].
+
+    Breadth-first over (state, phase): phase 0 anywhere, phase 1 once a trigger
+    was passed and only inside the region. Edges are taken in recorded
+    order, so the same graph always gives the same path.
+    """
+    is_trigger = triggers
+    came_from: dict[int, tuple[int, int | None]] = {}  # node -> (previous node, label)
+    queue: deque[int] = deque()
+
+    def reach(v: int, phase: int, previous: int, label):
+        nodes = [2 * v + phase]
+        if phase == 0 and is_trigger[v]:
+            nodes.append(2 * v + 1)  # passing a trigger costs no step
+        for node in nodes:
+            if node not in came_from:
+                came_from[node] = (previous, label)
+                queue.append(node)
+
+    for v in initial:
+        reach(v, 0, -1, None)
+    while queue:
+        node = queue.popleft()
+        v, phase = divmod(node, 2)
+        if phase == 1 and fair.mask[v]:
+            return unwind(came_from, node)
+        for label, w in graph.edges_from(v):
+            if phase == 0 or region[w]:
+                reach(w, phase, node, label)
+    raise ValueError("no fair component is reachable: the region was not computed from this graph")
+
+
+def unwind(came_from, node) -> list[tuple[int | None, int]]:
+    path = []
+    while node >= 0:
+        previous, label = came_from[node]
+        path.append((label, node // 2))
+        node = previous
+    path.reverse()
+    return path
+
+
+def lasso(graph: FairGraph, prefix, component: frozenset) -> Lasso:
+    """Close `prefix` (ending in `component`) with a fair cycle inside the component.
+
+    The stutter when no fair family is enabled where the prefix ends;
+    otherwise a walk that visits, for each family not yet satisfied, a state
+    that disables it (lowest id) or else takes an edge of it, and returns.
+    """
+    steps = list(prefix)
+    loop = len(steps) - 1
+    entry = steps[-1][1]
+    everything = graph.all_families
+    if not graph.enabled[entry] & everything:
+        reasons = [(f, "disabled", loop) for f in graph.families]
+        return Lasso(tuple(steps), loop, None, tuple(reasons))
+    walk: list[tuple[int, int]] = []  # (label, state) steps of the cycle, the last back to entry
+    for bit, family in enumerate(graph.families):
+        if satisfied(graph, entry, walk) >> bit & 1:
+            continue
+        walk += waypoint_path(graph, walk[-1][1] if walk else entry, 1 << bit, component)
+    walk += inside_path(graph, walk[-1][1] if walk else entry, {entry}, component)
+    back = walk.pop()[0]
+    steps += walk
+    return Lasso(tuple(steps), loop, back, tuple(fairness_reasons(graph, steps, loop, back)))
+
+
+def satisfied(graph: FairGraph, entry: int, walk) -> int:
+    mask = graph.all_families & ~graph.enabled[entry]
+    for label, state in walk:
+        mask |= graph.label_bit[label] | (graph.all_families & ~graph.enabled[state])
+    return mask
+
+
+def waypoint_path(graph: FairGraph, start: int, bit: int, component) -> list[tuple[int, int]]:
+    """From `start`, a shortest walk inside the component to a state disabling `bit`,
+    or else through an edge taking it."""
+    disabling = {v for v in component if not graph.enabled[v] & bit}
+    if disabling:
+        return inside_path(graph, start, {min(disabling)}, component)
+    for v in sorted(component):
+        for label, w in graph.edges_from(v):
+            if graph.label_bit[label] & bit and w in component:
+                return inside_path(graph, start, {v}, component) + [(label, w)]
+    raise ValueError("the component is not fair to this family")
+
+
+def inside_path(graph: FairGraph, start: int, goals: set, component) -> list[tuple[int, int]]:
+    """A shortest path inside the component from `start` to a goal: [(label, state)], empty
+    when `start` is one."""
+    if start in goals:
+        return []
+    came_from = {start: None}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for label, w in graph.edges_from(v):
+            if w in component and w not in came_from:
+                came_from[w] = (v, label)
+                if w in goals:
+                    return unwind_inside(came_from, w)
+                queue.append(w)
+    raise ValueError("the goal is not reachable inside the component")
+
+
+def unwind_inside(came_from, v) -> list[tuple[int, int]]:
+    path = []
+    while came_from[v] is not None:
+        previous, label = came_from[v]
+        path.append((label, v))
+        v = previous
+    path.reverse()
+    return path
+
+
+def fairness_reasons(graph: FairGraph, steps, loop: int, back: int):
+    """Per fair family, the first place in the cycle that disables or takes it."""
+    cycle = range(loop, len(steps))
+    out_label = {i: steps[i + 1][0] for i in cycle if i + 1 < len(steps)}
+    out_label[len(steps) - 1] = back
+    for bit, family in enumerate(graph.families):
+        mask = 1 << bit
+        disabled = next((i for i in cycle if not graph.enabled[steps[i][1]] & mask), None)
+        if disabled is not None:
+            yield family, "disabled", disabled
+        else:
+            yield family, "taken", next(i for i in cycle if graph.label_bit[out_label[i]] & mask)

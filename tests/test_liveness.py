@@ -1,0 +1,165 @@
+"""Leads-to under weak fairness: the algorithm on hand-made graphs, then on the protocol."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol import actions, model
+from protocol.config import lookup
+from protocol.liveness import FairGraph, find_violation, strongly_connected_components
+from protocol.run import check
+
+
+def graph(n: int, edges, fair=("f",)) -> FairGraph:
+    """A graph of n states from (source, label, destination) triples; labels in `fair`
+    are the weakly fair families (one family per label)."""
+    labels = sorted({label for _, label, _ in edges} | set(fair))
+    label_id = {label: i for i, label in enumerate(labels)}
+    return FairGraph(
+        n,
+        [src for src, _, _ in edges],
+        [label_id[label] for _, label, _ in edges],
+        [dst for _, _, dst in edges],
+        families=list(fair),
+        label_family=[label if label in fair else None for label in labels],
+    )
+
+
+def mask(n: int, members) -> bytearray:
+    return bytearray(1 if v in members else 0 for v in range(n))
+
+
+def stall(g: FairGraph, unmet, premise=None):
+    """The counterexample to `premise ~> not unmet` (premise: everywhere by default)."""
+    premise = set(range(g.n)) if premise is None else set(premise)
+    triggers = mask(g.n, set(unmet) & premise)
+    return find_violation(g, [0], [(triggers, mask(g.n, unmet))])
+
+
+def states_of(found) -> list[int]:
+    return [state for _, state in found.lasso.steps]
+
+
+def test_a_cycle_with_a_fair_action_enabled_throughout_and_never_taken_is_no_counterexample():
+    g = graph(4, [(0, "g", 1), (1, "g", 2), (2, "g", 1), (1, "f", 3), (2, "f", 3)])
+    assert stall(g, unmet={1, 2}) is None
+
+
+def test_a_cycle_where_the_fair_action_is_disabled_somewhere_is_a_counterexample():
+    g = graph(4, [(0, "g", 1), (1, "g", 2), (2, "g", 1), (1, "f", 3)])
+    found = stall(g, unmet={1, 2})
+    assert states_of(found) == [0, 1, 2]
+    assert found.lasso.loop == 1 and not found.lasso.stutters
+    assert found.lasso.fairness == (("f", "disabled", 2),)
+
+
+def test_a_cycle_that_takes_the_fair_action_it_keeps_enabled_is_a_counterexample():
+    g = graph(4, [(0, "g", 1), (1, "f", 2), (2, "g", 1), (2, "f", 3)])
+    found = stall(g, unmet={1, 2})
+    assert found.lasso.fairness == (("f", "taken", 1),)
+    assert states_of(found) == [0, 1, 2] and not found.lasso.stutters
+
+
+def test_a_terminal_state_where_a_fair_action_is_enabled_is_no_counterexample():
+    g = graph(3, [(0, "g", 1), (1, "f", 2)])
+    assert stall(g, unmet={1}) is None
+
+
+def test_a_terminal_state_where_no_fair_action_is_enabled_stutters_forever():
+    g = graph(3, [(0, "g", 1), (1, "g", 2)])
+    found = stall(g, unmet={1})
+    assert states_of(found) == [0, 1]
+    assert found.lasso.stutters and found.lasso.loop == 1
+
+
+def test_a_fair_self_loop_is_a_counterexample_an_unfair_one_is_not():
+    taken = graph(3, [(0, "g", 1), (1, "f", 1), (1, "g", 2)])
+    assert stall(taken, unmet={1}).lasso.fairness == (("f", "taken", 1),)
+    idle = graph(3, [(0, "g", 1), (1, "g", 1), (1, "f", 2)])
+    assert stall(idle, unmet={1}) is None
+
+
+def test_of_two_components_only_the_fair_one_is_reported():
+    # 1<->2 keeps f enabled and never takes it; 3<->4 disables it in 4.
+    edges = [(0, "g", 1), (1, "g", 2), (2, "g", 1), (1, "f", 5), (2, "f", 5),
+             (0, "g", 3), (3, "g", 4), (4, "g", 3), (3, "f", 5)]
+    found = stall(graph(6, edges), unmet={1, 2, 3, 4})
+    assert set(states_of(found)[1:]) == {3, 4}
+
+
+def test_without_fair_families_every_stalled_state_may_stutter():
+    g = graph(3, [(0, "f", 1), (1, "f", 2)], fair=())
+    found = stall(g, unmet={1})
+    assert states_of(found) == [0, 1] and found.lasso.stutters
+
+
+def test_the_prefix_passes_the_premise_even_when_a_shorter_path_skips_it():
+    # 0 -> 2 directly, or 0 -> 1 -> 2; only state 1 satisfies the premise.
+    g = graph(3, [(0, "g", 2), (0, "g", 1), (1, "f", 2)])
+    assert states_of(stall(g, unmet={1, 2}, premise={1})) == [0, 1, 2]
+
+
+def test_a_premise_that_stops_holding_still_obliges_the_conclusion():
+    g = graph(3, [(0, "g", 1), (1, "f", 2)])
+    assert states_of(stall(g, unmet={1, 2}, premise={1})) == [0, 1, 2]
+
+
+def test_reaching_the_conclusion_ends_the_obligation():
+    g = graph(3, [(0, "g", 1), (1, "g", 2)])
+    assert stall(g, unmet={1}, premise={0, 1, 2}) is not None
+    assert stall(g, unmet={0, 2}, premise={1}) is None  # premise holds only where the conclusion does
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+))
+def test_tarjan_splits_like_networkx(case):
+    n, edges = case
+    g = graph(n, [(src, "g", dst) for src, dst in edges], fair=())
+    component, count = strongly_connected_components(g.offsets, g.targets, n)
+    ours = {frozenset(v for v in range(n) if component[v] == c) for c in range(count)}
+    reference = nx.DiGraph()
+    reference.add_nodes_from(range(n))
+    reference.add_edges_from(edges)
+    assert ours == {frozenset(c) for c in nx.strongly_connected_components(reference)}
+
+
+# ------------------------------------------------------------------ the protocol
+
+
+@pytest.mark.parametrize("name", ["Holds", "HoldsAcquire"])
+def test_the_sound_designs_never_stall_compaction(name):
+    assert check(lookup(name)).properties["CompactionNotStalled"].holds is True
+
+
+def test_without_fairness_compaction_stalls_right_after_the_first_allowance():
+    verdict = check(lookup("HoldsUnfair")).properties["CompactionNotStalled"]
+    trace = verdict.trace
+    assert verdict.holds is False and trace.length == 2
+    assert [str(step.action) for step in trace.steps] == ["None", "AdvancePolicy"]
+    assert trace.stutters and trace.loop == 1
+    assert trace.steps[-1].state.sent > trace.steps[-1].state.since[0]
+
+
+def test_a_publisher_blind_to_the_standing_hold_stalls_even_under_fairness(monkeypatch):
+    def publish_blind_to_standing(s, cfg, p):
+        """Publish, reading every standing hold as its initial 0: since never rises."""
+        after = actions.publish(s._replace(standing=(0,) * len(s.standing)), cfg, p)
+        return None if after is None else after._replace(standing=s.standing)
+
+    monkeypatch.setitem(model.ACTIONS, "Publish", publish_blind_to_standing)
+    verdict = check(lookup("Holds")).properties["CompactionNotStalled"]
+    assert verdict.holds is False
+    last = verdict.trace.steps[-1].state
+    assert verdict.trace.stutters and not any(last.mq) and not any(last.iq)
+    assert any("InterStep(0) is disabled" in note for note in verdict.trace.notes)
+
+
+def test_liveness_has_no_verdict_without_the_whole_graph():
+    holds = lookup("Holds")
+    assert check(holds, liveness=False).properties["CompactionNotStalled"].holds is None
+    assert check(holds, max_states=100).properties["CompactionNotStalled"].holds is None
