@@ -1,0 +1,215 @@
+"""Property-based fuzzing: Hypothesis walks the checker's own transition system.
+
+A walk (protocol.simulate.walk, the walker of `python -m protocol simulate`)
+starts in the initial state and takes one enabled action instance per step,
+from `model_for(cfg).successors`, the very function the checker explores,
+checking TypeOK, I1, PhysicalLeSince and NoRegression at every step. Here
+Hypothesis makes each choice, so a failing walk is shrunk.
+
+How a choice is encoded (this shapes the shrinking, not what can be reached):
+Hypothesis draws a position in a fixed list of every action instance, the
+runtime actions first, and the walk takes the first enabled instance at or
+after it, wrapping round. Every enabled action can be drawn. Shrinking moves
+draws toward 0, that is toward "let the runtimes catch up", which makes no
+violation by itself, so a shrunk walk keeps only the steps the violation
+needs; deleting a step leaves the meaning of the later draws intact.
+
+Reproducing a failure: `@given` tests print the falsifying example and a
+`@reproduce_failure(...)` line (see tests/conftest.py); paste it above the
+test. The `find` tests use a fixed seed, printed in their failure message.
+Run the CI budget locally with HYPOTHESIS_PROFILE=ci.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import pytest
+from hypothesis import find, given, note, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
+
+import invariants
+from helpers import checked
+from protocol.checker import explore
+from protocol.config import Config, SWITCH_VALUES, named_configurations
+from protocol.model import RUNTIME_ACTIONS, model_for
+from protocol.run import check, safety_properties
+from protocol.simulate import Checks, checks_for, walk
+from protocol.trace import replay
+
+WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
+HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slow the shrinking
+# A hunt stops at its first find, so its budget costs time only when it fails.
+HUNT_EXAMPLES = 10 * settings.default.max_examples
+FIND_SEED = 0
+SAFETY_REFUTATIONS = [
+    named for named in named_configurations().values() if named.violates in invariants.SAFETY_PROPERTIES
+]
+
+# Wider than exhaustive search reaches (spec section 1: defaults P=2, D=1, MaxTime=2).
+WIDE = st.fixed_dictionaries(
+    {"P": st.integers(1, 4), "D": st.integers(0, 4), "MaxTime": st.integers(0, 5)}
+)
+# Small enough that every switch combination explores in well under a second.
+SMALL = st.sampled_from([
+    {"P": 1, "D": 1, "MaxTime": 1}, {"P": 2, "D": 1, "MaxTime": 1}, {"P": 1, "D": 1, "MaxTime": 2},
+    {"P": 1, "D": 2, "MaxTime": 1}, {"P": 2, "D": 0, "MaxTime": 2}, {"P": 2, "D": 1, "MaxTime": 0},
+])
+# The constants at which each refutation is also hunted beyond the defaults.
+WIDER = {"P": 3, "D": 2, "MaxTime": 3}
+
+
+def configs(constants) -> st.SearchStrategy[Config]:
+    """Any configuration: every mechanism switch drawn, with the given constants."""
+    switches = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in SWITCH_VALUES.items()})
+    return st.builds(lambda c, s: Config(**c, **s), constants, switches)
+
+
+@lru_cache(maxsize=None)
+def model_and_checks(cfg):
+    return model_for(cfg), checks_for(cfg)
+
+
+@st.composite
+def walks(draw, cfg, depth=WALK_DEPTH, check_properties=True):
+    """A random walk of `cfg`, every choice drawn by Hypothesis (see the module docstring)."""
+    model, checks = model_and_checks(cfg)
+    order = sorted(model.labels, key=lambda label: label.name not in RUNTIME_ACTIONS)
+    position = {label: i for i, label in enumerate(order)}
+
+    def choose(options) -> int:
+        wanted = draw(st.integers(0, len(order) - 1))
+        return min(range(len(options)), key=lambda k: (position[options[k][0]] - wanted) % len(order))
+
+    return walk(model, checks if check_properties else Checks({}, {}), choose, depth)
+
+
+def labels(found) -> list[str]:
+    return [str(step.action) for step in found.steps[1:]]
+
+
+# --------------------------------------------- 1. shipped designs, wide constants
+
+
+@pytest.mark.parametrize("name", ["Holds", "HoldsAcquire"])
+@given(constants=WIDE, data=st.data())
+def test_shipped_designs_survive_random_walks_at_wide_constants(name, constants, data):
+    cfg = named_configurations()[name].config.evolve(**constants)
+    found = data.draw(walks(cfg))
+    note(f"{cfg.constants}: {labels(found)}")
+    assert found.violated == (), f"{name} {cfg.constants} violates {found.violated}: {labels(found)}"
+
+
+# ----------------------------------- 2. every refutation found, then shrunk
+
+
+def hunt(named, prop: str):
+    """The shrunk walk violating `prop` and how many walks it took to find one (1-based)."""
+    verdicts = []
+
+    def violates(found) -> bool:
+        verdicts.append(prop in found.violated)
+        return verdicts[-1]
+
+    try:
+        shrunk = find(walks(named.config, HUNT_DEPTH), violates, settings=settings(database=None, max_examples=HUNT_EXAMPLES),
+                      random=random.Random(FIND_SEED))
+    except NoSuchExample:
+        pytest.fail(f"no walk of {named.name} {named.config.constants} violated {prop} within "
+                    f"{HUNT_EXAMPLES} walks (hypothesis.find, seed {FIND_SEED})")
+    return shrunk, verdicts.index(True) + 1
+
+
+@pytest.mark.parametrize("named", SAFETY_REFUTATIONS, ids=lambda named: named.name)
+def test_fuzzing_finds_and_shrinks_each_refutation(named):
+    """At the default constants the shrunk walk is compared with the breadth-first shortest."""
+    shortest = checked(named.name).properties[named.violates].trace_length
+    shrunk, needed = hunt(named, named.violates)
+    found = f"found after {needed} walks, shrunk to {shrunk.length} states: {labels(shrunk)}"
+    assert shrunk.length >= shortest, f"shorter than breadth-first's {shortest}: the checker missed it; {found}"
+    assert shrunk.length <= shortest + 2, found
+    assert [step.state for step in replay(named.config, labels(shrunk))] == [s.state for s in shrunk.steps]
+
+
+@pytest.mark.parametrize("named", SAFETY_REFUTATIONS, ids=lambda named: named.name)
+def test_fuzzing_finds_each_refutation_at_wider_constants(named):
+    wider = named.with_constants(WIDER)
+    shortest = check(wider, stop_on_violation=True).properties[named.violates].trace_length
+    shrunk, needed = hunt(wider, named.violates)
+    assert shortest <= shrunk.length <= 2 * shortest, f"shrunk to {shrunk.length} states: {labels(shrunk)}"
+
+
+# --------------------------------- 3. walks stay inside the explored graph
+
+
+@lru_cache(maxsize=None)
+def explored(cfg):
+    """The exhaustive exploration of `cfg` with its edges, and its edges as a set."""
+    model = model_for(cfg)
+    run = explore(model.initial_states, model.successors, *safety_properties(cfg), record_edges=True)
+    edges = {(src, run.labels[label], dst) for src, label, dst in zip(run.edge_src, run.edge_label, run.edge_dst)}
+    return run, edges
+
+
+@given(cfg=configs(SMALL), data=st.data())
+def test_every_walk_is_a_path_of_the_explored_graph(cfg, data):
+    run, edges = explored(cfg)
+    found = data.draw(walks(cfg, check_properties=False))
+    note(labels(found))
+    ids = [run.index.get(step.state) for step in found.steps]
+    assert None not in ids, f"state {ids.index(None) + 1} of the walk was never explored"
+    for i, step in enumerate(found.steps[1:]):
+        assert (ids[i], step.action, ids[i + 1]) in edges, f"step {i + 1} ({step.action}) is not a recorded edge"
+
+
+# ------------------------------------------- 4. configuration fuzzing
+
+
+def violable(cfg) -> set[str]:
+    """The safety properties some run of `cfg` violates, predicted from its switches alone.
+
+    I1 can fail only where no mechanism orders compaction behind the creates:
+    the standing hold bounds the publisher by what interactive has applied
+    (with routed compaction it is never raised, so nothing compacts at all);
+    acquisition with the release on the interactive stream holds the index
+    until the create has rendered; the cap suffices for one process; with no
+    peek (D = 0) or no time to compact to (MaxTime = 0) there is nothing to
+    break. PhysicalLeSince fails exactly when physical compaction follows the
+    upper and there is a time for the upper to advance to. TypeOK and
+    NoRegression hold everywhere.
+    """
+    i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
+                  or (cfg.cap and cfg.P == 1) or cfg.D == 0 or cfg.MaxTime == 0)
+    found = set() if i1_guarded else {"I1"}
+    if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
+        found.add("PhysicalLeSince")
+    return found
+
+
+@given(cfg=configs(SMALL))
+def test_exhaustive_search_violates_exactly_the_predicted_properties(cfg):
+    run, _ = explored(cfg)
+    assert run.complete
+    assert set(run.violations) == violable(cfg)
+
+
+@given(cfg=configs(WIDE), data=st.data())
+def test_no_walk_violates_a_property_no_mechanism_can_break(cfg, data):
+    """In particular: broadcast with the standing hold never violates I1."""
+    found = data.draw(walks(cfg))
+    note(labels(found))
+    assert set(found.violated) <= violable(cfg), labels(found)
+
+
+@given(constants=st.fixed_dictionaries({"P": st.integers(1, 4), "D": st.integers(1, 4),
+                                        "MaxTime": st.integers(1, 5)}),
+       physical=st.sampled_from(SWITCH_VALUES["physical"]), fairness=st.booleans())
+def test_without_any_mechanism_i1_fails_in_six_states(constants, physical, fairness):
+    """Routed, no standing hold, no cap, no acquisition: I1 fails whenever D >= 1 and MaxTime >= 1,
+    always by create, advance, drop, apply, publish (it cannot fail sooner)."""
+    cfg = Config(**constants, physical=physical, fairness=fairness)
+    model, checks = model_and_checks(cfg)
+    run = explore(model.initial_states, model.successors, {"I1": checks.state["I1"]}, stop_on_violation=True)
+    assert len(run.counterexample("I1") or ()) == 6
