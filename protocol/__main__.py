@@ -184,7 +184,10 @@ from .simulate import add_simulate_parser  # noqa: E402  (simulate imports this 
 
 from .export import add_graph_parser  # noqa: E402  (export imports this module's helpers lazily)
 
-SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser, add_graph_parser]
+from .bench import add_bench_parser  # noqa: E402
+
+SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser, add_graph_parser,
+               add_bench_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:

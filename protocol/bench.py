@@ -1,0 +1,158 @@
+"""`python -m protocol bench`: how the search scales as the constants widen.
+
+For a ladder of constants and for Holds and HoldsAcquire it measures, each
+in a fresh process (so that the peak resident memory is that run's own):
+safety alone, safety and liveness together, and safety under symmetry
+reduction. It prints figures; nothing here passes or fails. Wall seconds
+depend on what else the machine runs, so the CPU seconds and the load
+average are printed beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+LADDER = (
+    {},
+    {"P": 2, "D": 2, "MaxTime": 2},
+    {"P": 3, "D": 1, "MaxTime": 2},
+    {"P": 2, "D": 2, "MaxTime": 3},
+)
+CONFIGURATIONS = ("Holds", "HoldsAcquire")
+MODES = ("safety", "safety+liveness", "symmetry")
+# A row whose search passes this many distinct states does not fit: it is cut
+# there and reported as such, so the ladder's top rung costs seconds, not hours.
+DEFAULT_MAX_STATES = 2_500_000
+
+
+def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """One measurement, in this process."""
+    from .config import lookup
+    from .run import check
+
+    named = lookup(name).with_constants(constants)
+    options = {"liveness": mode == "safety+liveness", "symmetry": mode == "symmetry"}
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = check(named, max_states=max_states, **options)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    explored = result.reduced_states or result.distinct_states
+    return {
+        "config": name,
+        "constants": named.config.constants,
+        "mode": mode,
+        "complete": result.complete,
+        "distinct_states": result.distinct_states,
+        "reduced_states": result.reduced_states,
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(wall, 2),
+        "cpu_seconds": round(cpu, 2),
+        "states_per_second": round(explored / wall) if wall else None,
+        "peak_memory_mb": round(peak_memory_mb()),
+        "as_expected": result.as_expected if mode == "safety+liveness" else None,
+    }
+
+
+def peak_memory_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def measure_fresh(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """One measurement in a fresh interpreter, so the peak memory is its own."""
+    request = json.dumps([name, constants, mode, max_states])
+    done = subprocess.run(
+        [sys.executable, "-m", "protocol.bench", "--one", request],
+        capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"config": name, "constants": constants, "mode": mode, "error": last}
+    return json.loads(done.stdout)
+
+
+def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
+           max_states: int = DEFAULT_MAX_STATES, on_record=None) -> list[dict]:
+    """Every measurement of the ladder; a rung whose safety search is cut is not
+    measured further (it does not fit)."""
+    records = []
+    for constants in constants_ladder:
+        for name in configurations:
+            for mode in modes:
+                record = measure_fresh(name, constants, mode, max_states)
+                records.append(record)
+                if on_record is not None:
+                    on_record(record)
+                if mode == "safety" and not record.get("complete", False):
+                    break  # does not fit: the wider modes would not either
+    return records
+
+
+def machine() -> dict:
+    return {"cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),
+            "python": sys.version.split()[0]}
+
+
+def parse_constants_ladder(texts: list[str]) -> tuple:
+    """`--rung P=2,D=2,MaxTime=2` arguments as constants dicts."""
+    from .config import parse_constant
+
+    return tuple(
+        dict(parse_constant(part) for part in text.split(",") if part.strip()) for text in texts
+    )
+
+
+def add_bench_parser(subparsers) -> None:
+    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
+    parser = subparsers.add_parser(
+        "bench", help="measure the search on a ladder of constants (prints figures)",
+        description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
+                    "transitions, seconds for safety, for safety and liveness, and for safety under "
+                    "symmetry; distinct states per second; peak memory. Each run in a fresh process.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per measurement")
+    parser.add_argument("--rung", action="append", default=[], metavar="P=2,D=2,MaxTime=2",
+                        help="measure these constants instead of the default ladder; repeatable")
+    parser.add_argument("--config", action="append", default=[], metavar="NAME",
+                        help=f"configurations to measure (default: {', '.join(CONFIGURATIONS)})")
+    parser.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+                        help="a rung past N distinct states does not fit and is skipped "
+                             f"(default {DEFAULT_MAX_STATES:,})")
+    parser.set_defaults(run=run_bench)
+
+
+def run_bench(args) -> int:
+    from .__main__ import EXIT_AS_EXPECTED, UsageError
+    from .config import lookup
+
+    if args.max_states < 1:
+        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
+    rungs = parse_constants_ladder(args.rung) if args.rung else LADDER
+    names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
+    if args.json:
+        print(json.dumps({"machine": machine()}), flush=True)
+        ladder(rungs, names, max_states=args.max_states,
+               on_record=lambda record: print(json.dumps(record), flush=True))
+        return EXIT_AS_EXPECTED
+    from .render import console_for
+    from .render_bench import BenchProgress, bench_table
+
+    console = console_for()
+    with BenchProgress(console, len(rungs) * len(names) * len(MODES)) as progress:
+        records = ladder(rungs, names, max_states=args.max_states, on_record=progress.advance)
+    console.print(bench_table(records, machine(), args.max_states))
+    return EXIT_AS_EXPECTED
+
+
+def main_one(request: str) -> int:
+    name, constants, mode, max_states = json.loads(request)
+    print(json.dumps(measure(name, constants, mode, max_states)))
+    return 0
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--one"]:
+    sys.exit(main_one(sys.argv[2]))

@@ -1,0 +1,88 @@
+"""Rendering the benchmark with rich: one row per configuration and rung of
+constants. Knows nothing of the search; it draws `protocol.bench` records."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+
+def constants_text(constants: dict) -> str:
+    return ",".join(f"{name}={value}" for name, value in constants.items())
+
+
+def figure(record: dict | None, key: str, unit: str = "") -> Text:
+    """One cell: the figure, "cut" where the run did not fit, "–" where it was not run."""
+    if record is None:
+        return Text("–", style="dim")
+    if "error" in record:
+        return Text("error", style="red")
+    if not record["complete"]:
+        return Text("cut", style="yellow")
+    value = record[key]
+    if value is None:
+        return Text("–", style="dim")
+    if isinstance(value, float):
+        return Text(f"{value:.2f}{unit}")
+    return Text(f"{value:,}{unit}")
+
+
+def rows(records: list[dict]) -> dict:
+    """(config, constants) -> {mode: record}, in the order measured."""
+    grouped: dict = {}
+    for record in records:
+        key = (record["config"], constants_text(record["constants"]))
+        grouped.setdefault(key, {})[record["mode"]] = record
+    return grouped
+
+
+def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
+    caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds "
+               f"grow with it; CPU seconds in brackets), Python {machine['python']}. "
+               f"cut: more than {max_states:,} distinct states, does not fit.")
+    table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
+                  caption=caption, caption_justify="left")
+    for header in ("configuration", "constants", "distinct\nstates", "transitions", "depth",
+                   "safety\ns", "safety+\nliveness s", "states/s\n(safety)", "peak MB\n(+liveness)",
+                   "symmetry-\nreduced", "symmetry\nsafety s"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right")
+    for (name, constants), modes in rows(records).items():
+        safety, both, reduced = (modes.get(mode) for mode in ("safety", "safety+liveness", "symmetry"))
+        table.add_row(
+            name, constants,
+            figure(safety, "distinct_states"), figure(safety, "transitions"), figure(safety, "depth"),
+            seconds(safety), seconds(both), figure(safety, "states_per_second"),
+            figure(both, "peak_memory_mb"), figure(reduced, "reduced_states"), seconds(reduced),
+        )
+    return table
+
+
+def seconds(record: dict | None) -> Text:
+    text = figure(record, "seconds")
+    if record is not None and record.get("complete"):
+        text.append(f" ({record['cpu_seconds']:.1f})", style="dim")
+    return text
+
+
+class BenchProgress:
+    """A progress bar over the measurements, on the terminal only."""
+
+    def __init__(self, console: Console, total: int):
+        self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("{task.description}"),
+                                 console=console, transient=True, disable=not console.is_terminal)
+        self.task = self.progress.add_task("", total=total)
+
+    def __enter__(self):
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+
+    def advance(self, record: dict) -> None:
+        label = f"{record['config']} {constants_text(record['constants'])} {record['mode']}"
+        self.progress.update(self.task, advance=1, description=label)
