@@ -107,7 +107,6 @@ def parse_constants_ladder(texts: list[str]) -> tuple:
 
 
 def add_bench_parser(subparsers) -> None:
-    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
     parser = subparsers.add_parser(
         "bench", help="measure the search on a ladder of constants (prints figures)",
         description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
