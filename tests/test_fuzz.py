@@ -213,3 +213,19 @@ def test_without_any_mechanism_i1_fails_in_six_states(constants, physical, fairn
     model, checks = model_and_checks(cfg)
     run = explore(model.initial_states, model.successors, {"I1": checks.state["I1"]}, stop_on_violation=True)
     assert len(run.counterexample("I1") or ()) == 6
+
+
+def report_hunts() -> None:
+    """Per refutation: walks needed, shrunk length, breadth-first shortest (`python tests/test_fuzz.py`)."""
+    print(f"hypothesis.find, seed {FIND_SEED}, walks of at most {HUNT_DEPTH} states, budget {HUNT_EXAMPLES}")
+    for named in SAFETY_REFUTATIONS:
+        for constants in ({}, WIDER):
+            hunted = named.with_constants(constants)
+            shortest = check(hunted, stop_on_violation=True).properties[named.violates].trace_length
+            shrunk, needed = hunt(hunted, named.violates)
+            print(f"{named.name:23} {named.violates:16} {str(hunted.config.constants):33} "
+                  f"walks needed {needed:3}  shrunk {shrunk.length}  BFS shortest {shortest}")
+
+
+if __name__ == "__main__":
+    report_hunts()
