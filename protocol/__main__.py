@@ -186,8 +186,10 @@ from .export import add_graph_parser  # noqa: E402  (export imports this module'
 
 from .bench import add_bench_parser  # noqa: E402
 
+from .docs import add_docs_parser  # noqa: E402
+
 SUBCOMMANDS = [add_check_parser, add_list_parser, add_matrix_parser, add_simulate_parser, add_graph_parser,
-               add_bench_parser]
+               add_bench_parser, add_docs_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:
