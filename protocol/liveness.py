@@ -27,7 +27,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import deque
-from itertools import islice
+from itertools import compress, islice
 from typing import Callable, Hashable, Iterable, NamedTuple, Sequence
 
 class Lasso(NamedTuple):
@@ -131,7 +131,7 @@ def compressed_rows(n, edge_src, edge_label, edge_dst) -> tuple[array, array, ar
     for v in range(n):
         offsets[v + 1] += offsets[v]
     if all(map(operator.le, edge_src, islice(edge_src, 1, None))):
-        return offsets, array("q", edge_dst), array("q", edge_label)  # already grouped (BFS order)
+        return offsets, edge_dst, edge_label  # already grouped (BFS order): share, don't copy
     slot = array("q", offsets)
     targets, labels = array("q", bytes(8 * len(edge_dst))), array("q", bytes(8 * len(edge_dst)))
     for v, label, w in zip(edge_src, edge_label, edge_dst):
@@ -246,7 +246,7 @@ def stalled_region(graph: FairGraph, triggers: bytearray, unmet: bytearray) -> b
     """The states where the conclusion fails, reachable from a trigger without it holding."""
     region = bytearray(triggers)
     offsets, targets = graph.offsets, graph.targets
-    frontier = deque(v for v in range(graph.n) if triggers[v])
+    frontier = deque(compress(range(graph.n), triggers))
     while frontier:
         v = frontier.popleft()
         for w in targets[offsets[v]:offsets[v + 1]]:
@@ -273,11 +273,11 @@ def fair_components(graph: FairGraph, region: bytearray) -> FairComponents:
     cyclic = graph.cyclic()
     everything, enabled = graph.all_families, graph.enabled
     mask = bytearray(graph.n)
-    for v in range(graph.n):
-        if region[v] and not cyclic[v] and not enabled[v] & everything:
+    for v in compress(range(graph.n), region):
+        if not cyclic[v] and not enabled[v] & everything:
             mask[v] = 1
     groups: dict[int, frozenset] = {}
-    inner = bytearray(a & b for a, b in zip(region, cyclic))
+    inner = bytearray(map(operator.and_, region, cyclic)) if any(cyclic) else bytearray()
     if any(inner):
         component, count = strongly_connected_components(graph.offsets, graph.targets, graph.n, inner)
         members: list[list[int]] = [[] for _ in range(count)]
