@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from operator import itemgetter
 from typing import Callable, Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 
@@ -30,6 +31,9 @@ class Violation(NamedTuple):
     state: int
     label: Hashable = None
     after: Hashable = None
+
+
+first = itemgetter(0)
 
 
 def _identity(state):
@@ -216,7 +220,8 @@ def _search(run, initial_states, successors, invariants, transition_properties,
             cursor += 1
         if record_edges:  # in bulk, once per state: cheaper than three appends per edge
             edge_src.extend([state_id] * len(targets))
-            edge_label.extend([label if ids_given else to_id(label) for label, _ in found[:len(targets)]])
+            taken = found if len(targets) == len(found) else found[:len(targets)]
+            edge_label.extend(map(first, taken) if ids_given else [to_id(label) for label, _ in taken])
             edge_dst.extend(targets)
         if len(violations) != known_violations:
             known_violations = len(violations)
