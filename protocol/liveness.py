@@ -18,8 +18,9 @@ stutter, fair exactly when no fair family is enabled in it.
 Components are found once for the whole graph by an iterative Tarjan on
 integer arrays; a leads-to pair only refines the non-trivial ones (the
 protocol's graph has none: every frontier only rises). networkx needs
-about 1 GB and 45 s to build and split the 595,210-state, 2.7M-edge graph of
-`Holds` at D=2; these arrays take tens of MB (see benchmarks/liveness.py).
+about 1.1 GB peak and 20 s to build and split the 595,210-state, 2.7M-edge
+graph of `Holds` at D=2; Tarjan on these arrays takes about 2 s and adds
+tens of MB (measured by benchmarks/liveness.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from array import array
 from collections import deque
 from itertools import compress, islice
 from typing import Callable, Hashable, Iterable, NamedTuple, Sequence
+
 
 class Lasso(NamedTuple):
     """A fair behaviour that violates a leads-to: a prefix, then a cycle forever.
@@ -82,7 +84,7 @@ class FairGraph:
         self.all_families = (1 << len(self.families)) - 1
         self.offsets, self.targets, self.labels = compressed_rows(n, edge_src, edge_label, edge_dst)
         self.enabled = self._enabled_masks()
-        self._components = None
+        self._cyclic = None
 
     def _enabled_masks(self) -> list[int]:
         enabled = [0] * self.n
@@ -106,7 +108,7 @@ class FairGraph:
 
         Computed once: any component of a subgraph lies inside one of these.
         """
-        if self._components is None:
+        if self._cyclic is None:
             component, count = strongly_connected_components(self.offsets, self.targets, self.n)
             sizes = array("q", bytes(8 * count))
             for c in component:
@@ -115,8 +117,8 @@ class FairGraph:
             for v in range(self.n):
                 if sizes[component[v]] > 1 or self._has_self_loop(v):
                     cyclic[v] = 1
-            self._components = cyclic
-        return self._components
+            self._cyclic = cyclic
+        return self._cyclic
 
     def _has_self_loop(self, v: int) -> bool:
         return v in self.targets[self.offsets[v]:self.offsets[v + 1]]
@@ -382,16 +384,17 @@ def satisfied(graph: FairGraph, entry: int, walk) -> int:
 
 
 def waypoint_path(graph: FairGraph, start: int, bit: int, component) -> list[tuple[int, int]]:
-    """From `start`, a shortest walk inside the component to a state disabling `bit`,
-    or else through an edge taking it."""
+    """From `start`, a shortest walk inside the component to a state disabling the
+    family `bit`, or else to one of its edges inside the component and through it."""
     disabling = {v for v in component if not graph.enabled[v] & bit}
     if disabling:
-        return inside_path(graph, start, {min(disabling)}, component)
-    for v in sorted(component):
-        for label, w in graph.edges_from(v):
-            if graph.label_bit[label] & bit and w in component:
-                return inside_path(graph, start, {v}, component) + [(label, w)]
-    raise ValueError("the component is not fair to this family")
+        return inside_path(graph, start, disabling, component)
+    taking = {v: (label, w) for v in sorted(component, reverse=True)
+              for label, w in graph.edges_from(v) if graph.label_bit[label] & bit and w in component}
+    if not taking:
+        raise ValueError("the component is not fair to this family")
+    path = inside_path(graph, start, set(taking), component)
+    return path + [taking[path[-1][1] if path else start]]
 
 
 def inside_path(graph: FairGraph, start: int, goals: set, component) -> list[tuple[int, int]]:

@@ -63,6 +63,16 @@ def test_a_cycle_that_takes_the_fair_action_it_keeps_enabled_is_a_counterexample
     assert states_of(found) == [0, 1, 2] and not found.lasso.stutters
 
 
+def test_the_cycle_takes_every_fair_family_that_stays_enabled():
+    # f and h are enabled in 1, 2 and 3 (each escapes to 4); the cycle 1 -f-> 2 -g-> 3 -h-> 1.
+    escapes = [(v, family, 4) for v in (1, 2, 3) for family in ("f", "h")]
+    g = graph(5, [(0, "g", 1), (1, "f", 2), (2, "g", 3), (3, "h", 1), *escapes], fair=("f", "h"))
+    found = stall(g, unmet={1, 2, 3})
+    assert states_of(found) == [0, 1, 2, 3] and found.lasso.loop == 1
+    assert found.lasso.fairness == (("f", "taken", 1), ("h", "taken", 3))
+    assert g.label_bit[found.lasso.back] == 0b10  # the back step takes h (family 1)
+
+
 def test_a_terminal_state_where_a_fair_action_is_enabled_is_no_counterexample():
     g = graph(3, [(0, "g", 1), (1, "f", 2)])
     assert stall(g, unmet={1}) is None
