@@ -59,6 +59,7 @@ def json_line(result) -> str:
         "constants": result.config.constants,
         "switches": result.config.switches,
         "distinct_states": result.distinct_states,
+        **({"reduced_states": result.reduced_states} if result.reduced_states is not None else {}),
         "transitions": result.transitions,
         "depth": result.depth,
         "seconds": round(result.seconds, 3),
@@ -94,6 +95,9 @@ def add_check_parser(subparsers) -> None:
     parser.add_argument("--output", type=argparse.FileType("w", encoding="utf-8"), metavar="FILE",
                         help="write to FILE instead of standard output (never with ANSI codes)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="explore one state per orbit of process permutations (safety only; "
+                             "not with the cap); counts stay unreduced, the reduced one is added")
     parser.set_defaults(run=run_check)
 
 
@@ -123,6 +127,10 @@ def run_check(args) -> int:
 
 def check_one(check, named, args, console, show_progress: bool):
     options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if getattr(args, "symmetry", False):
+        from .symmetry import safety_only
+
+        options.update(symmetry=True, liveness=False, **safety_only(named))
     if not show_progress:
         return check(named, **options)
     from .render import ProgressView

@@ -177,6 +177,8 @@ def summary_table(result) -> Table:
 def result_counts(result) -> list[tuple[str, str]]:
     rows = [
         ("distinct states", f"{result.distinct_states:,}"),
+        *([("distinct states (symmetry-reduced)", f"{result.reduced_states:,}")]
+          if getattr(result, "reduced_states", None) is not None else []),
         ("transitions", f"{result.transitions:,}"),
         ("depth", str(result.depth)),
         ("seconds", f"{result.seconds:.2f}"),

@@ -117,7 +117,8 @@ def check(
     verdicts = {
         name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
     }
-    verdicts.update(liveness_verdicts(run, cfg))
+    if not symmetry:  # under symmetry only safety is checked (see symmetry.py)
+        verdicts.update(liveness_verdicts(run, cfg))
     return CheckResult(
         named=named,
         **unreduced_counts(run),

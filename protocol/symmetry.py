@@ -126,3 +126,17 @@ def realizer(engine, canonical: Callable[[int], int], readable_successors: Calla
         return steps
 
     return realize
+
+
+def safety_only(named) -> dict:
+    """Refuse --symmetry where the verdict expected is a liveness one (it would go
+    unchecked); else the check options are unchanged (an empty dict)."""
+    import invariants
+
+    refuse_unless_symmetric(named.config, named.name)
+    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
+        raise ConfigError(
+            f"{named.name} must violate {named.expected_violation()}, a liveness property, and "
+            "--symmetry checks safety only: drop --symmetry"
+        )
+    return {}

@@ -3,6 +3,7 @@ counts as the full search, on every named configuration it applies to, and
 counterexamples that are real runs of the model."""
 
 import itertools
+import json
 
 import pytest
 
@@ -60,3 +61,21 @@ def test_orbit_sizes():
 def test_the_cap_refuses_symmetry():
     with pytest.raises(ConfigError, match="process 0 special"):
         explore_config(named_configurations()["HoldsCap"].config, symmetry=True)
+
+
+def test_check_symmetry_on_the_command_line(capsys):
+    from protocol.__main__ import main
+
+    assert main(["check", "HoldsRouted", "--symmetry", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["distinct_states"] == explore_config(named_configurations()["HoldsRouted"].config).distinct_states
+    assert record["reduced_states"] < record["distinct_states"]
+    assert record["properties"]["I1"] == {"holds": False, "trace_length": 6}
+
+
+@pytest.mark.parametrize("name, why", [("HoldsCap", "process 0 special"), ("HoldsUnfair", "safety only")])
+def test_check_symmetry_refuses_what_it_cannot_decide(name, why, capsys):
+    from protocol.__main__ import main
+
+    assert main(["check", name, "--symmetry"]) == 2
+    assert why in capsys.readouterr().err
