@@ -112,6 +112,14 @@ def test_the_prefix_passes_the_premise_even_when_a_shorter_path_skips_it():
     assert states_of(stall(g, unmet={1, 2}, premise={1})) == [0, 1, 2]
 
 
+def test_once_the_conclusion_holds_the_prefix_needs_the_premise_again():
+    # 0 -> 1 (premise) -> 2 (conclusion) -> 3 (stalls) is shorter than 0 -> 4 -> 5 -> 6 (premise) -> 3,
+    # but a run through 2 has met the obligation of 1, and 3 alone owes nothing.
+    edges = [(0, "g", 1), (1, "f", 2), (2, "f", 3), (0, "g", 4), (4, "g", 5), (5, "g", 6), (6, "f", 3)]
+    found = stall(graph(7, edges), unmet={1, 3, 6}, premise={1, 6})
+    assert states_of(found) == [0, 4, 5, 6, 3]
+
+
 def test_a_premise_that_stops_holding_still_obliges_the_conclusion():
     g = graph(3, [(0, "g", 1), (1, "f", 2)])
     assert states_of(stall(g, unmet={1, 2}, premise={1})) == [0, 1, 2]
@@ -136,6 +144,66 @@ def test_tarjan_splits_like_networkx(case):
     reference.add_nodes_from(range(n))
     reference.add_edges_from(edges)
     assert ours == {frozenset(c) for c in nx.strongly_connected_components(reference)}
+
+
+def fair_stall_exists(n, edges, fair, unmet, premise) -> bool:
+    """The oracle, by networkx: among the unmet states reachable without meeting the
+    conclusion from one where the premise holds, some component can hold a fair
+    behaviour forever (every state is reachable from the initial one)."""
+    whole = nx.MultiDiGraph()
+    whole.add_nodes_from(range(n))
+    whole.add_edges_from((src, dst, label) for src, label, dst in edges)
+    unmet_only = whole.subgraph(unmet)
+    triggers = set(unmet) & set(premise)
+    stalled = unmet_only.subgraph(triggers.union(*(nx.descendants(unmet_only, v) for v in triggers)))
+    enabled = {v: {label for _, _, label in whole.out_edges(v, keys=True)} for v in range(n)}
+    for component in nx.strongly_connected_components(stalled):
+        inside = {label for _, w, label in stalled.out_edges(component, keys=True) if w in component}
+        if all(any(f not in enabled[v] for v in component) or f in inside for f in fair):
+            return True
+    return False
+
+
+def assert_is_fair_lasso(g, edges, fair, unmet, premise, lasso):
+    """The lasso is a run of the graph from state 0 that, from a state where the premise
+    holds, stays unmet, and every fair family is disabled in its cycle or taken by it."""
+    names = sorted({label for _, label, _ in edges} | set(fair))
+    steps = [(None if label is None else names[label], v) for label, v in lasso.steps]
+    assert steps[0] == (None, 0)
+    present = set(edges)
+    assert all((u, label, v) in present for (_, u), (label, v) in zip(steps, steps[1:]))
+    cycle = [v for _, v in steps[lasso.loop:]]
+    taken = {label for label, _ in steps[lasso.loop + 1:]}
+    if not lasso.stutters:
+        taken.add(names[lasso.back])
+        assert (cycle[-1], names[lasso.back], cycle[0]) in present
+    stall = len(steps)
+    while stall > 0 and steps[stall - 1][1] in unmet:
+        stall -= 1
+    assert stall <= lasso.loop and any(v in premise for _, v in steps[stall:])
+    enabled = {v: {label for u, label, _ in edges if u == v} for v in cycle}
+    if lasso.stutters:
+        taken = set()
+        cycle = cycle[-1:]
+    assert all(any(f not in enabled[v] for v in cycle) or f in taken for f in fair)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_stall_is_found_exactly_when_one_exists_and_its_lasso_is_a_fair_run(data):
+    n = data.draw(st.integers(2, 8))
+    label = st.sampled_from(["f", "h", "g"])
+    tree = [(data.draw(st.integers(0, v - 1)), data.draw(label), v) for v in range(1, n)]
+    extra = data.draw(st.lists(st.tuples(st.integers(0, n - 1), label, st.integers(0, n - 1)), max_size=3 * n))
+    edges = list(dict.fromkeys(tree + extra))  # every state reachable from 0; no duplicate edge
+    fair = data.draw(st.sampled_from([(), ("f",), ("f", "h")]))
+    unmet = data.draw(st.sets(st.integers(0, n - 1)))
+    premise = data.draw(st.sets(st.integers(0, n - 1)))
+    g = graph(n, edges, fair)
+    found = stall(g, unmet, premise)
+    assert (found is not None) == fair_stall_exists(n, edges, fair, unmet, premise)
+    if found is not None:
+        assert_is_fair_lasso(g, edges, fair, unmet, premise, found.lasso)
 
 
 # ------------------------------------------------------------------ the protocol
