@@ -28,6 +28,7 @@ MODES = ("safety", "safety+liveness", "symmetry")
 # A row whose search passes this many distinct states does not fit: it is cut
 # there and reported as such, so the ladder's top rung costs seconds, not hours.
 DEFAULT_MAX_STATES = 2_500_000
+PIPE_WIDTH = 150
 
 
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
@@ -145,6 +146,8 @@ def run_bench(args) -> int:
     from .render_bench import BenchProgress, bench_table
 
     console = console_for()
+    if not console.is_terminal:  # a file or pipe has no width: do not squeeze the table to 80
+        console = console_for(width=PIPE_WIDTH)
     with BenchProgress(console, len(rungs) * len(names) * len(MODES)) as progress:
         records = ladder(rungs, names, max_states=args.max_states, on_record=progress.advance)
     console.print(bench_table(records, machine(), args.max_states))

@@ -48,7 +48,8 @@ def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
     for header in ("configuration", "constants", "distinct\nstates", "transitions", "depth",
                    "safety\ns", "safety+\nliveness s", "states/s\n(safety)", "peak MB\n(+liveness)",
                    "symmetry-\nreduced", "symmetry\nsafety s"):
-        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right")
+        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
+                         no_wrap=True)
     for (name, constants), modes in rows(records).items():
         safety, both, reduced = (modes.get(mode) for mode in ("safety", "safety+liveness", "symmetry"))
         table.add_row(
