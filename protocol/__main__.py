@@ -167,19 +167,9 @@ def add_list_parser(subparsers) -> None:
 
 
 def run_list(args) -> int:
-    from rich.table import Table
-    from rich.text import Text
+    from .render import configurations_table
 
-    table = Table(title="named configurations", title_justify="left")
-    for column in ("name", "switches (besides defaults)", "expected"):
-        table.add_column(column)
-    defaults = type(next(iter(named_configurations().values())).config)().switches
-    for named in named_configurations().values():
-        changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
-        expected = (f"{named.violates} violated, {named.length} states" if named.violates
-                    else "every property holds")
-        table.add_row(named.name, Text(", ".join(f"{k}={v}" for k, v in changed.items())), expected)
-    make_console().print(table)
+    make_console().print(configurations_table(named_configurations().values()))
     return EXIT_AS_EXPECTED
 
 

@@ -163,7 +163,7 @@ def summary_table(result) -> Table:
         table.add_row("search", Text(f"INCOMPLETE ({why}): no property is reported to hold",
                                      style="bold yellow"))
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
-    props.add_column("property", style="bold")
+    props.add_column("property", style="bold", no_wrap=True)
     props.add_column("verdict")
     props.add_column("expected", style="dim")
     for prop, verdict in result.properties.items():
@@ -244,3 +244,19 @@ class ProgressView:
             description=f"{self.name}: {p.distinct_states:,} distinct states, depth {p.depth}, "
                         f"queue {p.queue:,}, {rate:,.0f} states/s",
         )
+
+
+def configurations_table(configurations) -> Table:
+    """The named configurations: the switches each changes from the defaults, and its verdict."""
+    from .config import Config
+
+    table = Table(title="named configurations", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("switches (besides defaults)", no_wrap=True)
+    table.add_column("expected")
+    defaults = Config().switches
+    for named in configurations:
+        changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
+        expected = f"{named.violates} violated ({named.length})" if named.violates else "all hold"
+        table.add_row(named.name, Text("\n".join(f"{k}={v}" for k, v in changed.items())), expected)
+    return table

@@ -13,7 +13,8 @@ import invariants
 from helpers import checked
 from protocol.__main__ import main
 from protocol.config import lookup
-from protocol.simulate import simulate, walk_progress_bar
+from protocol.render_simulate import walk_progress_bar
+from protocol.simulate import simulate
 from protocol.trace import replay
 
 ACCEPTANCE = ["-c", "P=3", "-c", "D=3", "-c", "MaxTime=3"]
