@@ -27,7 +27,7 @@ CONFIGURATIONS = ("Holds", "HoldsAcquire")
 MODES = ("safety", "safety+liveness", "symmetry")
 # A row whose search passes this many distinct states does not fit: it is cut
 # there and reported as such, so the ladder's top rung costs seconds, not hours.
-DEFAULT_MAX_STATES = 2_500_000
+DEFAULT_MAX_STATES = 3_000_000
 PIPE_WIDTH = 150
 
 
