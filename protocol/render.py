@@ -250,13 +250,14 @@ def configurations_table(configurations) -> Table:
     """The named configurations: the switches each changes from the defaults, and its verdict."""
     from .config import Config
 
-    table = Table(title="named configurations", title_justify="left")
+    table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
     table.add_column("name", no_wrap=True)
-    table.add_column("switches (besides defaults)", no_wrap=True)
-    table.add_column("expected")
+    table.add_column("switches changed", no_wrap=True)
+    table.add_column("expected violation", no_wrap=True)
     defaults = Config().switches
     for named in configurations:
         changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
-        expected = f"{named.violates} violated ({named.length})" if named.violates else "all hold"
+        expected = f"{named.violates}\nin {named.length} states" if named.violates else "none"
         table.add_row(named.name, Text("\n".join(f"{k}={v}" for k, v in changed.items())), expected)
     return table
