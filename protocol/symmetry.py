@@ -77,6 +77,8 @@ class Reduction:
     def __init__(self, P: int, bits: int):
         self.P, self.bits, self.mask = P, bits, (1 << bits) - 1
         self.unreduced_transitions = 0
+        if P == 2:  # the common case, inline: the two processes alike or not
+            self.orbit_size = lambda s: 2 if (s ^ (s >> bits)) & self.mask else 1
 
     def orbit_size(self, s: int) -> int:
         """How many distinct states permuting the processes of `s` gives: P! / prod(m!)."""
@@ -88,10 +90,7 @@ class Reduction:
 
     def counting(self, successors: Callable) -> Callable:
         """`successors`, also adding each expanded state's orbit-weighted out-degree."""
-        orbit_size, mask, bits = self.orbit_size, self.mask, self.bits
-        if self.P == 2:  # the common case, inline: two processes alike or not
-            def orbit_size(s: int) -> int:
-                return 2 if (s ^ (s >> bits)) & mask else 1
+        orbit_size = self.orbit_size
 
         def counted(s: int):
             found = successors(s)
