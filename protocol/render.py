@@ -199,17 +199,21 @@ def render_result(console: Console, result, show_traces: bool = True, full: bool
 
 
 def render_totals(console: Console, results, seconds: float) -> None:
-    table = Table(box=box.SIMPLE_HEAD, title=Text("check --all", style="bold"), title_justify="left")
-    for column in ("configuration", "distinct states", "depth", "verdicts", "seconds", "status"):
-        table.add_column(column, justify="right" if column in ("distinct states", "depth", "seconds") else "left")
+    """One line per configuration: counts, the violations found, and whether as expected."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("check --all", style="bold"), title_justify="left",
+                  pad_edge=False)
+    table.add_column("configuration", no_wrap=True)
+    table.add_column("states", justify="right", no_wrap=True)
+    table.add_column("depth", justify="right")
+    table.add_column("violated (states)", min_width=24)
+    table.add_column("as expected", no_wrap=True)
     for result in results:
-        verdicts = ", ".join(
-            f"{p} {v.trace_length}" for p, v in result.properties.items() if v.holds is False
-        ) or "all hold"
+        violated = "\n".join(
+            f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False
+        ) or "none"
         table.add_row(
-            result.named.name, f"{result.distinct_states:,}", str(result.depth), verdicts,
-            f"{result.seconds:.2f}",
-            Text("as expected", style="green") if result.as_expected else Text("NOT as expected", style="bold red"),
+            result.named.name, f"{result.distinct_states:,}", str(result.depth), violated,
+            Text("yes", style="green") if result.as_expected else Text("NO", style="bold red"),
         )
     console.print(table)
     failed = sum(not r.as_expected for r in results)
