@@ -141,10 +141,15 @@ def explore(
     run = Exploration()
     if decode is not None:
         run.decode = decode
+    return timed(run, _search, initial_states, successors, invariants, transition_properties,
+                 max_states, stop_on_violation, record_edges, on_progress, progress_every, labels)
+
+
+def timed(run, search, *arguments):
+    """`search(run, *arguments)`, timed into `run.seconds`; Ctrl-C leaves it incomplete."""
     started = time.perf_counter()
     try:
-        _search(run, initial_states, successors, invariants, transition_properties,
-                max_states, stop_on_violation, record_edges, on_progress, progress_every, labels)
+        search(run, *arguments)
     except KeyboardInterrupt:
         run.interrupted = True
         run.complete = False
@@ -313,3 +318,201 @@ class LabelIds:
             found = self.ids[label] = len(self.run.labels)
             self.run.labels.append(label)
         return found
+
+
+# ------------------------------------------------------------ fingerprints
+
+
+class FingerprintedExploration(Exploration):
+    """An exploration that kept 64-bit fingerprints instead of states (TLC's way).
+
+    Only the parent of each state and the position of the step into it among
+    its parent's successors are kept, in integer arrays; a state is recovered
+    by replaying those steps from its initial state through the successor
+    function, which is deterministic, so paths and counterexamples are the very
+    ones `explore` gives. Positions rather than labels: two steps of a state
+    may share a label, never a position. No edges are recorded.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.states = self.index = self.via = None  # not kept: that is the point
+        self.initial: list = []  # initial state number -> state (the few replays start from)
+        self.step = array("H")  # id -> position of its step in successors(parent); initial number
+        self.parent = array("i")
+        self.count = 0
+        self.generated = 0  # states generated: transitions plus initial states (TLC's count)
+        self.seen = None  # the FingerprintSet
+        self.weight = 0  # the sum of `weigh` over the states admitted, when given
+        self.replay_successors = None
+        self.to_label = None
+
+    @property
+    def distinct_states(self) -> int:
+        return self.count
+
+    def state(self, state_id: int):
+        return self.decode(self.stored_path(state_id)[-1][1])
+
+    def stored_path(self, state_id: int) -> list[tuple[Hashable, object]]:
+        """The shortest path to `state_id`, replayed from its initial state."""
+        positions = []
+        while self.parent[state_id] >= 0:
+            positions.append(self.step[state_id])
+            state_id = self.parent[state_id]
+        state = self.initial[self.step[state_id]]
+        steps = [(None, state)]
+        for position in reversed(positions):
+            label, state = self.replay_successors(state)[position]
+            steps.append((self.to_label(label), state))
+        return steps
+
+    def collision_probability(self) -> dict:
+        """TLC's two estimates of the chance that two distinct states shared a fingerprint."""
+        from .fingerprints import actual_collision_probability, optimistic_collision_probability
+
+        return {
+            "optimistic": optimistic_collision_probability(self.count, self.generated),
+            "actual": actual_collision_probability(self.seen),
+        }
+
+
+def explore_fingerprinted(
+    initial_states: Iterable,
+    successors: Callable[[object], Sequence[tuple[Hashable, object]]],
+    invariants: Mapping[str, Callable[[object], bool]] = {},
+    transition_properties: Mapping[str, Callable[[object, object], bool]] = {},
+    *,
+    fingerprint: Callable[[object], int],
+    max_states: int | None = None,
+    stop_on_violation: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    progress_every: int = 20_000,
+    labels: Sequence | None = None,
+    decode: Callable[[object], object] | None = None,
+    replay_successors: Callable | None = None,
+    weigh: Callable[[object], int] | None = None,
+    seen=None,
+    record_edges: bool = False,
+) -> FingerprintedExploration:
+    """`explore`, storing a 64-bit `fingerprint(state)` per state seen instead of the state.
+
+    The same states in the same order, the same counts, depth, violations and
+    counterexamples as `explore`, unless two distinct states share a
+    fingerprint (see `collision_probability`). Full states are kept only for
+    the queue, the rest of the current breadth-first level and the next.
+    `replay_successors` (default `successors`) rebuilds paths: give it when
+    `successors` has side effects such as counting. `seen` is the table of
+    fingerprints (default: a fresh `fingerprints.FingerprintSet`). With `weigh`,
+    `run.weight` is the sum of `weigh(state)` over the states admitted (a
+    reduction's orbit sizes: the states themselves are not kept to sum later).
+    """
+    if record_edges:
+        raise ValueError("a fingerprinted search keeps no edges: explore() records them")
+    from .fingerprints import FingerprintSet
+
+    run = FingerprintedExploration()
+    if decode is not None:
+        run.decode = decode
+    run.seen = seen if seen is not None else FingerprintSet()
+    run.replay_successors = replay_successors or successors
+    return timed(run, _search_fingerprinted, initial_states, successors, invariants, transition_properties,
+                 fingerprint, max_states, stop_on_violation, on_progress, progress_every, labels, weigh)
+
+
+def _search_fingerprinted(run, initial_states, successors, invariants, transition_properties,
+                          fingerprint, max_states, stop_on_violation, on_progress, progress_every,
+                          labels, weigh):
+    """`_search` with a fingerprint table for the index and a queue for the states:
+    the state with id `cursor` is the queue's head, the last one admitted has id
+    `run.count - 1`. The cuts, counts and checks follow `_search` line by line."""
+    from collections import deque
+
+    started = time.perf_counter()
+    queue = deque()
+    admit = run.seen.add
+    violations = run.violations
+    checks = Checks(invariants, transition_properties, violations)
+    watches = checks.watches
+    run.to_label = to_label = LabelIds(run, labels).label
+    limit = max_states if max_states is not None else float("inf")
+    parent_append, step_append = run.parent.append, run.step.append
+
+    for state in initial_states:
+        if admit(fingerprint(state)):
+            state_id = run.count
+            run.count += 1
+            step_append(len(run.initial))
+            run.initial.append(state)
+            parent_append(-1)
+            queue.append(state)
+            if weigh is not None:
+                run.weight += weigh(state)
+            checks.wake()
+            checks.check_state(state, state_id)
+    run.generated = run.count
+    run.depth = 1 if run.count else 0
+    level_end = run.count
+    next_report = progress_every
+    cursor = 0
+    cut = (stop_on_violation and bool(violations)) or run.count >= limit
+    transitions = 0
+    known_violations = len(violations)
+    count = run.count
+    while queue and not cut:
+        if cursor == level_end:
+            run.depth += 1
+            level_end = count
+        state = queue[0]
+        found = successors(state)
+        transitions += len(found)
+        if watches and any(watches):
+            checks.wake()
+        state_checks, step_checks = checks.on_states, checks.on_steps
+        for position, (label, after) in enumerate(found):
+            if step_checks:
+                for name, holds in step_checks:
+                    if name not in violations and not holds(state, after):
+                        violations[name] = Violation(name, cursor, to_label(label), after)
+            if admit(fingerprint(after)):
+                after_id = count
+                if after_id >= limit:
+                    transitions -= len(found) - 1 - position
+                    cut = True
+                    break
+                count += 1
+                queue.append(after)
+                try:
+                    step_append(position)
+                except OverflowError:  # a state with more than 65,535 successors: widen
+                    run.step = array("q", run.step)
+                    step_append = run.step.append
+                    step_append(position)
+                parent_append(cursor)
+                if weigh is not None:
+                    run.weight += weigh(after)
+                if state_checks:
+                    for name, holds in state_checks:
+                        if name not in violations and not holds(after):
+                            violations[name] = Violation(name, after_id)
+        else:
+            cursor += 1
+            queue.popleft()
+        if len(violations) != known_violations:
+            known_violations = len(violations)
+            checks.retire_violated()
+            if stop_on_violation:
+                cut = True
+        if count >= limit:
+            cut = True
+        if on_progress is not None and count >= next_report:
+            next_report += progress_every
+            on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
+    run.count = count
+    run.transitions = transitions
+    run.generated += transitions
+    run.expanded = cursor
+    run.complete = not queue and not cut
+    if not run.complete and count > level_end:
+        run.depth += 1  # states discovered at the next level count toward the depth seen
+

@@ -183,6 +183,10 @@ def result_counts(result) -> list[tuple[str, str]]:
         ("depth", str(result.depth)),
         ("seconds", f"{result.seconds:.2f}"),
     ]
+    collision = getattr(result, "fingerprint_collision", None)
+    if collision is not None:  # TLC's two estimates, optimistic first
+        rows.append(("fingerprint collision probability",
+                     f"{collision['optimistic']:.1e} (optimistic), {collision['actual']:.1e} (actual)"))
     return rows
 
 
