@@ -42,21 +42,25 @@ def rows(records: list[dict]) -> dict:
 def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds "
                f"grow with it; CPU seconds in brackets), Python {machine['python']}. "
-               f"cut: more than {max_states:,} distinct states, does not fit.")
+               f"cut: more than {max_states:,} distinct states, does not fit. fp: safety with "
+               "--fingerprints (64-bit fingerprints instead of states).")
     table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
                   caption=caption, caption_justify="left")
     for header in ("configuration", "constants", "distinct\nstates", "transitions", "depth",
                    "safety\ns", "safety+\nliveness s", "states/s\n(safety)", "peak MB\n(+liveness)",
-                   "symmetry-\nreduced", "symmetry\nsafety s"):
+                   "symmetry-\nreduced", "symmetry\nsafety s", "safety\nMB",
+                   "fp\ns", "fp\nMB"):
         table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
                          no_wrap=True)
     for (name, constants), modes in rows(records).items():
-        safety, both, reduced = (modes.get(mode) for mode in ("safety", "safety+liveness", "symmetry"))
+        safety, both, reduced, printed = (
+            modes.get(mode) for mode in ("safety", "safety+liveness", "symmetry", "fingerprints"))
         table.add_row(
             name, constants,
             figure(safety, "distinct_states"), figure(safety, "transitions"), figure(safety, "depth"),
             seconds(safety), seconds(both), figure(safety, "states_per_second"),
             figure(both, "peak_memory_mb"), figure(reduced, "reduced_states"), seconds(reduced),
+            figure(safety, "peak_memory_mb"), figure(printed, "seconds"), figure(printed, "peak_memory_mb"),
         )
     return table
 
