@@ -70,6 +70,8 @@ def json_line(result) -> str:
         },
         "as_expected": result.as_expected,
     }
+    if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
+        record["fingerprint_collision_probability"] = result.fingerprint_collision
     return json.dumps(record)
 
 
@@ -98,6 +100,9 @@ def add_check_parser(subparsers) -> None:
     parser.add_argument("--symmetry", action="store_true",
                         help="explore one state per orbit of process permutations (safety only; "
                              "not with the cap); counts stay unreduced, the reduced one is added")
+    parser.add_argument("--fingerprints", action="store_true",
+                        help="keep a 64-bit fingerprint per state instead of the state (safety only; "
+                             "TLC's memory bound), and report the chance of a collision")
     parser.set_defaults(run=run_check)
 
 
@@ -131,6 +136,9 @@ def check_one(check, named, args, console, show_progress: bool):
         from .symmetry import safety_only
 
         options.update(symmetry=True, liveness=False, **safety_only(named))
+    if getattr(args, "fingerprints", False):  # safety only: run.check refuses it with liveness
+        options.update(fingerprints=True)
+        options.setdefault("liveness", False)  # where liveness was not asked for either way
     if not show_progress:
         return check(named, **options)
     from .render import ProgressView

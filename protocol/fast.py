@@ -32,6 +32,7 @@ the readable model's reachable states and edges.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import invariants
@@ -380,14 +381,15 @@ def before_globals(s: State) -> tuple:
     return tuple(getattr(s, name) for name in GLOBAL_VARIABLES)
 
 
-def explore_config(cfg, *, symmetry: bool = False, **options):
+def explore_config(cfg, *, symmetry: bool = False, fingerprints: bool = False, **options):
     """Explore `cfg` with the fast engine: the checker's `Exploration`, with states
     stored packed and decoded on demand (`run.state(id)`, `run.path(id)`), and the
     same ids, order, edges and verdicts as exploring the readable model.
 
     With `symmetry`, one representative per orbit of process permutations is
     explored (see symmetry.py); `run.reduction` then gives the unreduced counts,
-    and paths are realised as real runs of the model.
+    and paths are realised as real runs of the model. With `fingerprints`, only
+    64-bit fingerprints of the states seen are kept (`checker.explore_fingerprinted`).
     """
     from . import symmetry as sym
     from .checker import explore
@@ -402,7 +404,7 @@ def explore_config(cfg, *, symmetry: bool = False, **options):
     if symmetry:
         reduction = sym.Reduction(cfg.P, BITS)
         successors = reduction.counting(successors)
-    run = explore(
+    run = (fingerprinted_search(engine, reduction) if fingerprints else explore)(
         [engine.initial],
         successors,
         {name: engine.invariant(name) for name in engine.readable_invariants},
@@ -417,13 +419,23 @@ def explore_config(cfg, *, symmetry: bool = False, **options):
     return run
 
 
+def fingerprinted_search(engine, reduction):
+    """`explore_fingerprinted` for this engine: packed ints fingerprinted, paths
+    replayed through the engine's own (uncounted) successors, orbit sizes summed."""
+    from .checker import explore_fingerprinted
+    from .fingerprints import fingerprint_int
+
+    return partial(explore_fingerprinted, fingerprint=fingerprint_int, replay_successors=engine.successors,
+                   weigh=reduction.orbit_size if reduction is not None else None)
+
+
 def unreduced_counts(run) -> dict:
     """distinct_states and transitions as the spec counts them (unreduced), and the
     representatives explored when the search was reduced by symmetry."""
     if getattr(run, "reduction", None) is None:
         return {"distinct_states": run.distinct_states, "transitions": run.transitions}
     return {
-        "distinct_states": run.reduction.unreduced_states(run.states),
+        "distinct_states": run.weight if run.states is None else run.reduction.unreduced_states(run.states),
         "transitions": run.reduction.unreduced_transitions,
         "reduced_states": run.distinct_states,
     }

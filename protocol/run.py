@@ -12,7 +12,7 @@ import attrs
 import invariants
 
 from .checker import Exploration, Progress, explore
-from .config import NamedConfig
+from .config import ConfigError, NamedConfig
 from .fast import explore_config, unreduced_counts
 from .liveness import FairGraph, find_violation, leads_to_masks
 from .symmetry import refuse_liveness
@@ -46,6 +46,9 @@ class CheckResult:
     # With symmetry: the representatives explored ("distinct states (symmetry-reduced)");
     # distinct_states and transitions stay the unreduced counts, derived from orbit sizes.
     reduced_states: int | None = None
+    # With --fingerprints: TLC's estimates of the chance that two distinct states
+    # shared a fingerprint, {"optimistic": p, "actual": p} (see fingerprints.py).
+    fingerprint_collision: dict | None = None
 
     @property
     def config(self):
@@ -95,6 +98,7 @@ def check(
     on_progress: Callable[[Progress], None] | None = None,
     liveness: bool = True,
     symmetry: bool = False,
+    fingerprints: bool = False,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
@@ -105,10 +109,13 @@ def check(
     cfg = named.config
     if symmetry and liveness:
         refuse_liveness()
+    if fingerprints:
+        refuse_liveness_with_fingerprints(named, liveness)
     state_props, transition_props = safety_properties(cfg)
     run = explore_config(  # the fast engine: same states, order, edges and verdicts
         cfg,
         symmetry=symmetry,
+        fingerprints=fingerprints,
         max_states=max_states,
         stop_on_violation=stop_on_violation,
         on_progress=on_progress,
@@ -117,7 +124,7 @@ def check(
     verdicts = {
         name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
     }
-    if not symmetry:  # under symmetry only safety is checked (see symmetry.py)
+    if not (symmetry or fingerprints):  # under either only safety is checked (see symmetry.py)
         verdicts.update(liveness_verdicts(run, cfg))
     return CheckResult(
         named=named,
@@ -128,7 +135,18 @@ def check(
         interrupted=run.interrupted,
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violations),
+        fingerprint_collision=run.collision_probability() if fingerprints else None,
     )
+
+
+def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> None:
+    """Fingerprints keep no graph to decide liveness on: refuse to be asked for it,
+    or to check a configuration whose expected verdict is a liveness one."""
+    if liveness:
+        raise ConfigError("--fingerprints checks safety only; add --no-liveness")
+    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
+        raise ConfigError(f"{named.name} must violate {named.expected_violation()}, a liveness property, "
+                          "and --fingerprints checks safety only: drop --fingerprints")
 
 
 def safety_verdict(run: Exploration, name: str) -> Verdict:
