@@ -98,8 +98,10 @@ def add_check_parser(subparsers) -> None:
                         help="write to FILE instead of standard output (never with ANSI codes)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
     parser.add_argument("--symmetry", action="store_true",
-                        help="explore one state per orbit of process permutations (safety only; "
-                             "not with the cap); counts stay unreduced, the reduced one is added")
+                        help="explore one state per orbit of process permutations (not with the cap); "
+                             "counts stay unreduced, the reduced one is added")
+    parser.add_argument("--no-liveness", action="store_true",
+                        help="check the safety properties only: no edges kept, no liveness verdict")
     parser.add_argument("--fingerprints", action="store_true",
                         help="keep a 64-bit fingerprint per state instead of the state (safety only; "
                              "TLC's memory bound), and report the chance of a collision")
@@ -132,19 +134,31 @@ def run_check(args) -> int:
 
 def check_one(check, named, args, console, show_progress: bool):
     options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if getattr(args, "no_liveness", False):
+        refuse_unchecked_expectation(named, "--no-liveness")
+        options.update(liveness=False)
     if getattr(args, "symmetry", False):
-        from .symmetry import safety_only
+        from .symmetry import refuse_unless_symmetric
 
-        options.update(symmetry=True, liveness=False, **safety_only(named))
+        refuse_unless_symmetric(named.config, named.name)
+        options.update(symmetry=True)
     if getattr(args, "fingerprints", False):  # safety only: run.check refuses it with liveness
         options.update(fingerprints=True)
-        options.setdefault("liveness", False)  # where liveness was not asked for either way
     if not show_progress:
         return check(named, **options)
     from .render import ProgressView
 
     with ProgressView(console, named.name) as view:
         return check(named, on_progress=view.update, **options)
+
+
+def refuse_unchecked_expectation(named, option: str) -> None:
+    """A configuration expected to violate a liveness property cannot be checked without it."""
+    import invariants
+
+    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
+        raise UsageError(f"{named.name} must violate {named.expected_violation()}, a liveness property, "
+                         f"and {option} leaves it unchecked: drop {option}")
 
 
 def emit(result, args, console) -> None:

@@ -33,6 +33,8 @@ the readable model's reachable states and edges.
 from __future__ import annotations
 
 from functools import partial
+from itertools import repeat
+from operator import and_, rshift
 from typing import Callable
 
 import invariants
@@ -83,11 +85,12 @@ def assemble(globals_: tuple, locals_: list[tuple]) -> State:
 class Engine:
     """The packed-int successor function, invariants and decoder of one configuration."""
 
-    def __init__(self, cfg, canonical: Callable[[int], int] | None = None):
-        """`canonical`, when given, maps each successor to its orbit's representative
-        (symmetry reduction, see symmetry.py)."""
+    def __init__(self, cfg, canonical_edge: Callable[[int, int], tuple] | None = None):
+        """`canonical_edge`, when given, maps each (label id, successor) to (the label id
+        extended with the permutation applied, the successor's orbit's representative):
+        symmetry reduction, see symmetry.py."""
         self.cfg = cfg
-        self.canonical = canonical
+        self.canonical_edge = canonical_edge
         self.P = cfg.P
         table = instances(cfg)
         self.labels = [label for label, _ in table]
@@ -263,15 +266,15 @@ class Engine:
                       f"            if n{p} is None:",
                       f"                n{p} = append_to(app, l{p})"]
         packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [f"            append((label, {self._canonical(f'(g2 << {P * BITS}) | {packed_locals}')}))",
+        lines += [f"            append({self._edge('label', f'(g2 << {P * BITS}) | {packed_locals}')})",
                   "        else:",
-                  f"            append((label, {self._canonical(f'(g2 << {P * BITS}) | rest')}))"]
+                  f"            append({self._edge('label', f'(g2 << {P * BITS}) | rest')})"]
         namespace = {
             "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
             "appended": self.appended, "append_to": self.append_to, "upper_of": self.upper_of,
             "publish_memo": self.publish_memo, "local_successor": self.local_successor,
             "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
-            "canonical": self.canonical,
+            "canonical_edge": self.canonical_edge,
         }
         if "Publish" in names:
             lines.append("    upper = upper_of[g]")
@@ -283,9 +286,10 @@ class Engine:
         exec("\n".join(lines), namespace)
         return namespace["successors"]
 
-    def _canonical(self, expression: str) -> str:
-        """`expression`, mapped to its orbit's representative when reducing by symmetry."""
-        return expression if self.canonical is None else f"canonical({expression})"
+    def _edge(self, label: str, state: str) -> str:
+        """The (label id, successor) pair, mapped to its orbit's representative (and the
+        label to the permutation applied) when reducing by symmetry."""
+        return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
 
     def _process_step_lines(self, name: str, p: int, label_id: int, kind: str) -> list[str]:
         shift = p * BITS
@@ -297,7 +301,7 @@ class Engine:
                 f"        found = wide_successor(g, l{p})",
                 "    if found is not None:",
                 "        g2, n, app = found",
-                f"        append(({label_id}, {self._canonical(f'(g2 << {self.P * BITS}) | n | {others}')}))",
+                f"        append({self._edge(str(label_id), f'(g2 << {self.P * BITS}) | n | {others}')})",
             ]
         if kind == LOCAL_AND_UPPER:
             key = f"l{p} * {self.cfg.MaxTime + 1} + upper"
@@ -306,14 +310,14 @@ class Engine:
                 "    if n is None:",
                 f"        n = local_successor('{name}', l{p}, upper)",
                 "    if n >= 0:",
-                f"        append(({label_id}, {self._canonical(f's + ((n - l{p}) << {shift})')}))",
+                f"        append({self._edge(str(label_id), f's + ((n - l{p}) << {shift})')})",
             ]
         return [
             f"    n = memo_{name}[l{p}]",
             "    if n is None:",
             f"        n = local_successor('{name}', l{p})",
             "    if n >= 0:",
-            f"        append(({label_id}, {self._canonical(f's + ((n - l{p}) << {shift})')}))",
+            f"        append({self._edge(str(label_id), f's + ((n - l{p}) << {shift})')})",
         ]
 
     # --------------------------------------------------------- properties
@@ -365,6 +369,31 @@ class Engine:
         return Guarded(holds, self.failures[name])
 
 
+def leads_to_masks(engine: Engine, states: list, pairs) -> list[tuple[bytearray, bytearray]]:
+    """liveness.leads_to_masks for packed states, evaluating each predicate once per
+    interned component where the pair says it reads only the globals or only its
+    process's locals (`invariants.leads_to.LeadsTo`); other pairs decode every state."""
+    from invariants.leads_to import GLOBALS, PROCESS
+
+    from .liveness import leads_to_masks as by_state
+
+    shift = engine.P * BITS
+    global_ids = list(map(rshift, states, repeat(shift)))
+    masks = []
+    for pair in pairs:
+        if pair.premise_reads != GLOBALS or pair.conclusion_reads != PROCESS:
+            masks += by_state(map(engine.decode, states), [(pair.premise, pair.conclusion)])
+            continue
+        premise_of = bytes(pair.premise(assemble(g, [engine.empty_local] * engine.P)) for g in engine.globals)
+        unmet_of = bytes(not pair.conclusion(assemble(engine.initial_globals, [loc] * engine.P))
+                         for loc in engine.locals)
+        local_ids = map(and_, map(rshift, states, repeat(pair.process * BITS)), repeat(MASK))
+        unmet = bytearray(map(unmet_of.__getitem__, local_ids))
+        triggers = bytearray(map(and_, map(premise_of.__getitem__, global_ids), unmet))
+        masks.append((triggers, unmet))
+    return masks
+
+
 def intern(values: list, ids: dict, value) -> tuple[int, bool]:
     """The id of `value` in the intern table, and whether it is new there."""
     found = ids.get(value)
@@ -395,27 +424,31 @@ def explore_config(cfg, *, symmetry: bool = False, fingerprints: bool = False, *
     from .checker import explore
     from .model import successors_for
 
-    canonical = None
+    canonical_edge, perms = None, None
     if symmetry:
         sym.refuse_unless_symmetric(cfg)
-        canonical = sym.canonicalizer(cfg.P, BITS)
-    engine = Engine(cfg, canonical)
-    successors, reduction = engine.successors, None
+        perms = sym.Permutations(cfg.P)
+        canonical_edge = sym.edge_canonicalizer(perms, BITS)
+    engine = Engine(cfg, canonical_edge)
+    successors, reduction, labels = engine.successors, None, engine.labels
     if symmetry:
         reduction = sym.Reduction(cfg.P, BITS)
+        reduction.permutations = perms
         successors = reduction.counting(successors)
+        labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
     run = (fingerprinted_search(engine, reduction) if fingerprints else explore)(
         [engine.initial],
         successors,
         {name: engine.invariant(name) for name in engine.readable_invariants},
         {name: engine.transition_property(name) for name in engine.readable_transitions},
-        labels=engine.labels,
+        labels=labels,
         decode=engine.decode,
         **options,
     )
     run.engine, run.reduction = engine, reduction
     if symmetry:
-        run.realize = sym.realizer(engine, canonical, successors_for(cfg))
+        run.realize = sym.realizer(engine, sym.canonicalizer(cfg.P, BITS), successors_for(cfg))
+        run.realize_lasso = sym.lasso_realizer(engine, perms, instances(cfg))
     return run
 
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections import deque
-from itertools import compress, islice
+from collections import Counter, deque
+from itertools import accumulate, compress, islice
 from typing import Callable, Hashable, Iterable, NamedTuple, Sequence
 
 
@@ -85,6 +85,7 @@ class FairGraph:
         self.offsets, self.targets, self.labels = compressed_rows(n, edge_src, edge_label, edge_dst)
         self.enabled = self._enabled_masks()
         self._cyclic = None
+        self._stutters = None
 
     def _enabled_masks(self) -> list[int]:
         enabled = [0] * self.n
@@ -109,16 +110,30 @@ class FairGraph:
         Computed once: any component of a subgraph lies inside one of these.
         """
         if self._cyclic is None:
-            component, count = strongly_connected_components(self.offsets, self.targets, self.n)
-            sizes = array("q", bytes(8 * count))
-            for c in component:
-                sizes[c] += 1
             cyclic = bytearray(self.n)
-            for v in range(self.n):
-                if sizes[component[v]] > 1 or self._has_self_loop(v):
-                    cyclic[v] = 1
+            rest = after_cycles(self.offsets, self.targets, self.n)
+            if any(rest):  # split only what peeling left: every cycle is in there
+                component, count = strongly_connected_components(self.offsets, self.targets, self.n, rest)
+                sizes = array("q", bytes(8 * count))
+                for c in compress(component, rest):
+                    sizes[c] += 1
+                for v in compress(range(self.n), rest):
+                    if sizes[component[v]] > 1 or self._has_self_loop(v):
+                        cyclic[v] = 1
             self._cyclic = cyclic
         return self._cyclic
+
+    def stutters(self) -> bytearray:
+        """Per state, 1 when no fair family is enabled in it: alone, it may stutter forever."""
+        if self._stutters is None:
+            everything = self.all_families
+            self._stutters = bytearray(not mask & everything for mask in self.enabled)
+        return self._stutters
+
+    def may_stay(self) -> bytearray:
+        """Per state, 1 when a fair behaviour might stay there forever: it stutters, or
+        lies on a cycle."""
+        return bytearray(map(operator.or_, self.stutters(), self.cyclic()))
 
     def _has_self_loop(self, v: int) -> bool:
         return v in self.targets[self.offsets[v]:self.offsets[v + 1]]
@@ -126,12 +141,8 @@ class FairGraph:
 
 def compressed_rows(n, edge_src, edge_label, edge_dst) -> tuple[array, array, array]:
     """Offsets, destinations and labels of the edges grouped by source, keeping their order."""
-    counts = array("q", bytes(8 * (n + 1)))
-    for v in edge_src:
-        counts[v + 1] += 1
-    offsets = counts
-    for v in range(n):
-        offsets[v + 1] += offsets[v]
+    counted = Counter(edge_src)
+    offsets = array("q", accumulate(map(counted.__getitem__, range(n)), initial=0))
     if all(map(operator.le, edge_src, islice(edge_src, 1, None))):
         return offsets, edge_dst, edge_label  # already grouped (BFS order): share, don't copy
     slot = array("q", offsets)
@@ -140,6 +151,24 @@ def compressed_rows(n, edge_src, edge_label, edge_dst) -> tuple[array, array, ar
         targets[slot[v]], labels[slot[v]] = w, label
         slot[v] += 1
     return offsets, targets, labels
+
+
+def after_cycles(offsets, targets, n: int) -> bytearray:
+    """Per state, 1 when it lies on a cycle or is reachable from one (Kahn's peeling:
+    what is left after repeatedly removing states with no edge in). A few times
+    cheaper per edge than Tarjan, and on an acyclic graph it settles everything."""
+    counted = Counter(targets)
+    incoming = array("q", map(counted.__getitem__, range(n)))
+    ready = [v for v in range(n) if not incoming[v]]
+    left = n - len(ready)
+    while ready:
+        v = ready.pop()
+        for w in targets[offsets[v]:offsets[v + 1]]:
+            incoming[w] -= 1
+            if not incoming[w]:
+                ready.append(w)
+                left -= 1
+    return bytearray(map(bool, incoming)) if left else bytearray(n)
 
 
 def strongly_connected_components(offsets, targets, n: int, within: bytearray | None = None):
@@ -229,7 +258,7 @@ def find_violation(
     """
     best = None
     for number, (triggers, unmet) in enumerate(pairs):
-        if not any(triggers):
+        if not any(triggers) or not could_stall(graph, unmet):
             continue
         region = stalled_region(graph, triggers, unmet)
         fair = fair_components(graph, region)
@@ -242,6 +271,13 @@ def find_violation(
         return None
     number, prefix, fair = best
     return Counterexample(number, lasso(graph, prefix, fair.component_of(prefix[-1][1])))
+
+
+def could_stall(graph: FairGraph, unmet: bytearray) -> bool:
+    """Whether any state where the conclusion fails could hold a fair behaviour: one
+    that stutters with nothing fair enabled, or one on a cycle. When none can, the
+    pair holds whatever the region; this spares computing it."""
+    return any(map(operator.and_, unmet, graph.may_stay()))
 
 
 def stalled_region(graph: FairGraph, triggers: bytearray, unmet: bytearray) -> bytearray:
@@ -437,3 +473,152 @@ def fairness_reasons(graph: FairGraph, steps, loop: int, back: int):
             yield family, "disabled", disabled
         else:
             yield family, "taken", next(i for i in cycle if graph.label_bit[out_label[i]] & mask)
+
+
+# ------------------------------------------------------- under symmetry reduction
+
+
+class Symmetry(NamedTuple):
+    """How the edges of a graph reduced by symmetry rename the leads-to pairs.
+
+    The graph holds one representative per orbit of a group of permutations;
+    an edge labelled l stands for a step whose successor was mapped to its
+    representative by permutation `label_permutation[l]`, so pair j at the
+    source is pair `pair_maps[k][j]` at the destination, k being that
+    permutation. The initial states are their own representatives.
+    """
+
+    label_permutation: Sequence[int]
+    pair_maps: Sequence[Sequence[int]]
+
+
+class QuotientCycle(ValueError):
+    """A stall of the reduced graph might go round a cycle: see `find_violation_reduced`."""
+
+
+def find_violation_reduced(
+    graph: FairGraph,
+    initial: Sequence[int],
+    pairs: Sequence[tuple[bytearray, bytearray]],
+    symmetry: Symmetry,
+) -> Counterexample | None:
+    """`find_violation` on a graph reduced by symmetry (Emerson and Sistla): each pair
+    is followed through the permutations the edges apply, on the product of
+    representatives and pair indices, so the masks need only the representatives.
+
+    A state where no fair family is enabled is so in its whole orbit: a stalled
+    representative that stutters is a real counterexample, and its shortest
+    prefix has the unreduced length (breadth-first levels are unions of orbits).
+    A cycle is harder: going round it may rename the processes, so which fair
+    family it starves could only be judged after unrolling it. A cycle where a
+    stall might lie is therefore refused (QuotientCycle); the protocol's graphs
+    have none. The counterexample's `pair` is the real run's (whose renaming
+    starts as the identity); its labels are the graph's.
+    """
+    if not any(any(triggers) for triggers, _ in pairs):
+        return None
+    unmet_anywhere = bytearray(len(pairs[0][1]))
+    for _, unmet in pairs:
+        unmet_anywhere = bytearray(map(operator.or_, unmet_anywhere, unmet))
+    if not could_stall(graph, unmet_anywhere):
+        return None
+    region = product_region(graph, pairs, symmetry)
+    if any(map(operator.and_, region, graph.cyclic())):
+        raise QuotientCycle("a stalled region of the reduced graph has a cycle")
+    if not any(map(operator.and_, region, graph.stutters())):
+        return None
+    steps, pair = product_prefix(graph, initial, pairs, symmetry)
+    loop = len(steps) - 1
+    reasons = tuple((family, "disabled", loop) for family in graph.families)
+    return Counterexample(first_pair(steps, pair, symmetry), Lasso(tuple(steps), loop, None, reasons))
+
+
+def pair_map_per_label(symmetry: Symmetry) -> list:
+    """Label id -> where its edges send each pair index."""
+    return [symmetry.pair_maps[k] for k in symmetry.label_permutation]
+
+
+def product_region(graph: FairGraph, pairs, symmetry: Symmetry) -> bytearray:
+    """The representatives where some pair, followed through the permutations, is
+    stalled: reachable from its trigger without its conclusion holding."""
+    m, moved = len(pairs), pair_map_per_label(symmetry)
+    unmet = [mask for _, mask in pairs]
+    offsets, targets, labels = graph.offsets, graph.targets, graph.labels
+    seen = bytearray(graph.n * m)
+    frontier = deque()
+    for j, (triggers, _) in enumerate(pairs):
+        for v in compress(range(graph.n), triggers):
+            seen[v * m + j] = 1
+            frontier.append(v * m + j)
+    while frontier:
+        v, j = divmod(frontier.popleft(), m)
+        for i in range(offsets[v], offsets[v + 1]):
+            w, k = targets[i], moved[labels[i]][j]
+            if unmet[k][w] and not seen[w * m + k]:
+                seen[w * m + k] = 1
+                frontier.append(w * m + k)
+    region = bytearray(graph.n)
+    for node in compress(range(graph.n * m), seen):
+        region[node // m] = 1
+    return region
+
+
+def product_prefix(graph: FairGraph, initial, pairs, symmetry: Symmetry):
+    """A shortest path from an initial state through a trigger of some pair to a
+    stuttering state, the pair (followed through the permutations) failing from
+    the trigger on: ([(label or None, state)], the pair at the end).
+
+    As `shortest_prefix`, over (state, phase): phase 0 before the trigger, phase
+    1 + j while following pair j. Only called when such a path exists.
+    """
+    width, moved, stutters = len(pairs) + 1, pair_map_per_label(symmetry), graph.stutters()
+    unmet = [mask for _, mask in pairs]
+    triggered: dict[int, list[int]] = {}  # state -> the pairs whose premise holds and conclusion fails there
+    for j, (triggers, _) in enumerate(pairs):
+        for v in compress(range(graph.n), triggers):
+            triggered.setdefault(v, []).append(j)
+    came_from: dict[int, tuple[int, int | None]] = {}
+    queue: deque[int] = deque()
+
+    def enter(v: int, previous: int, label) -> None:
+        for node in (v * width, *(v * width + 1 + j for j in triggered.get(v, ()))):
+            if node not in came_from:  # passing a trigger costs no step
+                came_from[node] = (previous, label)
+                queue.append(node)
+
+    for v in initial:
+        enter(v, -1, None)
+    while queue:
+        node = queue.popleft()
+        v, phase = divmod(node, width)
+        if phase and stutters[v]:
+            return unwind_product(came_from, node, width), phase - 1
+        for label, w in graph.edges_from(v):
+            if not phase:
+                enter(w, node, label)
+                continue
+            k = moved[label][phase - 1]
+            after = w * width + 1 + k
+            if unmet[k][w] and after not in came_from:
+                came_from[after] = (node, label)
+                queue.append(after)
+    raise ValueError("no stall is reachable: the region was not computed from this graph")
+
+
+def unwind_product(came_from, node, width: int) -> list[tuple[int | None, int]]:
+    path = []
+    while node >= 0:
+        previous, label = came_from[node]
+        path.append((label, node // width))
+        node = previous
+    path.reverse()
+    return path
+
+
+def first_pair(steps, pair: int, symmetry: Symmetry) -> int:
+    """The pair at the first state that is `pair` at the last, undoing each step's
+    permutation from the end."""
+    inverse = [{k: j for j, k in enumerate(mapping)} for mapping in symmetry.pair_maps]
+    for label, _ in reversed(steps[1:]):
+        pair = inverse[symmetry.label_permutation[label]][pair]
+    return pair

@@ -14,8 +14,7 @@ import invariants
 from .checker import Exploration, Progress, explore
 from .config import ConfigError, NamedConfig
 from .fast import explore_config, unreduced_counts
-from .liveness import FairGraph, find_violation, leads_to_masks
-from .symmetry import refuse_liveness
+from .liveness import FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced, leads_to_masks
 from .model import Label, fair_family, instances, model_for
 from .trace import Trace, trace_from_path
 
@@ -104,11 +103,9 @@ def check(
 
     With `liveness` the explored graph's edges are kept and the liveness
     properties are decided on it after the safety ones; without, they are
-    left unknown.
+    left out. With `symmetry` both are decided on one state per orbit.
     """
     cfg = named.config
-    if symmetry and liveness:
-        refuse_liveness()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
     state_props, transition_props = safety_properties(cfg)
@@ -124,7 +121,7 @@ def check(
     verdicts = {
         name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
     }
-    if not (symmetry or fingerprints):  # under either only safety is checked (see symmetry.py)
+    if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
         verdicts.update(liveness_verdicts(run, cfg))
     return CheckResult(
         named=named,
@@ -172,14 +169,45 @@ def liveness_verdicts(run: Exploration, cfg) -> dict:
     verdicts = {}
     for name, pairs_of in invariants.LIVENESS_PROPERTIES.items():
         pairs = pairs_of(cfg)
-        states = (run.state(state_id) for state_id in range(run.distinct_states))
-        masks = leads_to_masks(states, [(pair.premise, pair.conclusion) for pair in pairs])
-        found = find_violation(graph, initial, masks)
+        masks = pair_masks(run, pairs)
+        if getattr(run, "reduction", None) is None:
+            found = find_violation(graph, initial, masks)
+        else:
+            found = violation_reduced(run, graph, initial, masks, name, pairs)
         if found is None:
             verdicts[name] = Verdict(True)
         else:
             verdicts[name] = Verdict(False, lasso_trace(run, graph, name, pairs[found.pair], found.lasso))
     return verdicts
+
+
+def pair_masks(run: Exploration, pairs) -> list:
+    """liveness.leads_to_masks over the stored states: per interned component with the
+    fast engine, else on every decoded state."""
+    if getattr(run, "engine", None) is not None:
+        from .fast import leads_to_masks as by_component
+
+        return by_component(run.engine, run.states, pairs)
+    states = (run.state(state_id) for state_id in range(run.distinct_states))
+    return leads_to_masks(states, [(pair.premise, pair.conclusion) for pair in pairs])
+
+
+def violation_reduced(run: Exploration, graph, initial, masks, name: str, pairs):
+    """find_violation_reduced on a search reduced by symmetry: every edge's label id
+    carries its permutation, which renames the pairs' processes."""
+    from invariants.leads_to import pair_permutation
+
+    perms = run.reduction.permutations
+    try:
+        pair_maps = [pair_permutation(pairs, rename) for rename in perms.renames]
+    except ValueError as error:  # the pairs do not permute with the processes
+        raise ConfigError(f"{name} under --symmetry: {error}; drop --symmetry") from None
+    symmetry = Symmetry([perms.split(label)[1] for label in range(len(run.labels))], pair_maps)
+    try:
+        return find_violation_reduced(graph, initial, masks, symmetry)
+    except QuotientCycle:
+        raise ConfigError(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
+                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
 
 
 def fair_graph(run: Exploration, cfg) -> FairGraph:
@@ -197,11 +225,16 @@ def fair_graph(run: Exploration, cfg) -> FairGraph:
 
 
 def lasso_trace(run: Exploration, graph, name: str, pair, lasso) -> Trace:
-    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair."""
-    steps = [
-        (None if label is None else run.labels[label], run.state(state_id))
-        for label, state_id in lasso.steps
-    ]
+    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair.
+    Under symmetry the lasso of representatives is realised as the real run it stands for."""
+    realize = getattr(run, "realize_lasso", None)
+    if realize is not None:
+        steps, _ = realize([(label, run.states[state_id]) for label, state_id in lasso.steps])
+    else:
+        steps = [
+            (None if label is None else run.labels[label], run.state(state_id))
+            for label, state_id in lasso.steps
+        ]
     notes = [f"{pair.text} fails: {stall_start(steps, pair)} on, the premise has held "
              "and the conclusion never holds"]
     if lasso.stutters:

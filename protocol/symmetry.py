@@ -13,17 +13,23 @@ the orbit sizes (`Reduction`).
 With the cap, process 0 is special (its frontier reports retire the cap), so
 reducing would merge states with different futures: refused.
 
-Liveness on the quotient is not sound with per-process weak fairness (a
-cycle of representatives may rotate which process it starves), as TLC
-warns; `check` refuses that combination.
+Liveness stays sound on the reduced graph because each recorded edge keeps
+the permutation it applied: a step s -> s' is stored as r -> canon(s') =
+pi(s'), with label id `action id * len(perms) + perm id` (`Permutations`).
+The leads-to pairs are indexed by process, so liveness follows a pair
+through the permutations (Emerson and Sistla's symmetry under fairness);
+see protocol/liveness.py `find_violation_reduced` for what it decides and
+when it refuses.
 """
 
 from __future__ import annotations
 
+from itertools import permutations
 from math import factorial
 from typing import Callable
 
 from .config import ConfigError
+from .model import RUNTIME_ACTIONS, Label
 
 SYMMETRY_NEEDS = "processes interchangeable"
 
@@ -36,38 +42,70 @@ def refuse_unless_symmetric(cfg, name: str = "this configuration") -> None:
         )
 
 
-def refuse_liveness() -> None:
-    raise ConfigError(
-        "--symmetry reduces safety only: liveness on the quotient is unsound under per-process "
-        "fairness (as TLC warns); add --no-liveness, or drop --symmetry"
-    )
+class Permutations:
+    """The permutations of P processes, numbered; number 0 is the identity.
+
+    `orders[k]` lists, per position of the representative, the process of the
+    concrete state whose locals it holds; `renames[k]` is the inverse: concrete
+    process q is called renames[k][q] in the representative.
+    """
+
+    def __init__(self, P: int):
+        self.P = P
+        self.orders = list(permutations(range(P)))
+        self.number = {order: k for k, order in enumerate(self.orders)}
+        self.renames = [tuple(order.index(q) for q in range(P)) for order in self.orders]
+
+    def __len__(self) -> int:
+        return len(self.orders)
+
+    def labels(self, labels: list) -> list:
+        """Label per extended label id (action id * len(self) + permutation id)."""
+        return [label for label in labels for _ in self.orders]
+
+    def split(self, extended_label: int) -> tuple[int, int]:
+        """(action label id, permutation id) of an extended label id."""
+        return divmod(extended_label, len(self.orders))
+
+    def then(self, rename: tuple, k: int) -> tuple:
+        """The renaming `rename` followed by permutation k's."""
+        after = self.renames[k]
+        return tuple(after[position] for position in rename)
+
+
+def edge_canonicalizer(perms: Permutations, bits: int) -> Callable[[int, int], tuple]:
+    """(label id, packed successor) -> (label id * P! + the permutation's id, the
+    successor's representative), the permutation being the one that sorts the locals."""
+    P, K, mask = perms.P, len(perms), (1 << bits) - 1
+    ids = [f"(s >> {p * bits}) & {mask}" for p in range(P)]
+    if P == 1:
+        source = "def canonical_edge(label, s):\n    return (label, s)\n"
+    elif P == 2:
+        source = (
+            "def canonical_edge(label, s):\n"
+            f"    a = {ids[0]}\n"
+            f"    b = {ids[1]}\n"
+            "    if b < a:\n"
+            f"        return (label * 2 + 1, s ^ a ^ b ^ (a << {bits}) ^ (b << {bits}))\n"
+            "    return (label * 2, s)\n"
+        )
+    else:
+        packed = " | ".join(f"(ids[order[{p}]] << {p * bits})" for p in range(P))
+        source = (
+            "def canonical_edge(label, s):\n"
+            f"    ids = ({', '.join(ids)})\n"
+            f"    order = tuple(sorted(range({P}), key=ids.__getitem__))\n"
+            f"    return (label * {K} + number[order], (s >> {P * bits} << {P * bits}) | {packed})\n"
+        )
+    namespace: dict = {"number": perms.number}
+    exec(source, namespace)
+    return namespace["canonical_edge"]
 
 
 def canonicalizer(P: int, bits: int) -> Callable[[int], int]:
     """packed state -> its orbit's representative: the locals' ids in ascending order."""
-    mask = (1 << bits) - 1
-    ids = [f"(s >> {p * bits}) & {mask}" for p in range(P)]
-    if P == 1:
-        source = "def canonical(s):\n    return s\n"
-    elif P == 2:
-        source = (
-            "def canonical(s):\n"
-            f"    a = {ids[0]}\n"
-            f"    b = {ids[1]}\n"
-            "    if b < a:\n"
-            f"        return s ^ a ^ b ^ (a << {bits}) ^ (b << {bits})\n"
-            "    return s\n"
-        )
-    else:
-        packed = " | ".join(f"(ids[{p}] << {p * bits})" for p in range(P))
-        source = (
-            "def canonical(s):\n"
-            f"    ids = sorted(({', '.join(ids)}))\n"
-            f"    return (s >> {P * bits} << {P * bits}) | {packed}\n"
-        )
-    namespace: dict = {}
-    exec(source, namespace)
-    return namespace["canonical"]
+    canonical_edge = edge_canonicalizer(Permutations(P), bits)
+    return lambda s: canonical_edge(0, s)[1]
 
 
 class Reduction:
@@ -127,15 +165,50 @@ def realizer(engine, canonical: Callable[[int], int], readable_successors: Calla
     return realize
 
 
-def safety_only(named) -> dict:
-    """Refuse --symmetry where the verdict expected is a liveness one (it would go
-    unchecked); else the check options are unchanged (an empty dict)."""
-    import invariants
+def renamed(label: Label, to: tuple) -> Label:
+    """The action instance `label` with its process renamed by `to` (controller
+    actions name no process)."""
+    if label.name not in RUNTIME_ACTIONS:
+        return label
+    return Label(label.name, to[label.args[0]], *label.args[1:])
 
-    refuse_unless_symmetric(named.config, named.name)
-    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
-        raise ConfigError(
-            f"{named.name} must violate {named.expected_violation()}, a liveness property, and "
-            "--symmetry checks safety only: drop --symmetry"
-        )
-    return {}
+
+def lasso_realizer(engine, perms: Permutations, table) -> Callable:
+    """stored steps of the reduced graph [(extended label id or None, packed state)] ->
+    the real run they stand for, [(label, state)], with the renaming it ends in.
+
+    Exact, not a search: the run keeps the renaming g (concrete process q is
+    g[q] in the representative), starting from the identity (the initial state
+    is its own representative); a stored step by action a of the representative
+    is the concrete step by a with its process renamed back by g^-1, and then g
+    is followed by the step's permutation. Each concrete state is checked to be
+    the stored representative under g.
+    """
+    step_of = {label: step for label, step in table}
+
+    def realize(stored_steps: list) -> tuple[list, tuple]:
+        state = engine.decode(stored_steps[0][1])
+        rename = tuple(range(perms.P))
+        steps = [(None, state)]
+        for extended, target in stored_steps[1:]:
+            action, k = perms.split(extended)
+            back = tuple(sorted(range(perms.P), key=rename.__getitem__))  # g^-1
+            label = renamed(engine.labels[action], back)
+            after = step_of[label](state)
+            rename = perms.then(rename, k)
+            if after is None or renamed_packed(engine, engine.encode(after), rename) != target:
+                raise AssertionError(f"{label} does not reach the stored representative: the model is not symmetric")
+            steps.append((label, after))
+            state = after
+        return steps, rename
+
+    return realize
+
+
+def renamed_packed(engine, packed: int, rename: tuple) -> int:
+    """The packed state with process q's locals moved to position rename[q]."""
+    g, local_ids = engine.unpack(packed)
+    moved = [0] * len(local_ids)
+    for q, lid in enumerate(local_ids):
+        moved[rename[q]] = lid
+    return engine.pack(g, moved)

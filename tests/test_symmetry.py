@@ -9,6 +9,7 @@ import pytest
 
 from protocol.config import ConfigError, named_configurations
 from protocol.fast import BITS, Engine, explore_config, unreduced_counts
+from protocol.run import check
 from protocol.symmetry import Reduction, canonicalizer
 from protocol.trace import replay
 from test_fast import some_packed_states
@@ -73,9 +74,46 @@ def test_check_symmetry_on_the_command_line(capsys):
     assert record["properties"]["I1"] == {"holds": False, "trace_length": 6}
 
 
-@pytest.mark.parametrize("name, why", [("HoldsCap", "process 0 special"), ("HoldsUnfair", "safety only")])
-def test_check_symmetry_refuses_what_it_cannot_decide(name, why, capsys):
+def test_check_symmetry_refuses_the_cap(capsys):
     from protocol.__main__ import main
 
-    assert main(["check", name, "--symmetry"]) == 2
-    assert why in capsys.readouterr().err
+    assert main(["check", "HoldsCap", "--symmetry"]) == 2
+    assert "process 0 special" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ liveness
+
+LIVENESS_CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
+
+
+def verdicts(result) -> dict:
+    return {name: (verdict.holds, verdict.trace_length) for name, verdict in result.properties.items()}
+
+
+@pytest.mark.parametrize("constants", LIVENESS_CONSTANTS, ids=["defaults", "P3-D1-T1"])
+@pytest.mark.parametrize("name", SYMMETRIC)
+def test_reduction_keeps_every_verdict_and_length_liveness_included(name, constants):
+    named = named_configurations()[name].with_constants(constants)
+    full, reduced = check(named), check(named, symmetry=True)
+    assert "CompactionNotStalled" in reduced.properties
+    assert verdicts(reduced) == verdicts(full)
+    assert reduced.as_expected == full.as_expected
+
+
+@pytest.mark.parametrize("name, constants", [("HoldsUnfair", {"P": 3}), ("Holds", {"D": 2})])
+def test_reduction_keeps_the_liveness_verdict_on_wider_constants(name, constants):
+    named = named_configurations()[name].with_constants(constants)
+    full = check(named).properties["CompactionNotStalled"]
+    reduced = check(named, symmetry=True).properties["CompactionNotStalled"]
+    assert (reduced.holds, reduced.trace_length) == (full.holds, full.trace_length)
+
+
+@pytest.mark.parametrize("constants", [{}, {"P": 3}], ids=["P2", "P3"])
+def test_a_reduced_lasso_is_a_real_run_that_stalls(constants):
+    named = named_configurations()["HoldsUnfair"].with_constants(constants)
+    trace = check(named, symmetry=True).violation("CompactionNotStalled")
+    assert trace.length == 2 and trace.stutters
+    states = [step.state for step in trace.steps]
+    replayed = replay(named.config, [step.action for step in trace.steps[1:]])
+    assert [step.state for step in replayed] == states
+    assert states[-1].sent > min(states[-1].since)
