@@ -2,9 +2,11 @@
 
 For a ladder of constants and for Holds and HoldsAcquire it measures, each
 in a fresh process (so that the peak resident memory is that run's own):
-safety alone, safety and liveness together, and safety under symmetry
+safety alone, safety and liveness together, both again under symmetry
 reduction, and safety with fingerprints instead of states (`--fingerprints`,
-whose point is the peak memory). It prints figures; nothing here passes or fails. Wall seconds
+whose point is the peak memory). With `--scc` it also splits each whole
+graph into strongly connected components, by liveness.py's iterative Tarjan
+and by networkx, which is why liveness does not use networkx. It prints figures; nothing here passes or fails. Wall seconds
 depend on what else the machine runs, so the CPU seconds and the load
 average are printed beside them.
 """
@@ -25,7 +27,16 @@ LADDER = (
     {"P": 2, "D": 2, "MaxTime": 3},
 )
 CONFIGURATIONS = ("Holds", "HoldsAcquire")
-MODES = ("safety", "safety+liveness", "symmetry", "fingerprints")
+# What each mode asks of `check`; every mode keeps the same safety verdicts.
+MODE_OPTIONS = {
+    "safety": {"liveness": False},
+    "safety+liveness": {"liveness": True},
+    "symmetry": {"liveness": False, "symmetry": True},
+    "symmetry+liveness": {"liveness": True, "symmetry": True},
+    "fingerprints": {"liveness": False, "fingerprints": True},  # 64-bit fingerprints
+}
+MODES = tuple(MODE_OPTIONS)
+SCC_MODES = ("scc:tarjan", "scc:networkx")  # with --scc: the split alone, on the full graph
 # A row whose search passes this many distinct states does not fit: it is cut
 # there and reported as such, so the ladder's top rung costs seconds, not hours.
 DEFAULT_MAX_STATES = 3_000_000
@@ -37,11 +48,11 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     from .config import lookup
     from .run import check
 
+    if mode in SCC_MODES:
+        return measure_scc(name, constants, mode, max_states)
     named = lookup(name).with_constants(constants)
-    options = {"liveness": mode == "safety+liveness", "symmetry": mode == "symmetry",
-               "fingerprints": mode == "fingerprints"}  # safety only, 64-bit fingerprints
     wall, cpu = time.perf_counter(), time.process_time()
-    result = check(named, max_states=max_states, **options)
+    result = check(named, max_states=max_states, **MODE_OPTIONS[mode])
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     explored = result.reduced_states or result.distinct_states
     return {
@@ -57,7 +68,34 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
         "cpu_seconds": round(cpu, 2),
         "states_per_second": round(explored / wall) if wall else None,
         "peak_memory_mb": round(peak_memory_mb()),
-        "as_expected": result.as_expected if mode == "safety+liveness" else None,
+        "as_expected": result.as_expected if MODE_OPTIONS[mode]["liveness"] else None,
+    }
+
+
+def measure_scc(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """The whole recorded graph split into strongly connected components, by our
+    Tarjan on the edge arrays or by networkx: the split's seconds and the peak memory."""
+    from .config import lookup
+    from .fast import explore_config
+    from .liveness import compressed_rows, strongly_connected_components
+
+    named = lookup(name).with_constants(constants)
+    run = explore_config(named.config, record_edges=True, max_states=max_states)
+    wall = time.perf_counter()
+    if mode == "scc:tarjan":
+        offsets, targets, _ = compressed_rows(run.distinct_states, run.edge_src, run.edge_label, run.edge_dst)
+        strongly_connected_components(offsets, targets, run.distinct_states)
+    else:
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(run.distinct_states))
+        graph.add_edges_from(zip(run.edge_src, run.edge_dst))
+        sum(1 for _ in nx.strongly_connected_components(graph))
+    return {
+        "config": name, "constants": named.config.constants, "mode": mode, "complete": run.complete,
+        "distinct_states": run.distinct_states, "edges": len(run.edge_src),
+        "seconds": round(time.perf_counter() - wall, 2), "peak_memory_mb": round(peak_memory_mb()),
     }
 
 
@@ -81,14 +119,14 @@ def measure_fresh(name: str, constants: dict, mode: str, max_states: int) -> dic
 def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
            max_states: int = DEFAULT_MAX_STATES, on_record=None) -> list[dict]:
     """Every measurement of the ladder. Where the unreduced safety search does not
-    fit, safety and liveness is not tried (it would not fit either); symmetry,
-    which explores fewer states, still is."""
+    fit, liveness and the component split are not tried unreduced (they would not
+    fit either); symmetry, which explores fewer states, still is."""
     records = []
     for constants in constants_ladder:
         for name in configurations:
             fits = True
             for mode in modes:
-                if mode == "safety+liveness" and not fits:
+                if not fits and mode in ("safety+liveness", *SCC_MODES):
                     continue
                 record = measure_fresh(name, constants, mode, max_states)
                 records.append(record)
@@ -117,7 +155,7 @@ def add_bench_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench", help="measure the search on a ladder of constants (prints figures)",
         description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
-                    "transitions, seconds for safety, for safety and liveness, and for safety under "
+                    "transitions, seconds for safety, for safety and liveness, and for both under "
                     "symmetry; distinct states per second; peak memory. Each run in a fresh process.",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per measurement")
@@ -125,6 +163,9 @@ def add_bench_parser(subparsers) -> None:
                         help="measure these constants instead of the default ladder; repeatable")
     parser.add_argument("--config", action="append", default=[], metavar="NAME",
                         help=f"configurations to measure (default: {', '.join(CONFIGURATIONS)})")
+    parser.add_argument("--scc", action="store_true",
+                        help="also time splitting each whole graph into strongly connected components, "
+                             "by our Tarjan and by networkx (with their peak memory)")
     parser.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
                         help="a rung past N distinct states does not fit and is skipped "
                              f"(default {DEFAULT_MAX_STATES:,})")
@@ -139,20 +180,24 @@ def run_bench(args) -> int:
         raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     rungs = parse_constants_ladder(args.rung) if args.rung else LADDER
     names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
+    modes = MODES + (SCC_MODES if args.scc else ())
     if args.json:
         print(json.dumps({"machine": machine()}), flush=True)
-        ladder(rungs, names, max_states=args.max_states,
+        ladder(rungs, names, modes, max_states=args.max_states,
                on_record=lambda record: print(json.dumps(record), flush=True))
         return EXIT_AS_EXPECTED
     from .render import console_for
-    from .render_bench import BenchProgress, bench_table
+    from .render_bench import BenchProgress, bench_table, scc_table
 
     console = console_for()
     if not console.is_terminal:  # a file or pipe has no width: do not squeeze the table to 80
         console = console_for(width=PIPE_WIDTH)
-    with BenchProgress(console, len(rungs) * len(names) * len(MODES)) as progress:
-        records = ladder(rungs, names, max_states=args.max_states, on_record=progress.advance)
+    with BenchProgress(console, len(rungs) * len(names) * len(modes)) as progress:
+        records = ladder(rungs, names, modes, max_states=args.max_states, on_record=progress.advance)
     console.print(bench_table(records, machine(), args.max_states))
+    split = scc_table(records)
+    if split is not None:
+        console.print(split)
     return EXIT_AS_EXPECTED
 
 

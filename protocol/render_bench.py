@@ -48,20 +48,40 @@ def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
                   caption=caption, caption_justify="left")
     for header in ("configuration", "constants", "distinct\nstates", "transitions", "depth",
                    "safety\ns", "safety+\nliveness s", "states/s\n(safety)", "peak MB\n(+liveness)",
-                   "symmetry-\nreduced", "symmetry\nsafety s", "safety\nMB",
+                   "symmetry-\nreduced", "symmetry\nsafety s", "symmetry+\nliveness s", "safety\nMB",
                    "fp\ns", "fp\nMB"):
         table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
                          no_wrap=True)
     for (name, constants), modes in rows(records).items():
-        safety, both, reduced, printed = (
-            modes.get(mode) for mode in ("safety", "safety+liveness", "symmetry", "fingerprints"))
+        safety, both, reduced, reduced_both, printed = (modes.get(mode) for mode in (
+            "safety", "safety+liveness", "symmetry", "symmetry+liveness", "fingerprints"))
         table.add_row(
             name, constants,
             figure(safety, "distinct_states"), figure(safety, "transitions"), figure(safety, "depth"),
             seconds(safety), seconds(both), figure(safety, "states_per_second"),
             figure(both, "peak_memory_mb"), figure(reduced, "reduced_states"), seconds(reduced),
-            figure(safety, "peak_memory_mb"), figure(printed, "seconds"), figure(printed, "peak_memory_mb"),
+            seconds(reduced_both), figure(safety, "peak_memory_mb"), figure(printed, "seconds"),
+            figure(printed, "peak_memory_mb"),
         )
+    return table
+
+
+def scc_table(records: list[dict]) -> Table | None:
+    """With --scc: splitting each whole graph into strongly connected components, by
+    liveness.py's Tarjan and by networkx; None when none was measured."""
+    grouped = {key: modes for key, modes in rows(records).items() if "scc:tarjan" in modes or "scc:networkx" in modes}
+    if not grouped:
+        return None
+    table = Table(box=box.SIMPLE_HEAD, title=Text("strongly connected components of the whole graph", style="bold"),
+                  title_justify="left")
+    for header in ("configuration", "constants", "edges", "Tarjan s", "Tarjan peak MB", "networkx s",
+                   "networkx peak MB"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
+                         no_wrap=True)
+    for (name, constants), modes in grouped.items():
+        tarjan, nx = modes.get("scc:tarjan"), modes.get("scc:networkx")
+        table.add_row(name, constants, figure(tarjan or nx, "edges"), figure(tarjan, "seconds"),
+                      figure(tarjan, "peak_memory_mb"), figure(nx, "seconds"), figure(nx, "peak_memory_mb"))
     return table
 
 

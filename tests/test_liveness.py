@@ -149,6 +149,15 @@ def test_tarjan_splits_like_networkx(case):
     assert ours == {frozenset(c) for c in nx.strongly_connected_components(reference)}
 
 
+def test_the_bench_splits_a_graph_by_tarjan_and_by_networkx():
+    from protocol.bench import measure
+
+    ours, theirs = (measure("Holds", {"P": 2, "D": 1, "MaxTime": 1}, mode, max_states=10**6)
+                    for mode in ("scc:tarjan", "scc:networkx"))
+    assert ours["complete"] and ours["edges"] == theirs["edges"] > 0
+    assert ours["peak_memory_mb"] > 0 and theirs["seconds"] >= 0
+
+
 def fair_stall_exists(n, edges, fair, unmet, premise) -> bool:
     """The oracle, by networkx: among the unmet states reachable without meeting the
     conclusion from one where the premise holds, some component can hold a fair

@@ -117,3 +117,14 @@ def test_a_reduced_lasso_is_a_real_run_that_stalls(constants):
     replayed = replay(named.config, [step.action for step in trace.steps[1:]])
     assert [step.state for step in replayed] == states
     assert states[-1].sent > min(states[-1].since)
+
+
+def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
+    from protocol.bench import measure
+
+    constants = {"P": 2, "D": 1, "MaxTime": 1}
+    full, reduced = (measure("Holds", constants, mode, max_states=10**6)
+                     for mode in ("safety+liveness", "symmetry+liveness"))
+    assert reduced["as_expected"] is full["as_expected"] is True
+    assert (reduced["distinct_states"], reduced["transitions"]) == (full["distinct_states"], full["transitions"])
+    assert reduced["reduced_states"] < full["distinct_states"]
