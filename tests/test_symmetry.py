@@ -128,3 +128,46 @@ def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
     assert reduced["as_expected"] is full["as_expected"] is True
     assert (reduced["distinct_states"], reduced["transitions"]) == (full["distinct_states"], full["transitions"])
     assert reduced["reduced_states"] < full["distinct_states"]
+
+
+def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatch, capsys):
+    # The protocol's graphs are acyclic, so the refusal is provoked here; the detection
+    # itself is tested on a toy with cycles (test_liveness.py).
+    import protocol.run
+    from protocol.__main__ import main
+    from protocol.liveness import QuotientCycle
+
+    def cyclic(*_):
+        raise QuotientCycle("a stalled region of the reduced graph has a cycle")
+
+    monkeypatch.setattr(protocol.run, "find_violation_reduced", cyclic)
+    assert main(["check", "HoldsRouted", "--symmetry"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "drop --symmetry" in error and "cycle" in error
+    assert main(["check", "HoldsRouted", "--symmetry", "--no-liveness", "--json"]) == 0
+
+
+def test_no_liveness_checks_safety_alone_and_refuses_a_liveness_expectation(capsys):
+    from protocol.__main__ import main
+
+    assert main(["check", "Holds", "--symmetry", "--no-liveness", "--json"]) == 0
+    assert "CompactionNotStalled" not in json.loads(capsys.readouterr().out)["properties"]
+    assert main(["check", "HoldsUnfair", "--no-liveness"]) == 2
+    assert "drop --no-liveness" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("P", [2, 3])
+def test_each_reduced_edge_names_the_permutation_that_gives_the_representative(P):
+    from protocol.symmetry import Permutations, edge_canonicalizer, renamed_packed
+
+    engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=P))
+    perms = Permutations(P)
+    canonical_edge, canonical = edge_canonicalizer(perms, BITS), canonicalizer(P, BITS)
+    for packed in some_packed_states(engine, 300):
+        g, local_ids = engine.unpack(packed)
+        for order in itertools.permutations(local_ids):
+            s = engine.pack(g, list(order))
+            extended, representative = canonical_edge(5, s)
+            action, k = perms.split(extended)
+            assert action == 5 and representative == canonical(s)
+            assert renamed_packed(engine, s, perms.renames[k]) == representative
