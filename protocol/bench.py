@@ -40,7 +40,7 @@ SCC_MODES = ("scc:tarjan", "scc:networkx")  # with --scc: the split alone, on th
 # A row whose search passes this many distinct states does not fit: it is cut
 # there and reported as such, so the ladder's top rung costs seconds, not hours.
 DEFAULT_MAX_STATES = 3_000_000
-PIPE_WIDTH = 180
+PIPE_WIDTH = 200
 
 
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
