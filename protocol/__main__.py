@@ -113,13 +113,13 @@ def run_check(args) -> int:
 
     if args.max_states is not None and args.max_states < 1:
         raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
-    chosen = selected_configurations(args)
+    plan = checkable(selected_configurations(args), args)  # refuse before anything is written
     console = make_console(args.output)
     show_progress = console.is_terminal and not args.json
     started = time.perf_counter()
     results = []
-    for named in chosen:
-        result = check_one(check, named, args, console, show_progress)
+    for named, options in plan:
+        result = check_one(check, named, options, console, show_progress)
         results.append(result)
         emit(result, args, console)
         if result.interrupted:
@@ -128,22 +128,44 @@ def run_check(args) -> int:
         from .render import render_totals
 
         render_totals(console, results, time.perf_counter() - started)
-    ok = all(r.as_expected for r in results) and len(results) == len(chosen)
+    ok = all(r.as_expected for r in results) and len(results) == len(plan)
     return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
 
 
-def check_one(check, named, args, console, show_progress: bool):
+def checkable(chosen: list, args) -> list:
+    """Each configuration with its check options. A configuration the options cannot
+    check is refused (exit 2) when named, and skipped with a note under --all."""
+    plan = []
+    for named in chosen:
+        try:
+            plan.append((named, check_options(named, args)))
+        except (UsageError, ConfigError) as refusal:
+            if not args.all:
+                raise
+            print(f"protocol: skipped {named.name}: {refusal}", file=sys.stderr)
+    return plan
+
+
+def check_options(named, args) -> dict:
+    """The options of `run.check` the flags ask for, or a refusal naming the flag to drop."""
     options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
-    if getattr(args, "no_liveness", False):
+    if args.no_liveness:
         refuse_unchecked_expectation(named, "--no-liveness")
         options.update(liveness=False)
-    if getattr(args, "symmetry", False):
+    if args.symmetry:
         from .symmetry import refuse_unless_symmetric
 
         refuse_unless_symmetric(named.config, named.name)
         options.update(symmetry=True)
-    if getattr(args, "fingerprints", False):  # safety only: run.check refuses it with liveness
+    if args.fingerprints:
+        from .run import refuse_liveness_with_fingerprints
+
+        refuse_liveness_with_fingerprints(named, options.get("liveness", True))
         options.update(fingerprints=True)
+    return options
+
+
+def check_one(check, named, options: dict, console, show_progress: bool):
     if not show_progress:
         return check(named, **options)
     from .render import ProgressView

@@ -210,7 +210,7 @@ def render_totals(console: Console, results, seconds: float) -> None:
     table.add_column("states", justify="right", no_wrap=True)
     table.add_column("depth", justify="right")
     table.add_column("violated (states)", min_width=24)
-    table.add_column("as expected", no_wrap=True)
+    table.add_column("expected", no_wrap=True)
     for result in results:
         violated = "\n".join(
             f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False

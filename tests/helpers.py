@@ -55,17 +55,17 @@ def Release(d):  # noqa: N802
 def checked(name: str, max_states: int | None = None, stop_on_violation: bool = False, **constants):
     """The CheckResult of the named configuration, explored once per session."""
     named = lookup(name).with_constants(constants)
-    return _checked_named(named, max_states, stop_on_violation)
+    return cached_check(named, max_states=max_states, stop_on_violation=stop_on_violation)
 
 
 @lru_cache(maxsize=None)
-def _checked_named(named, max_states, stop_on_violation):
-    return check(named, max_states=max_states, stop_on_violation=stop_on_violation)
+def _checked_named(named, options: tuple):
+    return check(named, **dict(options))
 
 
-def cached_check(named, *, max_states=None, stop_on_violation=False, on_progress=None):
+def cached_check(named, *, on_progress=None, **options):
     """A drop-in for protocol.run.check that reuses explorations within the session."""
-    return _checked_named(named, max_states, stop_on_violation)
+    return _checked_named(named, tuple(sorted(options.items())))
 
 
 @pytest.fixture

@@ -202,3 +202,20 @@ def test_the_console_script_is_the_module():
                           env=dict(os.environ, COLUMNS="200"), timeout=60)
     assert done.returncode == 0
     assert all(name in done.stdout for name in named_configurations())
+
+
+def test_an_option_that_cannot_check_a_named_configuration_refuses_before_any_output(cli):
+    code, out, err = cli("check", "Holds", "HoldsCap", "--symmetry")
+    assert code == 2
+    assert out == ""  # nothing written half-way: Holds was not checked first
+    assert err.count("\n") == 1 and "HoldsCap has the cap" in err and "drop --symmetry" in err
+
+
+def test_check_all_skips_what_an_option_cannot_check_and_says_so(cli):
+    code, out, err = cli("check", "--all", "--no-liveness", "--json")
+    records = [json.loads(line) for line in out.splitlines()]
+    names = [record["config"] for record in records]
+    assert code == 0
+    assert "HoldsUnfair" not in names and "Holds" in names
+    assert "skipped HoldsUnfair" in err and "--no-liveness" in err
+    assert all("CompactionNotStalled" not in record["properties"] for record in records)
