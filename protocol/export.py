@@ -111,7 +111,7 @@ def summary_markdown(result) -> str:
     ]
     for prop, verdict in result.properties.items():
         shown = {True: "holds", False: f"violated ({verdict.trace_length} states)",
-                 None: "unknown (search incomplete)"}[verdict.holds]
+                 None: "unknown (not decided)"}[verdict.holds]
         lines.append(f"| {prop} | {shown} |")
     return "\n".join(lines) + "\n"
 

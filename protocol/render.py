@@ -134,7 +134,7 @@ def verdict_text(verdict) -> Text:
         return Text("holds", style="green")
     if verdict.holds is False:
         return Text(f"violated ({verdict.trace_length} states)", style="red")
-    return Text("unknown (search incomplete)", style="yellow")
+    return Text("unknown (not decided)", style="yellow")
 
 
 def expectation_text(result, prop: str) -> Text:
@@ -162,6 +162,9 @@ def summary_table(result) -> Table:
         why = "interrupted" if result.interrupted else "cut short"
         table.add_row("search", Text(f"INCOMPLETE ({why}): no property is reported to hold",
                                      style="bold yellow"))
+    elif result.interrupted:
+        table.add_row("search", Text("complete, but interrupted while deciding liveness: "
+                                     "its verdicts are unknown", style="bold yellow"))
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     props.add_column("property", style="bold", no_wrap=True)
     props.add_column("verdict")

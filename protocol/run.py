@@ -4,6 +4,8 @@ and compare the verdicts with what the configuration expects.
 
 from __future__ import annotations
 
+import time
+
 from functools import partial
 from typing import Callable
 
@@ -72,7 +74,7 @@ class CheckResult:
                 found.append(f"{name} violated unexpectedly")
             elif verdict.holds is None and not (self.stopped_on_violation and expected is not None
                                                 and self.properties[expected].holds is False):
-                found.append(f"{name} has no verdict: the search was cut short")
+                found.append(f"{name} has no verdict: the check was cut short")
         return found
 
     @property
@@ -106,6 +108,7 @@ def check(
     left out. With `symmetry` both are decided on one state per orbit.
     """
     cfg = named.config
+    started = time.perf_counter()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
     state_props, transition_props = safety_properties(cfg)
@@ -121,15 +124,20 @@ def check(
     verdicts = {
         name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
     }
+    interrupted = run.interrupted
     if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
-        verdicts.update(liveness_verdicts(run, cfg))
+        try:
+            verdicts.update(liveness_verdicts(run, cfg))
+        except KeyboardInterrupt:  # Ctrl-C while deciding liveness: the safety verdicts stand
+            verdicts.update({name: Verdict(None) for name in invariants.LIVENESS_PROPERTIES})
+            interrupted = True
     return CheckResult(
         named=named,
         **unreduced_counts(run),
         depth=run.depth,
-        seconds=run.seconds,
+        seconds=time.perf_counter() - started,  # the search and the liveness decision
         complete=run.complete,
-        interrupted=run.interrupted,
+        interrupted=interrupted,
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violations),
         fingerprint_collision=run.collision_probability() if fingerprints else None,

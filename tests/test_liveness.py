@@ -352,3 +352,19 @@ def test_liveness_has_no_verdict_without_the_whole_graph():
     holds = lookup("Holds")
     assert "CompactionNotStalled" not in check(holds, liveness=False).properties
     assert check(holds, max_states=100).properties["CompactionNotStalled"].holds is None
+
+
+def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch):
+    """An interrupt after the search leaves liveness unknown and the run not as expected."""
+    import protocol.run
+    from protocol.config import lookup
+
+    def interrupted(run, cfg):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(protocol.run, "liveness_verdicts", interrupted)
+    result = protocol.run.check(lookup("Holds"))
+    assert result.complete and result.interrupted
+    assert result.properties["I1"].holds is True
+    assert result.properties["CompactionNotStalled"].holds is None
+    assert not result.as_expected
