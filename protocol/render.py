@@ -133,15 +133,15 @@ def verdict_text(verdict) -> Text:
     if verdict.holds is True:
         return Text("holds", style="green")
     if verdict.holds is False:
-        return Text(f"violated ({verdict.trace_length} states)", style="red")
-    return Text("unknown (not decided)", style="yellow")
+        return Text(f"violated in {verdict.trace_length}", style="red")
+    return Text("unknown", style="yellow")
 
 
 def expectation_text(result, prop: str) -> Text:
     expected = result.named.expected_violation()
     if prop == expected:
         length = result.named.expected_length()
-        return Text("violated" + (f" ({length} states)" if length else ""))
+        return Text("violated" + (f" in {length}" if length else ""))
     return Text("holds")
 
 
@@ -167,8 +167,8 @@ def summary_table(result) -> Table:
                                      "its verdicts are unknown", style="bold yellow"))
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     props.add_column("property", style="bold", no_wrap=True)
-    props.add_column("verdict")
-    props.add_column("expected", style="dim")
+    props.add_column("verdict (states)", no_wrap=True)
+    props.add_column("expected", style="dim", no_wrap=True)
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
     table.add_row("properties", props)
