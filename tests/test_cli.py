@@ -50,7 +50,7 @@ def test_check_holds_exits_0_and_shows_every_property_holding(cli):
 def test_check_a_refutation_exits_0_and_shows_its_counterexample(cli):
     code, out, err = cli("check", "HoldsRouted")
     assert (code, err) == (0, "")
-    assert re.search(r"\bI1\s+violated \(6 states\)", out)
+    assert re.search(r"\bI1\s+violated in 6\b", out)
     assert "Counterexample to I1: 6 states" in out and "CreatePeek(0, 0)" in out
 
 
