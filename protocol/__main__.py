@@ -174,13 +174,13 @@ def check_one(check, named, options: dict, console, show_progress: bool):
         return check(named, on_progress=view.update, **options)
 
 
-def refuse_unchecked_expectation(named, option: str) -> None:
+def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> None:
     """A configuration expected to violate a liveness property cannot be checked without it."""
     import invariants
 
     if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
         raise UsageError(f"{named.name} must violate {named.expected_violation()}, a liveness property, "
-                         f"and {option} leaves it unchecked: drop {option}")
+                         f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
 
 
 def emit(result, args, console) -> None:

@@ -227,10 +227,13 @@ def at_least_one(text: str) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from .__main__ import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from, make_console
+    from .__main__ import (
+        EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from, make_console, refuse_unchecked_expectation,
+    )
     from .config import lookup
 
     named = lookup(args.name).with_constants(constants_from(args))
+    refuse_unchecked_expectation(named, "simulate", "random walks check safety only; use `check`")
     console = make_console()
     options = dict(walks=args.walks, depth=args.depth, seed=args.seed)
     from .render_simulate import render_simulation, walk_progress_bar

@@ -139,3 +139,9 @@ def test_usage_errors_are_one_line_and_exit_2(capsys, argv, names):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and names in err and "Traceback" not in err
+
+
+def test_simulate_refuses_a_configuration_whose_expected_violation_is_liveness():
+    from protocol.__main__ import main
+
+    assert main(["simulate", "HoldsUnfair", "--walks", "1"]) == 2
