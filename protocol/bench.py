@@ -173,7 +173,7 @@ def add_bench_parser(subparsers) -> None:
 
 
 def run_bench(args) -> int:
-    from .__main__ import EXIT_AS_EXPECTED, UsageError
+    from .cli import EXIT_AS_EXPECTED, UsageError
     from .config import lookup
 
     if args.max_states < 1:

@@ -490,8 +490,8 @@ DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will 
 
 
 def add_graph_parser(subparsers) -> None:
-    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
-    from .__main__ import add_constants_option
+    # Imported here, not at the top: the CLI module imports this one to build its parser.
+    from .cli import add_constants_option
 
     parser = subparsers.add_parser(
         "graph", help="export the reachable state graph (dot or graphml)",
@@ -550,7 +550,7 @@ def run_graph(args) -> int:
     import sys
 
     from .config import lookup
-    from .__main__ import constants_from
+    from .cli import constants_from
 
     if args.max_states < 1:
         print(f"protocol: --max-states {args.max_states} is out of range: give N >= 1", file=sys.stderr)

@@ -435,8 +435,8 @@ def positive_jobs(text: str) -> int:
 
 
 def add_matrix_parser(subparsers) -> None:
-    # Imported here: `python -m protocol` runs __main__.py as `__main__`, which imports this module.
-    from .__main__ import add_constants_option
+    # Imported here, not at the top: the CLI module imports this one to build its parser.
+    from .cli import add_constants_option
 
     parser = subparsers.add_parser(
         "matrix", help="check every combination of the mechanism switches; derive the minimal sets",
@@ -454,7 +454,7 @@ def add_matrix_parser(subparsers) -> None:
 
 
 def run_matrix_command(args) -> int:
-    from .__main__ import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from
+    from .cli import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from
     from .render import console_for
 
     constants = {**Config().constants, **constants_from(args)}

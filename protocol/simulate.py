@@ -194,7 +194,7 @@ def ordered(findings: dict, checks: Checks) -> dict:
 
 
 def add_simulate_parser(subparsers) -> None:
-    from .__main__ import add_constants_option
+    from .cli import add_constants_option
 
     parser = subparsers.add_parser(
         "simulate", help="random walks over the model, checking every property at every step",
@@ -227,7 +227,7 @@ def at_least_one(text: str) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from .__main__ import (
+    from .cli import (
         EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from, make_console, refuse_unchecked_expectation,
     )
     from .config import lookup

@@ -74,7 +74,7 @@ def cli(monkeypatch, capsys):
 
     A wide console, so that no verdict is wrapped or cut in a narrow column.
     """
-    from protocol.__main__ import main
+    from protocol.cli import main
 
     monkeypatch.setattr(protocol.run, "check", cached_check)
     monkeypatch.setenv("COLUMNS", "200")

@@ -74,7 +74,7 @@ def test_a_search_cut_short_in_json_has_no_verdicts(cli):
 def test_a_wrong_expectation_exits_1(cli, monkeypatch):
     import attrs
 
-    import protocol.__main__ as cli_module
+    import protocol.cli as cli_module
 
     def expect_too_long(name):
         named = named_configurations()[name]

@@ -11,7 +11,7 @@ import pytest
 
 import protocol.run
 from helpers import cached_check, checked
-from protocol.__main__ import main
+from protocol.cli import main
 from protocol.checker import explore
 from protocol.config import HOLDS, lookup, named_configurations
 from protocol.export import (

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from protocol.__main__ import main
+from protocol.cli import main
 from protocol.config import HOLDS, Config, named_configurations
 from protocol.matrix import (
     LIVENESS,

@@ -11,7 +11,7 @@ from rich.console import Console
 
 import invariants
 from helpers import checked
-from protocol.__main__ import main
+from protocol.cli import main
 from protocol.config import lookup
 from protocol.render_simulate import walk_progress_bar
 from protocol.simulate import simulate
@@ -142,6 +142,18 @@ def test_usage_errors_are_one_line_and_exit_2(capsys, argv, names):
 
 
 def test_simulate_refuses_a_configuration_whose_expected_violation_is_liveness():
-    from protocol.__main__ import main
+    from protocol.cli import main
 
     assert main(["simulate", "HoldsUnfair", "--walks", "1"]) == 2
+
+
+def test_a_usage_error_raised_in_a_subcommand_module_is_one_line_in_a_real_run():
+    """`python -m protocol` runs the CLI as one module object, so a subcommand's
+    UsageError is caught as the CLI's own (no traceback)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "protocol", "simulate", "HoldsUnfair", "--walks", "1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stdout == "" and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

@@ -65,7 +65,7 @@ def test_the_cap_refuses_symmetry():
 
 
 def test_check_symmetry_on_the_command_line(capsys):
-    from protocol.__main__ import main
+    from protocol.cli import main
 
     assert main(["check", "HoldsRouted", "--symmetry", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
@@ -75,7 +75,7 @@ def test_check_symmetry_on_the_command_line(capsys):
 
 
 def test_check_symmetry_refuses_the_cap(capsys):
-    from protocol.__main__ import main
+    from protocol.cli import main
 
     assert main(["check", "HoldsCap", "--symmetry"]) == 2
     assert "process 0 special" in capsys.readouterr().err
@@ -134,7 +134,7 @@ def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatc
     # The protocol's graphs are acyclic, so the refusal is provoked here; the detection
     # itself is tested on a toy with cycles (test_liveness.py).
     import protocol.run
-    from protocol.__main__ import main
+    from protocol.cli import main
     from protocol.liveness import QuotientCycle
 
     def cyclic(*_):
@@ -148,7 +148,7 @@ def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatc
 
 
 def test_no_liveness_checks_safety_alone_and_refuses_a_liveness_expectation(capsys):
-    from protocol.__main__ import main
+    from protocol.cli import main
 
     assert main(["check", "Holds", "--symmetry", "--no-liveness", "--json"]) == 0
     assert "CompactionNotStalled" not in json.loads(capsys.readouterr().out)["properties"]

@@ -1,0 +1,260 @@
+"""The command line: `python -m protocol check Holds`, `check --all`, `list`.
+
+Exit codes: 0 when every verdict is as expected, 1 when any is not (or the
+search was cut short), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+
+from .config import ConfigError, lookup, named_configurations, parse_constant
+
+EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A usage error: printed as one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+# ------------------------------------------------------------------ shared
+
+
+def add_constants_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c", "--constant", action="append", default=[], metavar="NAME=VALUE",
+        help="override a constant (P, D, MaxTime); repeatable: -c P=3 -c D=2",
+    )
+
+
+def constants_from(args) -> dict:
+    return dict(parse_constant(text) for text in args.constant)
+
+
+def selected_configurations(args) -> list:
+    """The named configurations the command names (or all of them), with -c applied."""
+    if args.all and args.names:
+        raise UsageError("give configuration names or --all, not both")
+    if not args.all and not args.names:
+        raise UsageError(
+            f"name a configuration or give --all; known: {', '.join(named_configurations())}"
+        )
+    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
+    constants = constants_from(args)
+    return [named.with_constants(constants) for named in chosen]
+
+
+def json_line(result) -> str:
+    """One JSON Lines record of a check (the schema of docs/checker.md)."""
+    record = {
+        "config": result.named.name,
+        "constants": result.config.constants,
+        "switches": result.config.switches,
+        "distinct_states": result.distinct_states,
+        **({"reduced_states": result.reduced_states} if result.reduced_states is not None else {}),
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(result.seconds, 3),
+        "complete": result.complete,
+        "properties": {
+            name: {"holds": verdict.holds, "trace_length": verdict.trace_length}
+            for name, verdict in result.properties.items()
+        },
+        "as_expected": result.as_expected,
+    }
+    if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
+        record["fingerprint_collision_probability"] = result.fingerprint_collision
+    return json.dumps(record)
+
+
+# ------------------------------------------------------------------- check
+
+
+def add_check_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check", help="explore named configurations and compare verdicts with expectations",
+        description="Explore every reachable state breadth-first and check every property.",
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="configuration names (see `list`)")
+    parser.add_argument("--all", action="store_true", help="check every named configuration")
+    add_constants_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object per configuration per line")
+    parser.add_argument("--stop-on-violation", action="store_true",
+                        help="stop at the first violation found (TLC's default behaviour)")
+    parser.add_argument("--max-states", type=int, metavar="N",
+                        help="cut the search after N distinct states (the result is then incomplete)")
+    parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
+    parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid"), default="terminal",
+                        help="how to write results and counterexamples (itf: one JSON document per line)")
+    parser.add_argument("--output", type=argparse.FileType("w", encoding="utf-8"), metavar="FILE",
+                        help="write to FILE instead of standard output (never with ANSI codes)")
+    parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="explore one state per orbit of process permutations (not with the cap); "
+                             "counts stay unreduced, the reduced one is added")
+    parser.add_argument("--no-liveness", action="store_true",
+                        help="check the safety properties only: no edges kept, no liveness verdict")
+    parser.add_argument("--fingerprints", action="store_true",
+                        help="keep a 64-bit fingerprint per state instead of the state (safety only; "
+                             "TLC's memory bound), and report the chance of a collision")
+    parser.set_defaults(run=run_check)
+
+
+def run_check(args) -> int:
+    from .run import check
+
+    if args.max_states is not None and args.max_states < 1:
+        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
+    plan = checkable(selected_configurations(args), args)  # refuse before anything is written
+    console = make_console(args.output)
+    show_progress = console.is_terminal and not args.json
+    started = time.perf_counter()
+    results = []
+    for named, options in plan:
+        result = check_one(check, named, options, console, show_progress)
+        results.append(result)
+        emit(result, args, console)
+        if result.interrupted:
+            break
+    if len(results) > 1 and not args.json and args.format == "terminal":
+        from .render import render_totals
+
+        render_totals(console, results, time.perf_counter() - started)
+    ok = all(r.as_expected for r in results) and len(results) == len(plan)
+    return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
+
+
+def checkable(chosen: list, args) -> list:
+    """Each configuration with its check options. A configuration the options cannot
+    check is refused (exit 2) when named, and skipped with a note under --all."""
+    plan = []
+    for named in chosen:
+        try:
+            plan.append((named, check_options(named, args)))
+        except (UsageError, ConfigError) as refusal:
+            if not args.all:
+                raise
+            print(f"protocol: skipped {named.name}: {refusal}", file=sys.stderr)
+    return plan
+
+
+def check_options(named, args) -> dict:
+    """The options of `run.check` the flags ask for, or a refusal naming the flag to drop."""
+    options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if args.no_liveness:
+        refuse_unchecked_expectation(named, "--no-liveness")
+        options.update(liveness=False)
+    if args.symmetry:
+        from .symmetry import refuse_unless_symmetric
+
+        refuse_unless_symmetric(named.config, named.name)
+        options.update(symmetry=True)
+    if args.fingerprints:
+        from .run import refuse_liveness_with_fingerprints
+
+        refuse_liveness_with_fingerprints(named, options.get("liveness", True))
+        options.update(fingerprints=True)
+    return options
+
+
+def check_one(check, named, options: dict, console, show_progress: bool):
+    if not show_progress:
+        return check(named, **options)
+    from .render import ProgressView
+
+    with ProgressView(console, named.name) as view:
+        return check(named, on_progress=view.update, **options)
+
+
+def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> None:
+    """A configuration expected to violate a liveness property cannot be checked without it."""
+    import invariants
+
+    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
+        raise UsageError(f"{named.name} must violate {named.expected_violation()}, a liveness property, "
+                         f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
+
+
+def emit(result, args, console) -> None:
+    if args.json:
+        print(json_line(result), flush=True)
+        return
+    if args.format != "terminal":
+        from .export import export_result
+
+        return export_result(result, args.format, args.output or sys.stdout, full=args.full)
+    from .render import render_result
+
+    render_result(console, result, show_traces=not args.no_trace, full=args.full)
+
+
+def make_console(output=None):
+    from .render import console_for
+
+    return console_for(file=output)
+
+
+# -------------------------------------------------------------------- list
+
+
+def add_list_parser(subparsers) -> None:
+    parser = subparsers.add_parser("list", help="list the named configurations and what they expect")
+    parser.set_defaults(run=run_list)
+
+
+def run_list(args) -> int:
+    from .render import configurations_table
+
+    make_console().print(configurations_table(named_configurations().values()))
+    return EXIT_AS_EXPECTED
+
+
+# -------------------------------------------------------------------- main
+
+# `check` and `list` are defined above; every other subcommand lives in its own
+# module, which imports this module's helpers, and is imported once this module
+# is complete: (module, the function that adds its parser).
+SUBCOMMAND_MODULES = [
+    ("matrix", "add_matrix_parser"),
+    ("simulate", "add_simulate_parser"),
+    ("export", "add_graph_parser"),
+    ("bench", "add_bench_parser"),
+    ("docs", "add_docs_parser"),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="protocol", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for add in (add_check_parser, add_list_parser):
+        add(subparsers)
+    for module, function in SUBCOMMAND_MODULES:
+        getattr(importlib.import_module(f".{module}", __package__), function)(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            raise UsageError("name a command: " + ", ".join(sorted(parser._subparsers._group_actions[0].choices)))
+        return args.run(args)
+    except (UsageError, ConfigError) as error:
+        print(f"protocol: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_AS_EXPECTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
