@@ -147,7 +147,7 @@ def parse_constants_ladder(texts: list[str]) -> tuple:
     from .config import parse_constant
 
     return tuple(
-        dict(parse_constant(part) for part in text.split(",") if part.strip()) for text in texts
+        dict(parse_constant(part, "--rung") for part in text.split(",") if part.strip()) for text in texts
     )
 
 

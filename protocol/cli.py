@@ -1,7 +1,8 @@
 """The command line: `python -m protocol check Holds`, `check --all`, `list`.
 
 Exit codes: 0 when every verdict is as expected, 1 when any is not (or the
-search was cut short), 2 for a usage error.
+run was cut short: Ctrl-C, --max-states, a skipped configuration, a closed
+output pipe), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 from .config import ConfigError, lookup, named_configurations, parse_constant
 
@@ -95,8 +99,7 @@ def add_check_parser(subparsers) -> None:
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
     parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid"), default="terminal",
                         help="how to write results and counterexamples (itf: one JSON document per line)")
-    parser.add_argument("--output", type=argparse.FileType("w", encoding="utf-8"), metavar="FILE",
-                        help="write to FILE instead of standard output (never with ANSI codes)")
+    add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
     parser.add_argument("--symmetry", action="store_true",
                         help="explore one state per orbit of process permutations (not with the cap); "
@@ -114,37 +117,46 @@ def run_check(args) -> int:
 
     if args.max_states is not None and args.max_states < 1:
         raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
-    plan = checkable(selected_configurations(args), args)  # refuse before anything is written
-    console = make_console(args.output)
-    show_progress = console.is_terminal and not args.json
-    started = time.perf_counter()
-    results = []
-    for named, options in plan:
-        result = check_one(check, named, options, console, show_progress)
-        results.append(result)
-        emit(result, args, console)
-        if result.interrupted:
-            break
-    if len(results) > 1 and not args.json and args.format == "terminal":
-        from .render import render_totals
+    if args.json and args.format != "terminal":
+        raise UsageError(f"--json and --format {args.format} both choose the output: give one")
+    plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written
+    check_writable(args.output)
+    with opened_output(args.output) as out:
+        console = make_console(out if args.output else None)
+        show_progress = console.is_terminal and not args.json
+        started = time.perf_counter()
+        results = []
+        for named, options in plan:
+            result = check_one(check, named, options, console, show_progress)
+            results.append(result)
+            emit(result, args, console, out)
+            if result.interrupted:
+                break
+        if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
+            from .render import render_totals
 
-        render_totals(console, results, time.perf_counter() - started)
-    ok = all(r.as_expected for r in results) and len(results) == len(plan)
+            render_totals(console, results, time.perf_counter() - started, skipped)
+    ok = all(r.as_expected for r in results) and len(results) == len(plan) and not skipped
     return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
 
 
-def checkable(chosen: list, args) -> list:
-    """Each configuration with its check options. A configuration the options cannot
-    check is refused (exit 2) when named, and skipped with a note under --all."""
-    plan = []
+def checkable(chosen: list, args) -> tuple[list, list]:
+    """Each configuration with its check options, and the names skipped.
+
+    A configuration the options cannot check is refused (exit 2) when named.
+    Under --all it is skipped with a note, and the run exits 1: a skipped
+    configuration has no verdict, so the run cannot say every one is as expected.
+    """
+    plan, skipped = [], []
     for named in chosen:
         try:
             plan.append((named, check_options(named, args)))
         except (UsageError, ConfigError) as refusal:
             if not args.all:
                 raise
+            skipped.append(named.name)
             print(f"protocol: skipped {named.name}: {refusal}", file=sys.stderr)
-    return plan
+    return plan, skipped
 
 
 def check_options(named, args) -> dict:
@@ -184,17 +196,52 @@ def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> 
                          f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
 
 
-def emit(result, args, console) -> None:
+def emit(result, args, console, out) -> None:
     if args.json:
-        print(json_line(result), flush=True)
+        print(json_line(result), file=out, flush=True)
         return
     if args.format != "terminal":
         from .export import export_result
 
-        return export_result(result, args.format, args.output or sys.stdout, full=args.full)
+        if not any(v.trace for v in result.properties.values()):
+            print(f"protocol: {result.named.name} has no counterexample to write as {args.format}",
+                  file=sys.stderr)
+        return export_result(result, args.format, out, full=args.full)
     from .render import render_result
 
     render_result(console, result, show_traces=not args.no_trace, full=args.full)
+
+
+# ------------------------------------------------------------------ output
+
+
+def add_output_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--output", metavar="FILE", help=help)
+
+
+def check_writable(path: str | None) -> None:
+    """Refuse an --output path that cannot be written, before anything is run or written."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"--output {path} is a directory: give a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
+
+
+@contextmanager
+def opened_output(path: str | None):
+    """Standard output, or the --output file, opened only now that the run is accepted."""
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        stream = open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write --output {path}: {error.strerror}") from None
+    with stream:
+        yield stream
 
 
 def make_console(output=None):
@@ -252,9 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ConfigError) as error:
         print(f"protocol: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_AS_EXPECTED
+    except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
+        sys.stdout = open(os.devnull, "w")  # so that the final flush at exit cannot fail again
+        return EXIT_NOT_AS_EXPECTED
 
-
-if __name__ == "__main__":
-    sys.exit(main())

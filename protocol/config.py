@@ -89,15 +89,15 @@ def check_constant(name: str, value) -> int:
     return value
 
 
-def parse_constant(text: str) -> tuple[str, int]:
-    """Parse one `-c NAME=VALUE` argument."""
+def parse_constant(text: str, option: str = "-c") -> tuple[str, int]:
+    """Parse one `NAME=VALUE` constant given with `option` (`-c P=3`, `--rung P=3,...`)."""
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
     if not sep or not name:
-        raise ConfigError(f"-c {text!r} is not NAME=VALUE: write for example -c P=3")
+        raise ConfigError(f"{option} {text!r} is not NAME=VALUE: write for example {option} P=3")
     if name not in CONSTANT_MINIMUM:
         known = ", ".join(CONSTANT_NAMES)
-        raise ConfigError(f"unknown constant {name!r} in -c {text}: the constants are {known}")
+        raise ConfigError(f"unknown constant {name!r} in {option} {text}: the constants are {known}")
     try:
         value = int(raw)
     except ValueError:
@@ -190,7 +190,7 @@ def lookup(name: str) -> NamedConfig:
     folded = {key.lower(): key for key in known}
     if name.lower() in folded:
         return known[folded[name.lower()]]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.0)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]}?" if close else ""
     raise ConfigError(
         f"unknown configuration {name!r}.{hint} Known: {', '.join(known)}"

@@ -491,7 +491,7 @@ DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will 
 
 def add_graph_parser(subparsers) -> None:
     # Imported here, not at the top: the CLI module imports this one to build its parser.
-    from .cli import add_constants_option
+    from .cli import add_constants_option, add_output_option
 
     parser = subparsers.add_parser(
         "graph", help="export the reachable state graph (dot or graphml)",
@@ -505,15 +505,8 @@ def add_graph_parser(subparsers) -> None:
                         help=f"refuse graphs with more than N states (default {DEFAULT_GRAPH_LIMIT:,})")
     parser.add_argument("--highlight-trace", action="store_true",
                         help="colour the shortest counterexample's states and steps red")
-    parser.add_argument("--output", type=argparse_file(), metavar="FILE",
-                        help="write to FILE instead of standard output")
+    add_output_option(parser, "write to FILE instead of standard output")
     parser.set_defaults(run=run_graph)
-
-
-def argparse_file():
-    import argparse
-
-    return argparse.FileType("w", encoding="utf-8")
 
 
 def explore_graph(named, limit: int):
@@ -549,18 +542,17 @@ def counterexample(named) -> Trace | None:
 def run_graph(args) -> int:
     import sys
 
+    from .cli import UsageError, check_writable, constants_from, opened_output
     from .config import lookup
-    from .cli import constants_from
 
     if args.max_states < 1:
-        print(f"protocol: --max-states {args.max_states} is out of range: give N >= 1", file=sys.stderr)
-        return 2
+        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     named = lookup(args.name).with_constants(constants_from(args))
+    check_writable(args.output)
     try:
         run = explore_graph(named, args.max_states)
     except GraphTooLarge as error:
-        print(f"protocol: {error}", file=sys.stderr)
-        return 2
+        raise UsageError(str(error)) from None
     highlight = None
     if args.highlight_trace:
         highlight = counterexample(named)
@@ -568,5 +560,6 @@ def run_graph(args) -> int:
             print(f"protocol: {named.name} has no counterexample: nothing to highlight", file=sys.stderr)
     graph = state_graph(run, highlight)
     text = graph_dot(graph, named.name) if args.format == "dot" else graph_graphml(graph)
-    (args.output or sys.stdout).write(text)
+    with opened_output(args.output) as out:
+        out.write(text)
     return 0

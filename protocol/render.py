@@ -205,7 +205,7 @@ def render_result(console: Console, result, show_traces: bool = True, full: bool
             console.print(trace_table(verdict.trace, full=full, explain=lines, cfg=result.config))
 
 
-def render_totals(console: Console, results, seconds: float) -> None:
+def render_totals(console: Console, results, seconds: float, skipped=()) -> None:
     """One line per configuration: counts, the violations found, and whether as expected."""
     table = Table(box=box.SIMPLE_HEAD, title=Text("check --all", style="bold"), title_justify="left",
                   pad_edge=False)
@@ -224,8 +224,10 @@ def render_totals(console: Console, results, seconds: float) -> None:
         )
     console.print(table)
     failed = sum(not r.as_expected for r in results)
-    console.print(Text(f"{len(results)} configurations, {failed} not as expected, {seconds:.1f} s",
-                       style="bold red" if failed else "bold green"))
+    line = f"{len(results)} configurations, {failed} not as expected, {seconds:.1f} s"
+    if skipped:
+        line += f"; skipped (no verdict): {', '.join(skipped)}"
+    console.print(Text(line, style="bold red" if failed or skipped else "bold green"))
 
 
 class ProgressView:

@@ -211,11 +211,36 @@ def test_an_option_that_cannot_check_a_named_configuration_refuses_before_any_ou
     assert err.count("\n") == 1 and "HoldsCap has the cap" in err and "drop --symmetry" in err
 
 
-def test_check_all_skips_what_an_option_cannot_check_and_says_so(cli):
+def test_check_all_skips_what_an_option_cannot_check_says_so_and_exits_1(cli):
     code, out, err = cli("check", "--all", "--no-liveness", "--json")
     records = [json.loads(line) for line in out.splitlines()]
     names = [record["config"] for record in records]
-    assert code == 0
+    assert code == 1  # a skipped configuration has no verdict: not everything was checked
     assert "HoldsUnfair" not in names and "Holds" in names
     assert "skipped HoldsUnfair" in err and "--no-liveness" in err
     assert all("CompactionNotStalled" not in record["properties"] for record in records)
+
+
+def test_json_with_output_writes_the_records_to_the_file(cli, tmp_path):
+    target = tmp_path / "results.jsonl"
+    code, out, _ = cli("check", "HoldsRouted", "--json", "--output", str(target))
+    assert code == 0 and out == ""
+    assert json.loads(target.read_text())["config"] == "HoldsRouted"
+
+
+def test_a_refused_run_leaves_an_existing_output_file_untouched(cli, tmp_path):
+    target = tmp_path / "results.md"
+    target.write_text("keep")
+    code, _, err = cli("check", "Nope", "--output", str(target))
+    assert code == 2 and "unknown configuration" in err
+    assert target.read_text() == "keep"
+
+
+def test_an_output_in_a_missing_directory_is_refused_before_the_search(cli, tmp_path):
+    code, out, err = cli("check", "Holds", "--output", str(tmp_path / "no" / "such.md"))
+    assert code == 2 and out == "" and "does not exist" in err
+
+
+def test_json_and_another_format_are_refused_together(cli):
+    code, out, err = cli("check", "Holds", "--json", "--format", "itf")
+    assert code == 2 and out == "" and "--json and --format itf" in err
