@@ -1,7 +1,11 @@
-"""docs/refutations.md, generated from refutations/: `python -m protocol docs`.
+"""The files derived from refutations/: `python -m protocol docs`.
 
-    python -m protocol docs --write   # regenerate docs/refutations.md
-    python -m protocol docs --check   # exit 1 if the committed file is stale (CI runs this)
+    python -m protocol docs --write   # regenerate them after an intended change
+    python -m protocol docs --check   # exit 1, with a diff, if any is stale (CI runs this)
+
+Two kinds: docs/refutations.md, and each refutation's golden trace
+refutations/<Name>.txt (protocol/golden.py). A change to the model that
+changes a counterexample then shows in review as a diff of both.
 
 Each refutation's section is its switches (what it changes relative to
 Holds), what it must violate, the reason from its docstring, and its
@@ -16,6 +20,7 @@ from pathlib import Path
 
 from .config import HOLDS, named_configurations
 from .export import trace_markdown
+from .golden import golden_path, golden_text
 from .run import check
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "refutations.md"
@@ -50,8 +55,7 @@ def changed_switches(named) -> str:
     return ", ".join(changed) or "none"
 
 
-def refutation_section(named) -> str:
-    result = check(named)
+def refutation_section(named, result) -> str:
     trace = result.violation(named.violates)
     lines = [
         f"## {named.name}",
@@ -69,36 +73,68 @@ def refutation_section(named) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def refutations_markdown() -> str:
-    refutations = [n for n in named_configurations().values() if n.violates]
+def refutations() -> list:
+    return [named for named in named_configurations().values() if named.violates]
+
+
+def refutations_markdown(results: dict) -> str:
+    """docs/refutations.md from each refutation's CheckResult, by name."""
     rows = [
         f"| [{n.name}](#{n.name.lower()}) | {changed_switches(n)} | {n.violates} | {n.length} |"
-        for n in refutations
+        for n in refutations()
     ]
-    sections = [refutation_section(n) for n in refutations]
+    sections = [refutation_section(n, results[n.name]) for n in refutations()]
     return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
+def derived_files() -> dict[Path, str]:
+    """Every file derived from refutations/, path -> what it must hold now (one check each)."""
+    results = {named.name: check(named) for named in refutations()}
+    files = {DOCS_PATH: refutations_markdown(results)}
+    for name, result in results.items():
+        files[golden_path(name)] = golden_text(name, result)
+    return files
+
+
 def add_docs_parser(subparsers) -> None:
-    parser = subparsers.add_parser("docs", help="regenerate or check docs/refutations.md")
+    parser = subparsers.add_parser(
+        "docs", help="regenerate or check docs/refutations.md and the golden traces",
+        description="The files derived from refutations/: docs/refutations.md and each "
+                    "refutation's golden trace refutations/<Name>.txt.",
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="write docs/refutations.md")
-    mode.add_argument("--check", action="store_true", help="exit 1 if docs/refutations.md is stale")
+    mode.add_argument("--write", action="store_true", help="regenerate them")
+    mode.add_argument("--check", action="store_true", help="exit 1, showing a diff, if any is stale")
     parser.set_defaults(run=run_docs)
 
 
 def run_docs(args) -> int:
-    text = refutations_markdown()
+    files = derived_files()
     if args.write:
-        DOCS_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {DOCS_PATH}")
+        for path, text in files.items():
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {shown(path)}")
         return 0
-    stored = DOCS_PATH.read_text(encoding="utf-8") if DOCS_PATH.exists() else ""
-    if stored == text:
-        print(f"{DOCS_PATH.name} is current")
-        return 0
-    diff = difflib.unified_diff(stored.splitlines(True), text.splitlines(True),
-                                "docs/refutations.md (committed)", "docs/refutations.md (generated)")
-    sys.stdout.writelines(diff)
-    print(f"docs/refutations.md is stale: run `{REGENERATE}` and commit it", file=sys.stderr)
-    return 1
+    stale = [path for path, text in files.items() if stored(path) != text]
+    for path in stale:
+        sys.stdout.writelines(difflib.unified_diff(
+            stored(path).splitlines(True), files[path].splitlines(True),
+            f"{shown(path)} (committed)", f"{shown(path)} (now)"))
+    if stale:
+        print(f"{len(stale)} derived file(s) stale: if the change is intended, run `{REGENERATE}` "
+              "and commit them", file=sys.stderr)
+        return 1
+    print(f"{len(files)} derived files are current")
+    return 0
+
+
+def stored(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def shown(path: Path) -> str:
+    """`path` relative to the project, as a reviewer names it."""
+    try:
+        return str(path.relative_to(DOCS_PATH.parent.parent))
+    except ValueError:
+        return str(path)

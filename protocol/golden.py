@@ -5,20 +5,17 @@ terminal renderer as plain text (no ANSI codes) at a fixed width of
 `GOLDEN_WIDTH` columns. A change to the model or to the narration that changes
 a counterexample then shows in review as a diff of that file.
 
-    python -m protocol.golden            # compare; exit 1 and print a diff if any differs
-    python -m protocol.golden --write    # regenerate the files after an intended change
-    python -m protocol.golden HoldsCap   # only the named refutations
+    python -m protocol docs --check   # compare (with docs/refutations.md); exit 1 and a diff
+    python -m protocol docs --write   # regenerate them after an intended change
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import sys
 from pathlib import Path
 
 GOLDEN_WIDTH = 100
-REGENERATE = "python -m protocol.golden --write"
+REGENERATE = "python -m protocol docs --write"
 
 
 def refutation_names() -> list[str]:
@@ -65,34 +62,3 @@ def difference(name: str, expected: str | None, actual: str) -> str:
         fromfile=f"refutations/{name}.txt (stored)", tofile=f"refutations/{name}.txt (now)",
     )
     return "".join(diff)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.golden", description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help="refutations (default: all)")
-    parser.add_argument("--write", action="store_true", help="regenerate the golden files")
-    args = parser.parse_args(argv)
-    known = refutation_names()
-    unknown = [name for name in args.names if name not in known]
-    if unknown:
-        print(f"protocol.golden: {unknown[0]} is not a refutation; the refutations are {', '.join(known)}",
-              file=sys.stderr)
-        return 2
-    stale = 0
-    for name in args.names or known:
-        actual = golden_text(name)
-        if args.write:
-            golden_path(name).write_text(actual, encoding="utf-8")
-            print(f"wrote {golden_path(name)}")
-        elif stored_text(name) != actual:
-            stale += 1
-            sys.stdout.write(difference(name, stored_text(name), actual))
-        else:
-            print(f"{name}: up to date")
-    if stale:
-        print(f"{stale} golden trace(s) differ: if the change is intended, run `{REGENERATE}`")
-    return 1 if stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Golden traces: each refutation's shortest counterexample is kept under refutations/ as text.
 
 A failure here means a counterexample changed. If the change is intended,
-regenerate with `python -m protocol.golden --write` and review the diff.
+regenerate with `python -m protocol docs --write` and review the diff.
 """
 
 from __future__ import annotations
@@ -74,28 +74,29 @@ def test_the_chosen_traces_are_the_same_across_hash_seeds():
 # ------------------------------------------------------------- the command
 
 
-def test_the_command_reports_up_to_date_files(capsys):
-    assert golden.main(["HoldsRouted"]) == 0
-    assert "HoldsRouted: up to date" in capsys.readouterr().out
+def test_docs_check_reports_every_derived_file_current(capsys):
+    from protocol.cli import main
+
+    assert main(["docs", "--check"]) == 0
+    assert "derived files are current" in capsys.readouterr().out
 
 
-def test_the_command_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(golden, "golden_path", lambda name: tmp_path / f"{name}.txt")
+def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
+    import protocol.docs as docs
+    from protocol.cli import main
+
+    monkeypatch.setattr(docs, "golden_path", lambda name: tmp_path / f"{name}.txt")
+    monkeypatch.setattr(docs, "DOCS_PATH", tmp_path / "refutations.md")
+    assert main(["docs", "--write"]) == 0
     (tmp_path / "HoldsCap.txt").write_text("Counterexample to I1: 6 states\n")
-    assert golden.main(["HoldsCap"]) == 1
-    out = capsys.readouterr().out
-    assert "-Counterexample to I1: 6 states" in out and "+Counterexample to I1: 7 states" in out
-    assert REGENERATE in out
-    assert golden.main(["HoldsCap", "--write"]) == 0
+    assert main(["docs", "--check"]) == 1
+    captured = capsys.readouterr()
+    assert "-Counterexample to I1: 6 states" in captured.out
+    assert "+Counterexample to I1: 7 states" in captured.out
+    assert REGENERATE in captured.err
+    assert main(["docs", "--write"]) == 0
     assert (tmp_path / "HoldsCap.txt").read_text() == golden_text("HoldsCap")
-    assert golden.main(["HoldsCap"]) == 0
-
-
-def test_the_command_rejects_a_name_that_is_not_a_refutation(capsys):
-    assert golden.main(["Holds"]) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "HoldsRouted" in err
-
+    assert main(["docs", "--check"]) == 0
 
 def test_the_traces_have_the_pinned_lengths():
     from protocol.config import lookup
