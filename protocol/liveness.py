@@ -43,10 +43,13 @@ from typing import Callable, Hashable, Iterable, NamedTuple, Sequence
 class Lasso(NamedTuple):
     """A fair behaviour that violates a leads-to: a prefix, then a cycle forever.
 
-    `steps` lists each state once, as (label id of the step into it, state
-    id), the first with label None. The cycle is `steps[loop:]`: from the
-    last state the step labelled `back` returns to `steps[loop]`; with
-    `back` None the last state stutters forever (then `loop` is its index).
+    `steps` lists the run, as (label id of the step into it, state id), the
+    first with label None. The cycle is `steps[loop:]`: from the last state
+    the step labelled `back` returns to `steps[loop]`; with `back` None the
+    last state stutters forever (then `loop` is its index). A state appears
+    twice only when the run must pass it twice: before the premise and again
+    in the cycle, or when no cycle through the component that visits each
+    state once is fair (two fair families taken on edges out of one state).
     `fairness` says, per fair family, why the cycle is fair to it:
     (family, "disabled", i) when it is disabled in `steps[i]`, or
     (family, "taken", i) when the step out of `steps[i]` (the back step for
@@ -61,6 +64,12 @@ class Lasso(NamedTuple):
     @property
     def stutters(self) -> bool:
         return self.back is None
+
+    @property
+    def length(self) -> int:
+        """Model-spec section 7's lasso length: each state of the prefix and of the cycle
+        counted once (the state the cycle returns to is not repeated)."""
+        return len({state for _, state in self.steps})
 
 
 class Counterexample(NamedTuple):
@@ -415,9 +424,35 @@ def lasso(graph: FairGraph, prefix, component: frozenset) -> Lasso:
             continue
         walk += waypoint_path(graph, walk[-1][1] if walk else entry, 1 << bit, component)
     walk += inside_path(graph, walk[-1][1] if walk else entry, {entry}, component)
+    walk = without_needless_loops(graph, entry, walk)
     back = walk.pop()[0]
     steps += walk
     return Lasso(tuple(steps), loop, back, tuple(fairness_reasons(graph, steps, loop, back)))
+
+
+def without_needless_loops(graph: FairGraph, entry: int, walk: list) -> list:
+    """The closed walk from `entry` (its last step back to it) with every stretch between
+    two visits of one state cut out while the rest stays fair: the waypoints are
+    chosen one family at a time, so a later one may pass a state again, or make an
+    earlier detour unnecessary. A state stays repeated only when fairness needs it."""
+    while True:
+        for cut in repeated_stretches(entry, walk):
+            shorter = walk[:cut.start] + walk[cut.stop:]
+            if shorter and satisfied(graph, entry, shorter) == graph.all_families:
+                walk = shorter
+                break
+        else:
+            return walk
+
+
+def repeated_stretches(entry: int, walk: list):
+    """Slices of `walk` whose steps leave a state and come back to it, longest first."""
+    visits: dict[int, list[int]] = {entry: [0]}
+    for position, (_, state) in enumerate(walk, start=1):
+        visits.setdefault(state, []).append(position)
+    stretches = [slice(i, j) for positions in visits.values()
+                 for k, i in enumerate(positions) for j in positions[k + 1:]]
+    return sorted(stretches, key=lambda cut: (cut.start - cut.stop, cut.start))
 
 
 def satisfied(graph: FairGraph, entry: int, walk) -> int:

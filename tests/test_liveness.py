@@ -76,6 +76,28 @@ def test_the_cycle_takes_every_fair_family_that_stays_enabled():
     assert g.label_bit[found.lasso.back] == 0b10  # the back step takes h (family 1)
 
 
+def test_a_detour_the_cycle_does_not_need_is_cut_out():
+    # f is disabled in 1 and 3, h only in 3 (each escapes to 4 elsewhere). Going for f
+    # first reaches 1, then h needs 3: 0 1 0 2 3; the cycle 0 -> 2 -> 3 alone is fair.
+    escapes = [(0, "f", 4), (2, "f", 4), (0, "h", 4), (1, "h", 4), (2, "h", 4)]
+    g = graph(5, [(0, "g", 1), (1, "g", 0), (0, "g", 2), (2, "g", 3), (3, "g", 0), *escapes], fair=("f", "h"))
+    found = stall(g, unmet={0, 1, 2, 3})
+    assert states_of(found) == [0, 2, 3] and found.lasso.length == 3
+    assert found.lasso.fairness == (("f", "disabled", 2), ("h", "disabled", 2))
+
+
+def test_a_cycle_that_must_pass_a_state_twice_counts_it_once():
+    # a, b and c stay enabled in 0, 1 and 2 (escaping to 3). Only 0 -a-> 1 takes a, only
+    # 1 -b-> 0 takes b, only 1 -c-> 2 takes c: no cycle visiting each state once takes
+    # all three, so the fair cycle passes 0 and 1 twice; spec section 7 counts 3 states.
+    escapes = [(0, "b", 3), (0, "c", 3), (1, "a", 3), (2, "a", 3), (2, "b", 3), (2, "c", 3)]
+    edges = [(0, "a", 1), (1, "b", 0), (1, "c", 2), (2, "g", 0), *escapes]
+    g = graph(4, edges, fair=("a", "b", "c"))
+    found = stall(g, unmet={0, 1, 2})
+    assert found.lasso.length == 3 and set(states_of(found)) == {0, 1, 2}
+    assert_is_fair_lasso(g, edges, ("a", "b", "c"), {0, 1, 2}, {0, 1, 2, 3}, found.lasso)
+
+
 def test_a_terminal_state_where_a_fair_action_is_enabled_is_no_counterexample():
     g = graph(3, [(0, "g", 1), (1, "f", 2)])
     assert stall(g, unmet={1}) is None
