@@ -199,7 +199,7 @@ def _search(run, initial_states, successors, invariants, transition_properties,
         if watches and any(watches):
             checks.wake()  # the successor engine has just seen a failing component
         state_checks, step_checks = checks.on_states, checks.on_steps
-        for label, after in found:
+        for position, (label, after) in enumerate(found):
             if step_checks:
                 for name, holds in step_checks:
                     if name not in violations and not holds(state, after):
@@ -208,7 +208,7 @@ def _search(run, initial_states, successors, invariants, transition_properties,
             if after_id is None:
                 after_id = len(states)
                 if after_id >= limit:
-                    transitions -= len(found) - 1 - found.index((label, after))
+                    transitions -= len(found) - 1 - position
                     cut = True
                     break
                 index[after] = after_id
