@@ -40,7 +40,7 @@ from typing import Callable
 import invariants
 
 from .checker import Guarded
-from .model import instances
+from .model import RUNTIME_ACTIONS, instances
 from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, initial
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
@@ -159,7 +159,7 @@ class Engine:
         self.controller_steps = []  # (label id, step)
         self.process_steps: dict[str, list] = {}  # action name -> [(label id, step, footprint)] by p
         for label_id, (label, step) in enumerate(table):
-            p = label.args[0] if label.name in ("MaintStep", "InterStep", "Reclaim", "Publish") else None
+            p = label.args[0] if label.name in RUNTIME_ACTIONS else None
             kind = footprint(self.cfg, label.name, p)
             if kind == CONTROLLER:
                 self.controller_steps.append((label_id, step))
