@@ -158,6 +158,7 @@ class Engine:
         """Sort the action instances by footprint, keeping the enumeration order."""
         self.controller_steps = []  # (label id, step)
         self.process_steps: dict[str, list] = {}  # action name -> [(label id, step, footprint)] by p
+        self.local_instances: dict[str, tuple] = {}  # action name -> (p, step, footprint) of its first local instance
         for label_id, (label, step) in enumerate(table):
             p = label.args[0] if label.name in RUNTIME_ACTIONS else None
             kind = footprint(self.cfg, label.name, p)
@@ -165,6 +166,8 @@ class Engine:
                 self.controller_steps.append((label_id, step))
             else:
                 self.process_steps.setdefault(label.name, []).append((label_id, step, kind))
+                if kind != WIDE:  # the instance whose effect is memoised for every process
+                    self.local_instances.setdefault(label.name, (p, step, kind))
         self.controller_memo: list = []  # global id -> [(label id, next global id, append id)]
         self.upper_of: list[int] = []  # global id -> upper
         self.local_memos = {name: [] for name in self.process_steps}  # name -> local id -> next or -1
@@ -213,8 +216,11 @@ class Engine:
         return found
 
     def local_successor(self, name: str, lid: int, upper: int = 0) -> int:
-        """The next local of process 0 after `name`(0) from local lid, or -1 when disabled."""
-        label_id, step, kind = self.process_steps[name][0]
+        """The next local of a process after `name` on it from local lid, or -1 when disabled.
+
+        The same for every process whose instance is local, so it is computed once,
+        on the first such process: not InterStep(0) under the cap, which is wide."""
+        p, step, kind = self.local_instances[name]
         globals_ = list(self.initial_globals)
         globals_[UPPER] = upper
         before = assemble(tuple(globals_), [self.locals[lid]] * self.P)
@@ -223,9 +229,10 @@ class Engine:
         if after is not None:
             self._check_step(before, after)
             next_globals, next_locals = split(after)
-            if next_globals != before_globals(before) or next_locals[1:] != [self.locals[lid]] * (self.P - 1):
+            others = next_locals[:p] + next_locals[p + 1:]
+            if next_globals != before_globals(before) or others != [self.locals[lid]] * (self.P - 1):
                 raise AssertionError(f"{name} wrote outside its process's locals")
-            found = self.intern_local(next_locals[0])
+            found = self.intern_local(next_locals[p])
         if kind == LOCAL_AND_UPPER:
             self.publish_memo[lid * (self.cfg.MaxTime + 1) + upper] = found
         else:
