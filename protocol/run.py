@@ -13,11 +13,11 @@ import attrs
 
 import invariants
 
-from .checker import Exploration, Progress, explore
+from .checker import Exploration, Progress
 from .config import ConfigError, NamedConfig
 from .fast import explore_config, unreduced_counts
 from .liveness import FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced, leads_to_masks
-from .model import Label, fair_family, instances, model_for
+from .model import Label, fair_family, instances
 from .trace import Trace, trace_from_path
 
 
@@ -111,7 +111,6 @@ def check(
     started = time.perf_counter()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
-    state_props, transition_props = safety_properties(cfg)
     run = explore_config(  # the fast engine: same states, order, edges and verdicts
         cfg,
         symmetry=symmetry,
@@ -121,9 +120,7 @@ def check(
         on_progress=on_progress,
         record_edges=liveness,
     )
-    verdicts = {
-        name: safety_verdict(run, name) for name in list(state_props) + list(transition_props)
-    }
+    verdicts = {name: safety_verdict(run, name) for name in invariants.SAFETY_PROPERTIES}
     interrupted = run.interrupted
     if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
         try:
