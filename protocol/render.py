@@ -11,7 +11,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .narrate import command_text, grouped_variables, state_lines, story, value_text  # noqa: F401
+from .narrate import grouped_variables, story, value_text
 from .trace import Trace, changes
 
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
