@@ -2,13 +2,15 @@
 order, the same edges and the same first violations, on every named
 configuration, at the default constants and wider ones."""
 
+import itertools
+
 import pytest
 
 from protocol.checker import explore
-from protocol.config import named_configurations
+from protocol.config import SWITCH_VALUES, Config, named_configurations
 from protocol.fast import Engine, explore_config
 from protocol.model import model_for
-from protocol.run import safety_properties
+from protocol.run import liveness_verdicts, safety_properties
 
 NAMES = list(named_configurations())
 
@@ -34,6 +36,7 @@ def assert_same_exploration(cfg, **options):
     assert fast.violations.keys() == slow.violations.keys()
     for name in slow.violations:
         assert fast.counterexample(name) == slow.counterexample(name)
+    return slow, fast
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -52,6 +55,25 @@ def test_same_exploration_prefix_at_wider_constants(name):
 @pytest.mark.parametrize("name", ["Holds", "HoldsCap"])
 def test_same_exploration_with_three_processes(name):
     assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
+
+
+# Fairness changes no state or edge, only which cycles are fair: each exploration is
+# compared once and its liveness verdicts under both fairness values.
+SWITCHES = {name: values for name, values in SWITCH_VALUES.items() if name != "fairness"}
+EVERY_COMBINATION = [dict(zip(SWITCHES, values)) for values in itertools.product(*SWITCHES.values())]
+
+
+@pytest.mark.parametrize("switches", EVERY_COMBINATION,
+                         ids=lambda switches: "-".join(f"{name}={value}" for name, value in switches.items()))
+def test_same_exploration_and_liveness_for_every_switch_combination(switches):
+    # what `matrix` runs through the fast engine; MaxTime=1 keeps the readable side to a fraction of a second
+    cfg = Config(MaxTime=1, **switches)
+    slow, fast = assert_same_exploration(cfg)
+    for fairness in SWITCH_VALUES["fairness"]:
+        fair_or_not = cfg.evolve(fairness=fairness)
+        expected = liveness_verdicts(slow, fair_or_not)
+        assert liveness_verdicts(fast, fair_or_not) == expected
+        assert all(verdict.holds is not None for verdict in expected.values())
 
 
 def some_packed_states(engine, limit: int) -> list:
