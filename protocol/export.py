@@ -354,11 +354,11 @@ def trace_mermaid(trace: Trace, cfg=None) -> str:
         drawn = _mermaid_step(step.action, step_story.number, before.state, step.state)
         if step_story.cycle_start:
             drawn.append(_note(span, "the cycle starts here"))
-        if step_story.number == trace.length:  # the violating step, in a red box
+        if step_story.number == len(trace.steps):  # the violating step, in a red box
             body += ["rect rgb(255, 221, 221)", *("    " + line for line in drawn), "    " + verdict, "end"]
         else:
             body += drawn
-    if trace.length == 1:
+    if len(trace.steps) == 1:
         body.append(verdict)
     if told.ending:
         body.append(_note(span, told.ending))

@@ -40,8 +40,12 @@ class Trace(NamedTuple):
 
     @property
     def length(self) -> int:
-        """States in the trace, the initial state included (spec section 7)."""
-        return len(self.steps)
+        """Distinct states in the trace, the initial state included (spec section 7).
+
+        A shortest path never repeats a state; a lasso's cycle may have to pass
+        a state twice to be fair, and spec section 7 counts it once.
+        """
+        return len({step.state for step in self.steps})
 
     @property
     def is_lasso(self) -> bool:

@@ -390,3 +390,16 @@ def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch):
     assert result.properties["I1"].holds is True
     assert result.properties["CompactionNotStalled"].holds is None
     assert not result.as_expected
+
+
+def test_a_trace_counts_a_state_its_cycle_passes_twice_once():
+    """Spec section 7: each state of prefix and cycle once, even when fairness makes
+    the cycle pass a state twice."""
+    from protocol.state import initial
+    from protocol.config import HOLDS
+    from protocol.trace import Step, Trace
+
+    first = initial(HOLDS)
+    second = first._replace(upper=1)
+    trace = Trace("CompactionNotStalled", (Step(None, first), Step("a", second), Step("b", first)), loop=0)
+    assert trace.length == 2 and len(trace.steps) == 3
