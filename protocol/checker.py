@@ -141,8 +141,12 @@ def explore(
     run = Exploration()
     if decode is not None:
         run.decode = decode
-    return timed(run, _search, initial_states, successors, invariants, transition_properties,
-                 max_states, stop_on_violation, record_edges, on_progress, progress_every, labels)
+    run.edges_recorded = record_edges
+    label_of = LabelIds(run, labels)
+    checks = Checks(invariants, transition_properties, run.violations)
+    return timed(run, _search, StateTable(run, label_of.label), checks, successors, initial_states,
+                 max_states, stop_on_violation, record_edges, on_progress, progress_every,
+                 label_of.label, None if labels is not None else label_of.id)
 
 
 def timed(run, search, *arguments):
@@ -157,43 +161,68 @@ def timed(run, search, *arguments):
     return run
 
 
-def _search(run, initial_states, successors, invariants, transition_properties,
-            max_states, stop_on_violation, record_edges, on_progress, progress_every, labels):
-    """The breadth-first loop. The hot path is the inner `for`: one dict lookup per
-    transition and a few appends per new state, everything else hoisted."""
-    started = time.perf_counter()
-    states, index, parent, via = run.states, run.index, run.parent, run.via
-    states_append, parent_append, via_append, index_get = states.append, parent.append, via.append, index.get
-    violations = run.violations
-    checks = Checks(invariants, transition_properties, violations)
-    watches = checks.watches
-    run.edges_recorded = record_edges
-    label_of = LabelIds(run, labels)
-    to_label, to_id, ids_given = label_of.label, label_of.id, labels is not None
-    edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
-    limit = max_states if max_states is not None else float("inf")
+class StateTable:
+    """The seen store of `explore`: every state kept, in id order, with a dict state -> id.
 
-    for state in initial_states:
-        if state not in index:
-            state_id = len(states)
-            index[state] = state_id
+    What `_search` asks of a seen store: `lookup(state)` gives the id of a state
+    already seen or None; `add(state, parent id, label, position)` admits a new
+    one under the next id, `add_initial(state, number)` an initial one;
+    `head(cursor)` is the state with id `cursor`, the next to expand (ids are
+    expanded in order, each once).
+    """
+
+    def __init__(self, run: Exploration, to_label: Callable):
+        states, index, states_append = run.states, run.index, run.states.append
+        parent_append, via_append = run.parent.append, run.via.append
+        self.lookup = index.get
+        self.head = states.__getitem__
+
+        def add(state, parent_id: int, label, position: int) -> None:
+            index[state] = len(states)
+            states_append(state)
+            parent_append(parent_id)
+            via_append(to_label(label))
+
+        def add_initial(state, number: int) -> None:
+            index[state] = len(states)
             states_append(state)
             parent_append(-1)
             via_append(None)
+
+        self.add, self.add_initial = add, add_initial
+
+
+def _search(run, store, checks, successors, initial_states, max_states, stop_on_violation,
+            record_edges, on_progress, progress_every, to_label, to_id=None):
+    """The breadth-first loop, over any seen store (`StateTable`, `FingerprintTable`).
+    The hot path is the inner `for`: one lookup per transition and one `add` per new
+    state, everything else hoisted."""
+    started = time.perf_counter()
+    lookup, add, head = store.lookup, store.add, store.head
+    violations = run.violations
+    watches = checks.watches
+    edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
+    limit = max_states if max_states is not None else float("inf")
+
+    count = 0
+    for number, state in enumerate(initial_states):
+        if lookup(state) is None:
+            store.add_initial(state, number)
             checks.wake()
-            checks.check_state(state, state_id)
-    run.depth = 1 if states else 0
-    level_end = len(states)  # ids below this are at depth run.depth
+            checks.check_state(state, count)
+            count += 1
+    run.depth = 1 if count else 0
+    level_end = count  # ids below this are at depth run.depth
     next_report = progress_every
     cursor = 0
-    cut = (stop_on_violation and bool(violations)) or len(states) >= limit
+    cut = (stop_on_violation and bool(violations)) or count >= limit
     transitions = 0
     known_violations = len(violations)
-    while cursor < len(states) and not cut:
+    while cursor < count and not cut:
         if cursor == level_end:
             run.depth += 1
-            level_end = len(states)
-        state_id, state, targets = cursor, states[cursor], []
+            level_end = count
+        state_id, state, targets = cursor, head(cursor), []
         found = successors(state)
         transitions += len(found)
         if watches and any(watches):
@@ -204,17 +233,15 @@ def _search(run, initial_states, successors, invariants, transition_properties,
                 for name, holds in step_checks:
                     if name not in violations and not holds(state, after):
                         violations[name] = Violation(name, cursor, to_label(label), after)
-            after_id = index_get(after)
+            after_id = lookup(after)
             if after_id is None:
-                after_id = len(states)
+                after_id = count
                 if after_id >= limit:
                     transitions -= len(found) - 1 - position
                     cut = True
                     break
-                index[after] = after_id
-                states_append(after)
-                parent_append(cursor)
-                via_append(to_label(label))
+                add(after, cursor, label, position)
+                count += 1
                 if state_checks:
                     for name, holds in state_checks:
                         if name not in violations and not holds(after):
@@ -226,22 +253,22 @@ def _search(run, initial_states, successors, invariants, transition_properties,
         if record_edges:  # in bulk, once per state: cheaper than three appends per edge
             edge_src.extend([state_id] * len(targets))
             taken = found if len(targets) == len(found) else found[:len(targets)]
-            edge_label.extend(map(first, taken) if ids_given else [to_id(label) for label, _ in taken])
+            edge_label.extend(map(first, taken) if to_id is None else [to_id(label) for label, _ in taken])
             edge_dst.extend(targets)
         if len(violations) != known_violations:
             known_violations = len(violations)
             checks.retire_violated()
             if stop_on_violation:
                 cut = True
-        if len(states) >= limit:
+        if count >= limit:
             cut = True
-        if on_progress is not None and len(states) >= next_report:
+        if on_progress is not None and count >= next_report:
             next_report += progress_every
-            on_progress(Progress(len(states), run.depth, len(states) - cursor, time.perf_counter() - started))
+            on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
     run.transitions = transitions
     run.expanded = cursor
-    run.complete = cursor >= len(states) and not cut
-    if not run.complete and len(states) > level_end:
+    run.complete = cursor >= count and not cut
+    if not run.complete and count > level_end:
         run.depth += 1  # states discovered at the next level count toward the depth seen
 
 
@@ -416,103 +443,43 @@ def explore_fingerprinted(
         run.decode = decode
     run.seen = seen if seen is not None else FingerprintSet()
     run.replay_successors = replay_successors or successors
-    return timed(run, _search_fingerprinted, initial_states, successors, invariants, transition_properties,
-                 fingerprint, max_states, stop_on_violation, on_progress, progress_every, labels, weigh)
+    run.to_label = LabelIds(run, labels).label
+    checks = Checks(invariants, transition_properties, run.violations)
+    timed(run, _search, FingerprintTable(run, fingerprint, weigh), checks, successors, initial_states,
+          max_states, stop_on_violation, False, on_progress, progress_every, run.to_label)
+    run.generated = len(run.initial) + run.transitions
+    return run
 
 
-def _search_fingerprinted(run, initial_states, successors, invariants, transition_properties,
-                          fingerprint, max_states, stop_on_violation, on_progress, progress_every,
-                          labels, weigh):
-    """`_search` with a fingerprint table for the index and a queue for the states:
-    the state with id `cursor` is the queue's head, the last one admitted has id
-    `run.count - 1`. The cuts, counts and checks follow `_search` line by line."""
-    from collections import deque
+class FingerprintTable:
+    """The seen store of `explore_fingerprinted`: a fingerprint table for the index,
+    and a queue for the states not yet expanded (its head has id `cursor`)."""
 
-    started = time.perf_counter()
-    queue = deque()
-    admit = run.seen.add
-    violations = run.violations
-    checks = Checks(invariants, transition_properties, violations)
-    watches = checks.watches
-    run.to_label = to_label = LabelIds(run, labels).label
-    limit = max_states if max_states is not None else float("inf")
-    parent_append, step_append = run.parent.append, run.step.append
+    def __init__(self, run: FingerprintedExploration, fingerprint: Callable, weigh: Callable | None):
+        from collections import deque
 
-    for state in initial_states:
-        if admit(fingerprint(state)):
-            state_id = run.count
+        queue = deque()
+        admit = run.seen.add
+        self.lookup = lambda state: None if admit(fingerprint(state)) else KNOWN  # admits it: `add` follows
+        self.head = lambda cursor: queue.popleft()
+
+        def add(state, parent_id: int, label, position: int) -> None:
             run.count += 1
-            step_append(len(run.initial))
-            run.initial.append(state)
-            parent_append(-1)
             queue.append(state)
+            try:
+                run.step.append(position)
+            except OverflowError:  # a state with more than 65,535 successors: widen
+                run.step = array("q", run.step)
+                run.step.append(position)
+            run.parent.append(parent_id)
             if weigh is not None:
                 run.weight += weigh(state)
-            checks.wake()
-            checks.check_state(state, state_id)
-    run.generated = run.count
-    run.depth = 1 if run.count else 0
-    level_end = run.count
-    next_report = progress_every
-    cursor = 0
-    cut = (stop_on_violation and bool(violations)) or run.count >= limit
-    transitions = 0
-    known_violations = len(violations)
-    count = run.count
-    while queue and not cut:
-        if cursor == level_end:
-            run.depth += 1
-            level_end = count
-        state = queue[0]
-        found = successors(state)
-        transitions += len(found)
-        if watches and any(watches):
-            checks.wake()
-        state_checks, step_checks = checks.on_states, checks.on_steps
-        for position, (label, after) in enumerate(found):
-            if step_checks:
-                for name, holds in step_checks:
-                    if name not in violations and not holds(state, after):
-                        violations[name] = Violation(name, cursor, to_label(label), after)
-            if admit(fingerprint(after)):
-                after_id = count
-                if after_id >= limit:
-                    transitions -= len(found) - 1 - position
-                    cut = True
-                    break
-                count += 1
-                queue.append(after)
-                try:
-                    step_append(position)
-                except OverflowError:  # a state with more than 65,535 successors: widen
-                    run.step = array("q", run.step)
-                    step_append = run.step.append
-                    step_append(position)
-                parent_append(cursor)
-                if weigh is not None:
-                    run.weight += weigh(after)
-                if state_checks:
-                    for name, holds in state_checks:
-                        if name not in violations and not holds(after):
-                            violations[name] = Violation(name, after_id)
-        else:
-            cursor += 1
-            queue.popleft()
-        if len(violations) != known_violations:
-            known_violations = len(violations)
-            checks.retire_violated()
-            if stop_on_violation:
-                cut = True
-        if count >= limit:
-            cut = True
-        if on_progress is not None and count >= next_report:
-            next_report += progress_every
-            on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
-    run.count = count
-    run.transitions = transitions
-    run.generated += transitions
-    run.expanded = cursor
-    run.complete = not queue and not cut
-    if not run.complete and count > level_end:
-        run.depth += 1  # states discovered at the next level count toward the depth seen
 
+        def add_initial(state, number: int) -> None:
+            add(state, -1, None, len(run.initial))
+            run.initial.append(state)
+
+        self.add, self.add_initial = add, add_initial
+
+
+KNOWN = -1  # what a fingerprint table's lookup says of a state seen: it keeps no ids
