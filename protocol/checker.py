@@ -69,6 +69,9 @@ class Exploration:
         self.edge_dst = array("q")
         self.edges_recorded = False
         self.expanded = 0  # states whose successors were all generated
+        # With `weigh` (a reduction), what the stored states and their steps stand for.
+        self.weight = 0  # the sum of `weigh` over the states admitted
+        self.weighted_transitions = 0  # the sum of `weigh(state) * out-degree` over the steps taken
         self.decode = _identity  # stored state -> the state the caller reasons with
         # With a reduction (symmetry), stored paths run through representatives:
         # realize(stored steps) -> a real path of the model, [(label, state)].
@@ -126,6 +129,7 @@ def explore(
     progress_every: int = 20_000,
     labels: Sequence | None = None,
     decode: Callable[[object], object] | None = None,
+    weigh: Callable[[object], int] | None = None,
 ) -> Exploration:
     """Explore every reachable state breadth-first, checking every property.
 
@@ -137,6 +141,9 @@ def explore(
     with `labels`, `successors` yields (label id, state) with ids into
     `labels`, which spares hashing a label per edge; with `decode`, states
     are stored encoded and `path`/`counterexample`/`state` decode them.
+    With `weigh`, each stored state stands for `weigh(state)` states (one per
+    orbit of a reduction): `run.weight` and `run.weighted_transitions` count
+    what they stand for, and `max_states` bounds `run.weight`.
     """
     run = Exploration()
     if decode is not None:
@@ -146,7 +153,7 @@ def explore(
     checks = Checks(invariants, transition_properties, run.violations)
     return timed(run, _search, StateTable(run, label_of.label), checks, successors, initial_states,
                  max_states, stop_on_violation, record_edges, on_progress, progress_every,
-                 label_of.label, None if labels is not None else label_of.id)
+                 label_of.label, None if labels is not None else label_of.id, weigh)
 
 
 def timed(run, search, *arguments):
@@ -193,10 +200,14 @@ class StateTable:
 
 
 def _search(run, store, checks, successors, initial_states, max_states, stop_on_violation,
-            record_edges, on_progress, progress_every, to_label, to_id=None):
+            record_edges, on_progress, progress_every, to_label, to_id=None, weigh=None):
     """The breadth-first loop, over any seen store (`StateTable`, `FingerprintTable`).
     The hot path is the inner `for`: one lookup per transition and one `add` per new
-    state, everything else hoisted."""
+    state, everything else hoisted.
+
+    With `weigh`, each stored state stands for `weigh(state)` states (a reduction's
+    orbit): `run.weight` and `run.weighted_transitions` count those, and `max_states`
+    bounds the weight, never admitting a state that would take it past the bound."""
     started = time.perf_counter()
     lookup, add, head = store.lookup, store.add, store.head
     violations = run.violations
@@ -204,18 +215,19 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
     edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
     limit = max_states if max_states is not None else float("inf")
 
-    count = 0
+    count = weight = weighted_transitions = 0
     for number, state in enumerate(initial_states):
         if lookup(state) is None:
             store.add_initial(state, number)
             checks.wake()
             checks.check_state(state, count)
             count += 1
+            weight += 1 if weigh is None else weigh(state)
     run.depth = 1 if count else 0
     level_end = count  # ids below this are at depth run.depth
     next_report = progress_every
     cursor = 0
-    cut = (stop_on_violation and bool(violations)) or count >= limit
+    cut = (stop_on_violation and bool(violations)) or weight >= limit
     transitions = 0
     known_violations = len(violations)
     while cursor < count and not cut:
@@ -225,6 +237,9 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
         state_id, state, targets = cursor, head(cursor), []
         found = successors(state)
         transitions += len(found)
+        if weigh is not None:
+            state_weight = weigh(state)
+            weighted_transitions += state_weight * len(found)
         if watches and any(watches):
             checks.wake()  # the successor engine has just seen a failing component
         state_checks, step_checks = checks.on_states, checks.on_steps
@@ -236,12 +251,21 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
             after_id = lookup(after)
             if after_id is None:
                 after_id = count
-                if after_id >= limit:
+                if weigh is None:
+                    over = after_id >= limit
+                else:
+                    after_weight = weigh(after)
+                    over = weight + after_weight > limit
+                if over:
                     transitions -= len(found) - 1 - position
+                    if weigh is not None:
+                        weighted_transitions -= state_weight * (len(found) - 1 - position)
                     cut = True
                     break
                 add(after, cursor, label, position)
                 count += 1
+                if weigh is not None:
+                    weight += after_weight
                 if state_checks:
                     for name, holds in state_checks:
                         if name not in violations and not holds(after):
@@ -260,12 +284,13 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
             checks.retire_violated()
             if stop_on_violation:
                 cut = True
-        if count >= limit:
+        if (count if weigh is None else weight) >= limit:
             cut = True
         if on_progress is not None and count >= next_report:
             next_report += progress_every
             on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
     run.transitions = transitions
+    run.weight, run.weighted_transitions = (count, transitions) if weigh is None else (weight, weighted_transitions)
     run.expanded = cursor
     run.complete = cursor >= count and not cut
     if not run.complete and count > level_end:
@@ -370,7 +395,6 @@ class FingerprintedExploration(Exploration):
         self.count = 0
         self.generated = 0  # states generated: transitions plus initial states (TLC's count)
         self.seen = None  # the FingerprintSet
-        self.weight = 0  # the sum of `weigh` over the states admitted, when given
         self.replay_successors = None
         self.to_label = None
 
@@ -445,8 +469,8 @@ def explore_fingerprinted(
     run.replay_successors = replay_successors or successors
     run.to_label = LabelIds(run, labels).label
     checks = Checks(invariants, transition_properties, run.violations)
-    timed(run, _search, FingerprintTable(run, fingerprint, weigh), checks, successors, initial_states,
-          max_states, stop_on_violation, False, on_progress, progress_every, run.to_label)
+    timed(run, _search, FingerprintTable(run, fingerprint), checks, successors, initial_states,
+          max_states, stop_on_violation, False, on_progress, progress_every, run.to_label, None, weigh)
     run.generated = len(run.initial) + run.transitions
     return run
 
@@ -455,7 +479,7 @@ class FingerprintTable:
     """The seen store of `explore_fingerprinted`: a fingerprint table for the index,
     and a queue for the states not yet expanded (its head has id `cursor`)."""
 
-    def __init__(self, run: FingerprintedExploration, fingerprint: Callable, weigh: Callable | None):
+    def __init__(self, run: FingerprintedExploration, fingerprint: Callable):
         from collections import deque
 
         queue = deque()
@@ -472,8 +496,6 @@ class FingerprintTable:
                 run.step = array("q", run.step)
                 run.step.append(position)
             run.parent.append(parent_id)
-            if weigh is not None:
-                run.weight += weigh(state)
 
         def add_initial(state, number: int) -> None:
             add(state, -1, None, len(run.initial))

@@ -441,15 +441,16 @@ def explore_config(cfg, *, symmetry: bool = False, fingerprints: bool = False, *
     if symmetry:
         reduction = sym.Reduction(cfg.P, BITS)
         reduction.permutations = perms
-        successors = reduction.counting(successors)
         labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
-    run = (fingerprinted_search(engine, reduction) if fingerprints else explore)(
+    search = fingerprinted_search(engine) if fingerprints else explore
+    run = search(
         [engine.initial],
         successors,
         {name: engine.invariant(name) for name in engine.readable_invariants},
         {name: engine.transition_property(name) for name in engine.readable_transitions},
         labels=labels,
         decode=engine.decode,
+        weigh=reduction.orbit_size if symmetry else None,  # max_states then bounds the unreduced count
         **options,
     )
     run.engine, run.reduction = engine, reduction
@@ -459,14 +460,13 @@ def explore_config(cfg, *, symmetry: bool = False, fingerprints: bool = False, *
     return run
 
 
-def fingerprinted_search(engine, reduction):
+def fingerprinted_search(engine):
     """`explore_fingerprinted` for this engine: packed ints fingerprinted, paths
-    replayed through the engine's own (uncounted) successors, orbit sizes summed."""
+    replayed through the engine's own successors."""
     from .checker import explore_fingerprinted
     from .fingerprints import fingerprint_int
 
-    return partial(explore_fingerprinted, fingerprint=fingerprint_int, replay_successors=engine.successors,
-                   weigh=reduction.orbit_size if reduction is not None else None)
+    return partial(explore_fingerprinted, fingerprint=fingerprint_int, replay_successors=engine.successors)
 
 
 def unreduced_counts(run) -> dict:
@@ -475,7 +475,7 @@ def unreduced_counts(run) -> dict:
     if getattr(run, "reduction", None) is None:
         return {"distinct_states": run.distinct_states, "transitions": run.transitions}
     return {
-        "distinct_states": run.weight if run.states is None else run.reduction.unreduced_states(run.states),
-        "transitions": run.reduction.unreduced_transitions,
+        "distinct_states": run.weight,
+        "transitions": run.weighted_transitions,
         "reduced_states": run.distinct_states,
     }

@@ -109,12 +109,12 @@ def canonicalizer(P: int, bits: int) -> Callable[[int], int]:
 
 
 class Reduction:
-    """Counts what the reduced search stands for: each representative's orbit size
-    and out-degree give the unreduced distinct states and transitions exactly."""
+    """What the reduced search stands for: each representative's orbit size, which
+    the checker weighs states by (`explore(weigh=...)`), so the unreduced distinct
+    states and transitions, and the --max-states bound on them, are exact."""
 
     def __init__(self, P: int, bits: int):
         self.P, self.bits, self.mask = P, bits, (1 << bits) - 1
-        self.unreduced_transitions = 0
         if P == 2:  # the common case, inline: the two processes alike or not
             self.orbit_size = lambda s: 2 if (s ^ (s >> bits)) & self.mask else 1
 
@@ -125,20 +125,6 @@ class Reduction:
         for lid in set(ids):
             size //= factorial(ids.count(lid))
         return size
-
-    def counting(self, successors: Callable) -> Callable:
-        """`successors`, also adding each expanded state's orbit-weighted out-degree."""
-        orbit_size = self.orbit_size
-
-        def counted(s: int):
-            found = successors(s)
-            self.unreduced_transitions += orbit_size(s) * len(found)
-            return found
-
-        return counted
-
-    def unreduced_states(self, representatives) -> int:
-        return sum(map(self.orbit_size, representatives))
 
 
 def realizer(engine, canonical: Callable[[int], int], readable_successors: Callable) -> Callable:

@@ -83,6 +83,39 @@ def test_max_states_cuts_the_search():
     assert run.depth == 3  # the states discovered so far lie on levels 1..3
 
 
+def weighted_counts(run, successors, weigh) -> tuple[int, int]:
+    """The weight and weighted transitions of a (possibly cut) run, recounted from its
+    states: every expanded state's full out-degree, and the steps taken from the one
+    cut mid-way."""
+    degrees = [len(successors(run.states[i])) for i in range(run.expanded)]
+    weighted = sum(weigh(run.states[i]) * degree for i, degree in enumerate(degrees))
+    if run.transitions > sum(degrees):
+        weighted += weigh(run.states[run.expanded]) * (run.transitions - sum(degrees))
+    return sum(map(weigh, run.states)), weighted
+
+
+@pytest.mark.parametrize("max_states", [None, 1, 7, 10, 11, 12, 40])
+def test_max_states_bounds_the_weight_and_trims_weighted_steps_alike(max_states):
+    weigh = lambda n: 1 + n % 3  # noqa: E731 - each stored state stands for 1 to 3 states
+    run = explore([0], counter(9), weigh=weigh, max_states=max_states)
+    assert (run.weight, run.weighted_transitions) == weighted_counts(run, counter(9), weigh)
+    if max_states is not None and not run.complete:
+        assert run.weight <= max_states < run.weight + weigh(run.distinct_states)  # the next one did not fit
+
+
+def test_symmetry_max_states_counts_unreduced_states():
+    import attrs
+
+    from protocol.config import lookup
+    from protocol.fast import explore_config
+
+    cfg = attrs.evolve(lookup("Holds").config, P=3)
+    run = explore_config(cfg, symmetry=True, max_states=1000)
+    orbit_size = run.reduction.orbit_size
+    assert not run.complete and 1000 - 6 < run.weight <= 1000  # an orbit of 3 processes has at most 6 states
+    assert (run.weight, run.weighted_transitions) == weighted_counts(run, run.engine.successors, orbit_size)
+
+
 def test_stop_on_violation_stops_at_the_first():
     full = explore([0], counter(50), {"below 3": lambda n: n < 3})
     stopped = explore([0], counter(50), {"below 3": lambda n: n < 3}, stop_on_violation=True)
