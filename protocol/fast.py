@@ -56,6 +56,7 @@ COMPONENT_TRANSITION_PROPERTIES = frozenset({"NoRegression"})
 
 CONTROLLER, LOCAL, LOCAL_AND_UPPER, WIDE = "controller", "local", "local+upper", "wide"
 UPPER = GLOBAL_VARIABLES.index("upper")
+FOOTPRINT_SAMPLES = 4  # reachable globals each sampled local memo entry is rechecked under
 
 
 def footprint(cfg, name: str, p: int | None) -> str:
@@ -233,11 +234,27 @@ class Engine:
             if next_globals != before_globals(before) or others != [self.locals[lid]] * (self.P - 1):
                 raise AssertionError(f"{name} wrote outside its process's locals")
             found = self.intern_local(next_locals[p])
+        if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
+            self._check_footprint(name, lid, upper, found)
         if kind == LOCAL_AND_UPPER:
             self.publish_memo[lid * (self.cfg.MaxTime + 1) + upper] = found
         else:
             self.local_memos[name][lid] = found
         return found
+
+    def _check_footprint(self, name: str, lid: int, upper: int, found: int) -> None:
+        """Fail loudly if `name` reads a global its footprint says it does not: the memo
+        ran it on the initial globals only, so rerun it on the globals most recently
+        reached (with the same upper for Publish) and demand the same next local, or disabled alike."""
+        p, step, kind = self.local_instances[name]
+        expected = None if found < 0 else self.locals[found]
+        for globals_ in self.globals[-FOOTPRINT_SAMPLES:]:
+            if kind == LOCAL_AND_UPPER:
+                globals_ = (*globals_[:UPPER], upper, *globals_[UPPER + 1:])
+            after = step(assemble(globals_, [self.locals[lid]] * self.P))
+            if (None if after is None else split(after)[1][p]) != expected:
+                raise AssertionError(f"{name} reads a global outside its footprint ({footprint.__name__}): "
+                                     f"from the same locals it does otherwise under globals {globals_}")
 
     def wide_successor(self, g: int, lid: int):
         """InterStep(0) under the cap: (next globals, next local 0, append id to the others) or None."""

@@ -166,3 +166,20 @@ def test_a_guarded_property_is_called_only_once_its_watch_fills(fill_at):
         # and no longer once it is violated
         assert calls == [4]
         assert len(run.counterexample("not 4")) == 5
+
+
+def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoises_without(monkeypatch):
+    """fast.py memoises a local runtime step on the initial globals; a step that also
+    reads a global (here MaintStep waiting for `upper` to be back at its start) must
+    fail loudly rather than be memoised wrongly."""
+    from protocol import model
+    from protocol.config import lookup
+    from protocol.fast import explore_config
+    from protocol.state import initial
+
+    cfg = lookup("Holds").config
+    maint_step, start = model.ACTIONS["MaintStep"], initial(cfg)
+    monkeypatch.setitem(model.ACTIONS, "MaintStep",
+                        lambda s, **kw: maint_step(s, **kw) if s.upper == start.upper else None)
+    with pytest.raises(AssertionError, match="MaintStep reads a global outside its footprint"):
+        explore_config(cfg)
