@@ -152,6 +152,8 @@ def parse_constants_ladder(texts: list[str]) -> tuple:
 
 
 def add_bench_parser(subparsers) -> None:
+    from .cli import at_least_one  # not at the top: the CLI module imports this one
+
     parser = subparsers.add_parser(
         "bench", help="measure the search on a ladder of constants (prints figures)",
         description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
@@ -166,18 +168,16 @@ def add_bench_parser(subparsers) -> None:
     parser.add_argument("--scc", action="store_true",
                         help="also time splitting each whole graph into strongly connected components, "
                              "by our Tarjan and by networkx (with their peak memory)")
-    parser.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+    parser.add_argument("--max-states", type=at_least_one, default=DEFAULT_MAX_STATES, metavar="N",
                         help="a rung past N distinct states does not fit and is skipped "
                              f"(default {DEFAULT_MAX_STATES:,})")
     parser.set_defaults(run=run_bench)
 
 
 def run_bench(args) -> int:
-    from .cli import EXIT_AS_EXPECTED, UsageError
+    from .cli import EXIT_AS_EXPECTED
     from .config import lookup
 
-    if args.max_states < 1:
-        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     rungs = parse_constants_ladder(args.rung) if args.rung else LADDER
     names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
     modes = MODES + (SCC_MODES if args.scc else ())

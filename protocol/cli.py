@@ -40,6 +40,17 @@ def add_constants_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number >= 1 (argparse turns the error into a usage line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: give N >= 1") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: give N >= 1")
+    return value
+
+
 def constants_from(args) -> dict:
     return dict(parse_constant(text) for text in args.constant)
 
@@ -94,8 +105,9 @@ def add_check_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per configuration per line")
     parser.add_argument("--stop-on-violation", action="store_true",
                         help="stop at the first violation found (TLC's default behaviour)")
-    parser.add_argument("--max-states", type=int, metavar="N",
-                        help="cut the search after N distinct states (the result is then incomplete)")
+    parser.add_argument("--max-states", type=at_least_one, metavar="N",
+                        help="cut the search after N distinct states (unreduced, also with --symmetry); "
+                             "the result is then incomplete")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
     parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid"), default="terminal",
                         help="how to write results and counterexamples (itf: one JSON document per line)")
@@ -115,8 +127,6 @@ def add_check_parser(subparsers) -> None:
 def run_check(args) -> int:
     from .run import check
 
-    if args.max_states is not None and args.max_states < 1:
-        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     if args.json and args.format != "terminal":
         raise UsageError(f"--json and --format {args.format} both choose the output: give one")
     plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written

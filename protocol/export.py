@@ -491,7 +491,7 @@ DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will 
 
 def add_graph_parser(subparsers) -> None:
     # Imported here, not at the top: the CLI module imports this one to build its parser.
-    from .cli import add_constants_option, add_output_option
+    from .cli import add_constants_option, add_output_option, at_least_one
 
     parser = subparsers.add_parser(
         "graph", help="export the reachable state graph (dot or graphml)",
@@ -501,7 +501,7 @@ def add_graph_parser(subparsers) -> None:
     parser.add_argument("name", metavar="NAME", help="a configuration name (see `list`)")
     add_constants_option(parser)
     parser.add_argument("--format", choices=("dot", "graphml"), default="dot", help="dot (default) or graphml")
-    parser.add_argument("--max-states", type=int, default=DEFAULT_GRAPH_LIMIT, metavar="N",
+    parser.add_argument("--max-states", type=at_least_one, default=DEFAULT_GRAPH_LIMIT, metavar="N",
                         help=f"refuse graphs with more than N states (default {DEFAULT_GRAPH_LIMIT:,})")
     parser.add_argument("--highlight-trace", action="store_true",
                         help="colour the shortest counterexample's states and steps red")
@@ -545,8 +545,6 @@ def run_graph(args) -> int:
     from .cli import UsageError, check_writable, constants_from, opened_output
     from .config import lookup
 
-    if args.max_states < 1:
-        raise UsageError(f"--max-states {args.max_states} is out of range: give N >= 1")
     named = lookup(args.name).with_constants(constants_from(args))
     check_writable(args.output)
     try:

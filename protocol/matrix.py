@@ -422,21 +422,9 @@ def derivation_summary(matrix: Matrix, minimal=None) -> str:
 # ------------------------------------------------------------ command line
 
 
-def positive_jobs(text: str) -> int:
-    import argparse
-
-    try:
-        jobs = int(text)
-    except ValueError:
-        jobs = 0
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes: give N >= 1")
-    return jobs
-
-
 def add_matrix_parser(subparsers) -> None:
     # Imported here, not at the top: the CLI module imports this one to build its parser.
-    from .cli import add_constants_option
+    from .cli import add_constants_option, at_least_one
 
     parser = subparsers.add_parser(
         "matrix", help="check every combination of the mechanism switches; derive the minimal sets",
@@ -448,7 +436,7 @@ def add_matrix_parser(subparsers) -> None:
                         help="print one JSON object per row (JSON Lines), then the derived sets")
     parser.add_argument("--format", choices=("table", "markdown"), default="table",
                         help="table (rich, the default) or markdown")
-    parser.add_argument("--jobs", "-j", type=positive_jobs, default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", type=at_least_one, default=1, metavar="N",
                         help="check N combinations at a time in worker processes (default 1)")
     parser.set_defaults(run=run_matrix_command)
 

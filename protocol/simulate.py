@@ -194,7 +194,7 @@ def ordered(findings: dict, checks: Checks) -> dict:
 
 
 def add_simulate_parser(subparsers) -> None:
-    from .cli import add_constants_option
+    from .cli import add_constants_option, at_least_one
 
     parser = subparsers.add_parser(
         "simulate", help="random walks over the model, checking every property at every step",
@@ -213,17 +213,6 @@ def add_simulate_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object (one line)")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
     parser.set_defaults(run=run_simulate)
-
-
-def at_least_one(text: str) -> int:
-    """An argparse type: a whole number >= 1 (argparse turns the error into a usage line)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number: give N >= 1") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: give N >= 1")
-    return value
 
 
 def run_simulate(args: argparse.Namespace) -> int:
