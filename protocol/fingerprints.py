@@ -125,10 +125,6 @@ class FingerprintSet:
                     slot = (slot + 1) & mask
                 slots[slot] = fp
 
-    def nbytes(self) -> int:
-        """The table's own memory, in bytes."""
-        return self.slots.itemsize * len(self.slots)
-
     def sorted_fingerprints(self) -> Iterator[int]:
         """Every fingerprint, ascending, one run of full slots sorted at a time.
 

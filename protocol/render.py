@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .narrate import grouped_variables, story, value_text
-from .trace import Trace, changes
+from .trace import Trace
 
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
 
@@ -41,19 +41,6 @@ def plain_text(renderable, width: int) -> str:
 
 CHANGED_STYLE = "bold yellow"
 ARROW = " \u2192 "
-
-
-def changes_text(before, after) -> Text:
-    """What a step changed, one variable a line (kept for callers outside the trace table)."""
-    text = Text()
-    for i, change in enumerate(changes(before, after)):
-        if i:
-            text.append("\n")
-        text.append(f"{change.name} ", style="bold")
-        text.append(value_text(change.variable, change.before), style="dim")
-        text.append(ARROW)
-        text.append(value_text(change.variable, change.after), style=CHANGED_STYLE)
-    return text
 
 
 def _changes_grid(groups) -> Table:
