@@ -83,9 +83,9 @@ class Model(NamedTuple):
     labels: list
 
 
-def successors_for(cfg) -> Callable[[State], list[tuple[Label, State]]]:
+def successors_for(cfg, table: list | None = None) -> Callable[[State], list[tuple[Label, State]]]:
     """The successor function of `cfg`: state -> [(action instance, next state)]."""
-    table = instances(cfg)
+    table = table if table is not None else instances(cfg)
 
     def successors(s: State) -> list[tuple[Label, State]]:
         out = []
@@ -100,4 +100,4 @@ def successors_for(cfg) -> Callable[[State], list[tuple[Label, State]]]:
 
 def model_for(cfg) -> Model:
     table = instances(cfg)
-    return Model(cfg, [initial(cfg)], successors_for(cfg), [label for label, _ in table])
+    return Model(cfg, [initial(cfg)], successors_for(cfg, table), [label for label, _ in table])
