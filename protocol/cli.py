@@ -296,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         add(subparsers)
     for module, function in SUBCOMMAND_MODULES:
         getattr(importlib.import_module(f".{module}", __package__), function)(subparsers)
+    parser.set_defaults(commands=sorted(subparsers.choices))  # for "name a command"
     return parser
 
 
@@ -304,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
-            raise UsageError("name a command: " + ", ".join(sorted(parser._subparsers._group_actions[0].choices)))
+            raise UsageError("name a command: " + ", ".join(args.commands))
         return args.run(args)
     except (UsageError, ConfigError) as error:
         print(f"protocol: {error}", file=sys.stderr)
