@@ -170,10 +170,6 @@ class Matrix:
         return minimal_sufficient_sets(self.sufficiency()) if self.complete else []
 
     @property
-    def liveness_checked(self) -> bool:
-        return any(LIVENESS in (row.outcome.properties if row.outcome else ()) for row in self.rows)
-
-    @property
     def complete(self) -> bool:
         """Every combination that is its own system was checked to the end."""
         return all(row.outcome is not None and row.outcome.complete
@@ -320,7 +316,7 @@ def property_names(matrix: Matrix) -> list[str]:
         for prop in (row.outcome.properties if row.outcome else ()):
             if prop not in names:
                 names.append(prop)
-    return names if LIVENESS in names else names + [LIVENESS]
+    return names
 
 
 def verdict_words(outcome: Outcome | None, prop: str) -> str:
@@ -376,7 +372,7 @@ def json_records(matrix: Matrix) -> list[dict]:
     records.append({
         "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
         "required": list(REQUIRED),
-        "derived": matrix.liveness_checked and matrix.complete,
+        "derived": matrix.complete,
         "complete": matrix.complete,
         "seconds": round(matrix.seconds, 3),
         "as_expected": matrix.as_expected,
@@ -409,9 +405,6 @@ def derivation_summary(matrix: Matrix, minimal=None) -> str:
         checked = sum(row.outcome is not None and row.outcome.complete for row in matrix.rows)
         return (f"INCOMPLETE (interrupted): {checked} combinations checked to the end; "
                 "minimal sufficient sets not derived.")
-    if not matrix.liveness_checked:
-        return (f"Minimal sufficient sets not derived: the checker reported no {LIVENESS} "
-                "verdict.")
     minimal = matrix.minimal_sets() if minimal is None else minimal
     sets = ", ".join("{" + ", ".join(in_switch_order(m)) + "}" for m in minimal) or "none"
     return (f"Minimal sufficient sets ({' and '.join(REQUIRED)} hold; switching off any one "
