@@ -1,40 +1,79 @@
-"""The properties of model-spec section 5, one predicate each, named as in the spec.
+"""The properties of model-spec sections 5 and 10.4, declared once, named as in the spec.
+
+Each `Property` names its kind (a state invariant, a transition property, or
+a liveness property given as leads-to pairs), its predicate, its witnesses
+(for the last row of a counterexample, in protocol words), whether the
+packed engine may check it once per component, and the configurations it
+belongs to: a property belongs where the switches give it meaning
+(ImportsBacked only with a re-export alias, where it can fail).
 
 State invariants take `(state, cfg)`; transition properties take
-`(before, after, cfg)`. Each returns True when the property holds.
-`explain` gives, for a state that breaks an invariant, the witnesses in
-protocol words, for the last row of a counterexample.
+`(before, after, cfg)`; each returns True when the property holds.
 """
 
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
 from .i1 import i1, i1_witnesses
-from .leads_to import LeadsTo, compaction_not_stalled
+from .leads_to import LeadsTo, compaction_not_stalled, imports_backed, imports_backed_witnesses
 from .no_regression import no_regression, no_regression_witnesses
 from .physical_le_since import physical_le_since, physical_le_since_witnesses
 from .type_ok import type_ok, type_ok_witnesses
 
-STATE_INVARIANTS = {
-    "TypeOK": type_ok,
-    "I1": i1,
-    "PhysicalLeSince": physical_le_since,
-}
-TRANSITION_PROPERTIES = {
-    "NoRegression": no_regression,
-}
-WITNESSES = {
-    "TypeOK": type_ok_witnesses,
-    "I1": i1_witnesses,
-    "PhysicalLeSince": physical_le_since_witnesses,
-    "NoRegression": no_regression_witnesses,
-}
+STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
+
+
+def everywhere(cfg) -> bool:
+    return True
+
+
+def with_alias(cfg) -> bool:
+    return cfg.alias != "none"
+
+
+@attrs.frozen
+class Property:
+    name: str
+    kind: str  # STATE, TRANSITION or LIVENESS
+    check: Callable  # the predicate; for LIVENESS, cfg -> [LeadsTo]
+    witnesses: Callable | None = None  # the same arguments -> [sentence]
+    by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
+    applies: Callable = everywhere  # cfg -> whether the property belongs to the configuration
+
+
+PROPERTIES = (
+    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True),
+    Property("I1", STATE, i1, i1_witnesses, by_component=True),
+    Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True),
+    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True),
+    Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
+    Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
+)
+BY_NAME = {prop.name: prop for prop in PROPERTIES}
+
+
+def properties_for(cfg, kind: str | None = None) -> list[Property]:
+    """The properties that belong to `cfg` (of one kind, if given), in report order."""
+    return [prop for prop in PROPERTIES if prop.applies(cfg) and kind in (None, prop.kind)]
+
+
+def names_for(cfg) -> list[str]:
+    return [prop.name for prop in properties_for(cfg)]
+
+
+# Compatibility views over every property, whatever configuration (names -> predicates).
+STATE_INVARIANTS = {p.name: p.check for p in PROPERTIES if p.kind == STATE}
+TRANSITION_PROPERTIES = {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION}
+LIVENESS_PROPERTIES = {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS}
+WITNESSES = {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None}
 SAFETY_PROPERTIES = tuple(STATE_INVARIANTS) + tuple(TRANSITION_PROPERTIES)
-# Liveness: each maps a configuration to the leads-to pairs it is the conjunction of,
-# checked under the configuration's fairness.
-LIVENESS_PROPERTIES = {
-    "CompactionNotStalled": compaction_not_stalled,
-}
 
 __all__ = [
-    "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES",
-    "LIVENESS_PROPERTIES", "LeadsTo", "compaction_not_stalled",
+    "PROPERTIES", "Property", "properties_for", "names_for", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
+    "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
+    "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",
 ]

@@ -1,6 +1,7 @@
 """I1: a shared arrangement never compacts past the as_of of a dataflow that will read it."""
 
-from protocol.state import CREATE
+from protocol.commands import CREATE, command_text
+from protocol.state import INDEX_NAMES, stranded_on
 
 
 def i1_witnesses(s, cfg=None) -> list[str]:
@@ -8,14 +9,16 @@ def i1_witnesses(s, cfg=None) -> list[str]:
     found = []
     for p, since in enumerate(s.since):
         for command in s.iq[p]:
-            if command[0] == CREATE and since > command[2]:
-                _, d, t = command
+            if command[0] == CREATE and since > command[-1]:
+                d, t = command[1], command[-1]
+                reads = f" (reading {INDEX_NAMES[command[2]]})" if len(command) == 4 else ""
                 found.append(
-                    f"since[{p}] = {since} is past as_of {t} of Create({d}, {t}), "
+                    f"since[{p}] = {since} is past as_of {t} of {command_text(command)}{reads}, "
                     f"still queued on process {p}'s interactive stream"
                 )
+        stranded = stranded_on(s, p)
         for d, hold in enumerate(s.readers[p]):
-            if hold is not None and since > hold:
+            if hold is not None and since > hold and d not in stranded:
                 found.append(
                     f"since[{p}] = {since} is past the hold {hold} of peek {d}, "
                     f"rendered and still reading on process {p}"
@@ -29,15 +32,20 @@ def i1(s, cfg=None) -> bool:
     Two windows: between the controller's CreatePeek and the interactive
     runtime rendering it (the create waits on iq[p]), and while the rendered
     dataflow stays registered (readers[p]). In both, the process's published
-    since must not have passed the time the dataflow reads at.
+    since must not have passed the time the dataflow reads at. One publication
+    point serves both index ids, so since[p] bounds readers of either. A
+    reader stranded in a replaced placeholder is exempt: its import never
+    receives data, so compaction cannot corrupt what it reads (its defect is
+    ImportsBacked's).
     """
     for p, since in enumerate(s.since):
         if since == 0:
             continue  # nothing is compacted: every time is still readable
         for command in s.iq[p]:
-            if command[0] == CREATE and since > command[2]:
+            if command[0] == CREATE and since > command[-1]:
                 return False
-        for hold in s.readers[p]:
-            if hold is not None and since > hold:
+        stranded = stranded_on(s, p)
+        for d, hold in enumerate(s.readers[p]):
+            if hold is not None and since > hold and d not in stranded:
                 return False
     return True

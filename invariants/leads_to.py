@@ -1,71 +1,28 @@
 """Liveness properties as leads-to (`P ~> Q`), checked under the configuration's fairness.
 
-A liveness property is a named function from a configuration to the
-leads-to pairs it is the conjunction of; a second property is one more
-such definition. The checker (protocol/liveness.py) decides each pair on
-the reachable graph.
+A liveness property is a function from a configuration to the leads-to
+pairs (`protocol.engine.LeadsTo`) it is the conjunction of; the engine
+(protocol/engine/liveness.py) decides each pair on the reachable graph.
 
 Each pair also says which process it speaks of and what it reads, so that
-symmetry reduction can permute the pairs with the processes
-(`pair_permutation`) and an engine that stores states by component can
-evaluate the predicates once per component rather than once per state.
+symmetry reduction can permute the pairs with the processes and the packed
+engine can evaluate a predicate once per component rather than once per state.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Hashable, Sequence
 
-import attrs
+from protocol.engine import GLOBALS, PROCESS, STATE, LeadsTo
+from protocol.state import backed, index_count
 
-STATE, GLOBALS, PROCESS = "state", "globals", "process"  # what a predicate reads
-
-
-@attrs.frozen
-class LeadsTo:
-    """`premise ~> conclusion`: in every fair behaviour, whenever the premise holds,
-    the conclusion holds then or at some later state."""
-
-    premise: Callable[[object], bool]
-    conclusion: Callable[[object], bool]
-    text: str  # how a reviewer reads it, e.g. "sent >= 1 ~> since[0] >= 1"
-    # The process the pair speaks of (None: no process in particular), and what the
-    # pair says apart from it: renaming the processes by f maps this pair to the one
-    # with the same `form` about process f(process).
-    process: int | None = None
-    form: Hashable = None
-    # What each predicate reads: the whole state, only the global variables, or only
-    # the local variables of `process`.
-    premise_reads: str = STATE
-    conclusion_reads: str = STATE
-
-
-def leads_to(premise: Callable, conclusion: Callable, text: str, **about) -> LeadsTo:
-    return LeadsTo(premise, conclusion, text, **about)
-
-
-def pair_permutation(pairs: Sequence[LeadsTo], process_map: Sequence[int]) -> tuple[int, ...]:
-    """Where renaming process q to process_map[q] sends each pair: index -> index.
-
-    Raises ValueError when the pairs are not closed under the renaming (a pair
-    about a process with no counterpart), for then one pair's verdict cannot
-    stand for its orbit's.
-    """
-    index = {(pair.process, pair.form): i for i, pair in enumerate(pairs)}
-    if len(index) < len(pairs):
-        raise ValueError("two leads-to pairs share a process and a form: give each its own form")
-    mapped = []
-    for pair in pairs:
-        key = (None if pair.process is None else process_map[pair.process], pair.form)
-        if key not in index:
-            raise ValueError(f"{pair.text} has no counterpart when the processes are renamed")
-        mapped.append(index[key])
-    return tuple(mapped)
+__all__ = ["LeadsTo", "compaction_not_stalled", "imports_backed", "imports_backed_witnesses"]
 
 
 def sent_at_least(s, t: int) -> bool:
-    """The controller has allowed the index to compact up to `t`."""
-    return s.sent >= t
+    """The controller has allowed every index id to compact up to `t`."""
+    sent = s.sent
+    return (sent if isinstance(sent, int) else min(sent)) >= t
 
 
 def since_at_least(s, p: int, t: int) -> bool:
@@ -76,15 +33,17 @@ def since_at_least(s, p: int, t: int) -> bool:
 def compaction_not_stalled(cfg) -> list[LeadsTo]:
     """What the controller allowed, every process's publisher eventually realizes.
 
-    For every process p and time t, `sent >= t ~> since[p] >= t`: a lagging
-    interactive runtime may hold the publisher back, but only until the
-    runtimes drain their queues (spec sections 5 and 6).
+    For every process p and time t, `sent >= t ~> since[p] >= t` (with two
+    index ids, the least of their `sent`): a lagging interactive runtime may
+    hold the publisher back, but only until the runtimes drain their queues
+    (spec sections 5, 6 and 10.4).
     """
+    sent = "sent" if index_count(cfg) == 1 else "min(sent)"
     return [
-        leads_to(
+        LeadsTo(
             partial(sent_at_least, t=t),
             partial(since_at_least, p=p, t=t),
-            f"sent >= {t} ~> since[{p}] >= {t}",
+            f"{sent} >= {t} ~> since[{p}] >= {t}",
             process=p,
             form=("sent ~> since", t),
             premise_reads=GLOBALS,
@@ -93,3 +52,54 @@ def compaction_not_stalled(cfg) -> list[LeadsTo]:
         for p in range(cfg.P)
         for t in range(1, cfg.MaxTime + 1)  # t = 0 is met everywhere: since[p] >= 0
     ]
+
+
+def registered(s, p: int, d: int) -> bool:
+    """Peek d is rendered on process p: its import is registered."""
+    return s.readers[p][d] is not None
+
+
+def gone_or_backed(s, p: int, d: int) -> bool:
+    """Peek d's import on p is gone (dropped) or reads the published arrangement."""
+    return s.readers[p][d] is None or backed(s, p, d)
+
+
+def imports_backed(cfg) -> list[LeadsTo]:
+    """The import of a rendered peek eventually reads the published arrangement,
+    unless the peek is dropped first (spec 10.4).
+
+    For every process p and peek d, `d in readers[p] ~> d not in readers[p] or
+    backed(p, d)`. A reader of Y that rendered before Y was published waits in a
+    placeholder; the re-export must back it, not replace it.
+    """
+    return [
+        LeadsTo(
+            partial(registered, p=p, d=d),
+            partial(gone_or_backed, p=p, d=d),
+            f"{d} in readers[{p}] ~> {d} not in readers[{p}] or backed({p}, {d})",
+            process=p,
+            form=("imports backed", d),
+            premise_reads=STATE,
+            conclusion_reads=STATE,
+        )
+        for p in range(cfg.P)
+        for d in range(cfg.D)
+    ]
+
+
+def imports_backed_witnesses(s, cfg=None) -> list[str]:
+    """Every registered import that reads nothing: in a placeholder not yet backed, or stranded."""
+    from protocol.state import INDEX_NAMES, stranded_on
+
+    found = []
+    for p, readers in enumerate(s.readers):
+        for d, hold in enumerate(readers):
+            if hold is None or backed(s, p, d):
+                continue
+            if d in stranded_on(s, p):
+                found.append(f"peek {d} reads {INDEX_NAMES[1]} on process {p} through a placeholder that the "
+                             f"re-export replaced: the reader is stranded, and its import never reads")
+            else:
+                found.append(f"peek {d} reads {INDEX_NAMES[1]} on process {p} through a placeholder "
+                             f"not yet backed ({INDEX_NAMES[1]} is not yet published there)")
+    return found

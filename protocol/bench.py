@@ -76,8 +76,8 @@ def measure_scc(name: str, constants: dict, mode: str, max_states: int) -> dict:
     """The whole recorded graph split into strongly connected components, by our
     Tarjan on the edge arrays or by networkx: the split's seconds and the peak memory."""
     from .config import lookup
-    from .fast import explore_config
-    from .liveness import compressed_rows, strongly_connected_components
+    from .run import explore_config
+    from .engine.liveness import compressed_rows, strongly_connected_components
 
     named = lookup(name).with_constants(constants)
     run = explore_config(named.config, record_edges=True, max_states=max_states)

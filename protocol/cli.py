@@ -176,9 +176,13 @@ def check_options(named, args) -> dict:
         refuse_unchecked_expectation(named, "--no-liveness")
         options.update(liveness=False)
     if args.symmetry:
-        from .symmetry import refuse_unless_symmetric
+        from .engine import Refusal
+        from .model import model_for
 
-        refuse_unless_symmetric(named.config, named.name)
+        try:
+            model_for(named.config).refuse_unless_symmetric(named.name)
+        except Refusal as refusal:
+            raise UsageError(str(refusal)) from None
         options.update(symmetry=True)
     if args.fingerprints:
         from .run import refuse_liveness_with_fingerprints

@@ -1,8 +1,9 @@
-"""Configurations: the constants and mechanism switches of model-spec sections 1 and 2.
+"""Configurations: the constants and mechanism switches of model-spec sections 1, 2 and 10.1.
 
-A configuration is data. The named configurations of spec section 8 are
-`Holds` and `HoldsAcquire` (defined here, both must hold) plus the
-refutations, one small file each under `refutations/`.
+A configuration is data. `SWITCHES` declares every switch once: its values,
+its default, what it means, and where it is allowed. The named
+configurations (spec sections 8 and 10.5) and what they must give are listed
+in `refutations/manifest.toml`; `named_configurations` reads them.
 """
 
 from __future__ import annotations
@@ -16,27 +17,67 @@ CONSTANT_NAMES = ("P", "D", "MaxTime")
 CONSTANT_MINIMUM = {"P": 1, "D": 0, "MaxTime": 0}
 DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2}
 
-SWITCH_VALUES = {
-    "compaction": ("routed", "broadcast"),
-    "standing_hold": (False, True),
-    "cap": (False, True),
-    "acquire": ("none", "release_on_interactive", "release_on_maintenance"),
-    "physical": ("from_since", "from_upper"),
-    "fairness": (True, False),
-}
-
 
 class ConfigError(ValueError):
     """A bad configuration name or constant: one line naming it and the fix."""
 
 
+@attrs.frozen
+class Switch:
+    """One mechanism switch. `only_with` is where it may leave its default (spec 10.1:
+    no run shows a switch that cannot act); `shown` says whether a configuration
+    lists it at its default (the section-10 switches are listed only when set)."""
+
+    name: str
+    values: tuple
+    default: object
+    meaning: str
+    only_with: Callable | None = attrs.field(default=None, eq=False)  # cfg -> bool
+    only_with_text: str = ""
+    shown: bool = True
+    in_matrix: bool = False  # varied by `python -m protocol matrix`
+
+
+SWITCHES = {
+    switch.name: switch
+    for switch in (
+        Switch("compaction", ("routed", "broadcast"), "routed",
+               "where AllowCompaction goes: the maintenance stream only, or both streams", in_matrix=True),
+        Switch("standing_hold", (False, True), False,
+               "the interactive runtime's applied frontier bounds the publisher", in_matrix=True),
+        Switch("cap", (False, True), False,
+               "the multiplexer caps forwarded compaction until process 0 renders the peek",
+               only_with=lambda cfg: cfg.alias == "none", only_with_text="alias=none (the cap is for one index)",
+               in_matrix=True),
+        Switch("acquire", ("none", "release_on_interactive", "release_on_maintenance"), "none",
+               "Acquire with each create and Release with each drop, on the named stream", in_matrix=True),
+        Switch("physical", ("from_since", "from_upper"), "from_since",
+               "how the publisher derives the physical compaction frontier", in_matrix=True),
+        Switch("fairness", (True, False), True, "weak fairness on the runtime actions"),
+        Switch("alias", ("none", "per_id", "shared"), "none",
+               "a second index id Y re-exporting X, sharing its publication point", shown=False),
+        Switch("reexport", ("adopt", "overwrite"), "adopt",
+               "publishing Y backs a reader's placeholder in place, or replaces the slot",
+               only_with=lambda cfg: cfg.alias != "none", only_with_text="alias per_id or shared", shown=False),
+        Switch("reconnect", (False, True), False,
+               "the controller may reconnect, discarding the multiplexer's cap",
+               only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False),
+    )
+}
+SWITCH_VALUES = {name: switch.values for name, switch in SWITCHES.items()}
+
+
 def _one_of(name: str):
     def check(_instance, _attribute, value):
-        if value not in SWITCH_VALUES[name]:
+        if value not in SWITCH_VALUES[name] or type(value) is not type(SWITCHES[name].default):
             allowed = ", ".join(map(str, SWITCH_VALUES[name]))
             raise ConfigError(f"switch {name}={value!r} is not one of: {allowed}")
 
     return check
+
+
+def _switch(name: str):
+    return attrs.field(default=SWITCHES[name].default, validator=_one_of(name))
 
 
 @attrs.frozen
@@ -46,16 +87,24 @@ class Config:
     P: int = DEFAULT_CONSTANTS["P"]
     D: int = DEFAULT_CONSTANTS["D"]
     MaxTime: int = DEFAULT_CONSTANTS["MaxTime"]
-    compaction: str = attrs.field(default="routed", validator=_one_of("compaction"))
-    standing_hold: bool = attrs.field(default=False, validator=_one_of("standing_hold"))
-    cap: bool = attrs.field(default=False, validator=_one_of("cap"))
-    acquire: str = attrs.field(default="none", validator=_one_of("acquire"))
-    physical: str = attrs.field(default="from_since", validator=_one_of("physical"))
-    fairness: bool = attrs.field(default=True, validator=_one_of("fairness"))
+    compaction: str = _switch("compaction")
+    standing_hold: bool = _switch("standing_hold")
+    cap: bool = _switch("cap")
+    acquire: str = _switch("acquire")
+    physical: str = _switch("physical")
+    fairness: bool = _switch("fairness")
+    alias: str = _switch("alias")
+    reexport: str = _switch("reexport")
+    reconnect: bool = _switch("reconnect")
 
     def __attrs_post_init__(self):
         for name in CONSTANT_NAMES:
             check_constant(name, getattr(self, name))
+        for switch in SWITCHES.values():
+            value = getattr(self, switch.name)
+            if switch.only_with and value != switch.default and not switch.only_with(self):
+                raise ConfigError(f"switch {switch.name}={value} needs {switch.only_with_text}: "
+                                  f"drop {switch.name} or set {switch.only_with_text.split(' ')[0]}")
 
     @property
     def constants(self) -> dict:
@@ -63,7 +112,9 @@ class Config:
 
     @property
     def switches(self) -> dict:
-        return {name: getattr(self, name) for name in SWITCH_VALUES}
+        """Every switch of sections 1 to 9, and a section-10 switch where it is set."""
+        return {name: getattr(self, name) for name, switch in SWITCHES.items()
+                if switch.shown or getattr(self, name) != switch.default}
 
     @property
     def effective_compaction(self) -> str:
@@ -109,77 +160,92 @@ def parse_constant(text: str, option: str = "-c") -> tuple[str, int]:
 
 @attrs.frozen
 class NamedConfig:
-    """A named configuration and the verdict it is expected to give.
+    """A named configuration and the verdicts it is expected to give.
 
-    `violates` is None for a configuration that must hold, else the property it
-    must violate; `length` is that counterexample's shortest length. Where `applies` is false for the constants in use (for
-    example HoldsCap with one process) the mechanism's defect cannot show, and
-    the configuration is expected to hold.
+    `expect` maps each property it must violate to that counterexample's
+    shortest length (empty: every property must hold). Where the constants
+    in use are below `needs` (for example HoldsCap with one process) the
+    defect cannot show, and the configuration is expected to hold. `pinned`
+    is (distinct states, depth) at the configuration's own constants.
     """
 
     name: str
     config: Config
-    violates: str | None = None
-    length: int | None = None
-    applies: Callable[[Config], bool] = attrs.field(default=lambda cfg: True, eq=False)
+    expect: Mapping[str, int] = attrs.field(factory=dict, converter=lambda m: tuple(dict(m).items()))
+    needs: Mapping[str, int] = attrs.field(factory=dict, converter=lambda m: tuple(dict(m).items()))
     doc: str = attrs.field(default="", eq=False)
+    pinned: tuple | None = attrs.field(default=None, eq=False)
 
     def with_constants(self, constants: Mapping[str, int]) -> "NamedConfig":
         return attrs.evolve(self, config=self.config.evolve(**constants))
 
-    def expected_violation(self) -> str | None:
-        """The property this run must violate, or None if every property must hold."""
-        return self.violates if self.applies(self.config) else None
+    def applies(self, cfg: Config | None = None) -> bool:
+        """Whether the defect can show at `cfg`'s constants (this configuration's by default)."""
+        cfg = cfg or self.config
+        return all(getattr(cfg, name) >= least for name, least in self.needs)
 
-    def expected_length(self) -> int | None:
-        """The pinned shortest length, wherever the defect can show.
+    def expected_violations(self) -> dict[str, int]:
+        """Property -> the shortest length this run must violate it with (empty: must hold).
 
-        The spec states it at the default constants. More processes, peeks or
-        times add runs but cannot shorten the defect's essential steps, and
-        measured at P=1..3, D=1..2, MaxTime=1..3 the shortest length is the
-        same, so it is compared at every constant where `applies` holds: a
+        The spec states the lengths at the configuration's own constants. More
+        processes, peeks or times add runs but cannot shorten the defect's
+        essential steps (measured at P=1..3, D=1..2, MaxTime=1..3, the shortest
+        length is the same), so they are compared wherever `needs` is met: a
         wider run that found a shorter counterexample would be news.
         """
-        if self.expected_violation() is None:
-            return None
-        return self.length
+        return dict(self.expect) if self.applies() else {}
+
+    def expected_violation(self) -> str | None:
+        """The first property this run must violate, or None if every property must hold."""
+        return next(iter(self.expected_violations()), None)
+
+    def expected_length(self, prop: str | None = None) -> int | None:
+        """The pinned shortest length of `prop` (the first expected violation by default)."""
+        expected = self.expected_violations()
+        return expected.get(prop if prop is not None else self.expected_violation())
+
+    @property
+    def violates(self) -> str | None:
+        """The first property named in the manifest, whatever the constants."""
+        return next((name for name, _ in self.expect), None)
+
+    @property
+    def length(self) -> int | None:
+        return dict(self.expect).get(self.violates)
 
 
-HOLDS = Config(compaction="broadcast", standing_hold=True, physical="from_since", fairness=True)
+def _config_of(name: str, table: dict, tables: dict) -> Config:
+    based_on = table.get("based_on", "Holds" if name != "Holds" else None)
+    base = _config_of(based_on, tables[based_on], tables) if based_on else Config()
+    constants = {**DEFAULT_CONSTANTS, **table.get("constants", {})}
+    try:
+        return base.evolve(**table.get("switches", {}), **constants)
+    except (TypeError, ConfigError) as error:
+        raise ConfigError(f"refutations/manifest.toml, [{name}]: {error}") from None
 
 
-def refutation(name: str, doc: str, violates: str, length: int, applies=None, **changes) -> NamedConfig:
-    """A refutation: `Holds` with `changes`, expected to violate `violates`."""
-    return NamedConfig(
-        name=name,
-        config=HOLDS.evolve(**changes),
-        violates=violates,
-        length=length,
-        applies=applies or (lambda cfg: True),
-        doc=" ".join((doc or "").split()),
-    )
+def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
+    import refutations
+
+    doc = refutations.why(table["module"]) if "module" in table else table.get("doc", "")
+    pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
+    return NamedConfig(name, _config_of(name, table, tables), table.get("expect", {}), table.get("needs", {}),
+                       " ".join(doc.split()), pinned)
 
 
 def named_configurations() -> dict[str, NamedConfig]:
-    """Every named configuration of spec section 8, in the spec's order."""
-    import refutations  # the refutations import this module: import late
+    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5)."""
+    global _NAMED
+    if _NAMED is None:
+        import refutations
 
-    sound = [
-        NamedConfig(
-            "Holds",
-            HOLDS,
-            doc="The shipped design: compaction broadcast to both runtimes, and the "
-            "interactive runtime's applied frontier (the standing hold) bounds the publisher.",
-        ),
-        NamedConfig(
-            "HoldsAcquire",
-            HOLDS.evolve(compaction="routed", standing_hold=False, acquire="release_on_interactive"),
-            doc="The retired but sound design: the multiplexer acquires a hold on maintenance "
-            "with each create and releases it on the interactive stream after the drop.",
-        ),
-    ]
-    ordered = sound + list(refutations.ALL)
-    return {named.name: named for named in ordered}
+        tables = refutations.manifest()
+        _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}
+    return dict(_NAMED)
+
+
+_NAMED: dict | None = None
+HOLDS = Config(compaction="broadcast", standing_hold=True, physical="from_since", fairness=True)
 
 
 def lookup(name: str) -> NamedConfig:

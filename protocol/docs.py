@@ -18,7 +18,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from .config import HOLDS, named_configurations
+from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
 from .export import trace_markdown
 from .golden import golden_path, golden_text
 from .run import check
@@ -32,8 +32,11 @@ PREAMBLE = f"""# Refutations
 
 A refutation is a retired design kept as a configuration that must keep
 failing: `Holds` with a few switches changed, the property it must violate
-and the length of its shortest counterexample at the default constants
-(P=2, D=1, MaxTime=2). `python -m protocol check NAME` exits 0 while the
+and the length of its shortest counterexample at its constants (the
+defaults P=2, D=1, MaxTime=2, or P=1 for the re-export and reconnection
+designs of the last four rows). A refutation may name several properties;
+it is as expected when each fails with its stated length and every other
+property holds. `python -m protocol check NAME` exits 0 while the
 refutation fails exactly so, and 1 if it stops failing or fails with another
 length: a model that can only express the fixed design cannot tell you it
 fixed anything.
@@ -50,26 +53,39 @@ Each is also kept as a golden file, `refutations/<Name>.txt`.
 def changed_switches(named) -> str:
     changed = [
         f"`{name}={value}`" for name, value in named.config.switches.items()
-        if HOLDS.switches[name] != value
+        if getattr(HOLDS, name) != value
     ]
     return ", ".join(changed) or "none"
 
 
+def constants_words(named) -> str:
+    """The constants a configuration is defined at, where they are not the defaults."""
+    changed = [f"{name}={value}" for name, value in named.config.constants.items()
+               if value != DEFAULT_CONSTANTS[name]]
+    return f" At {', '.join(changed)}." if changed else ""
+
+
+def must_violate(named) -> str:
+    return " and ".join(f"**{prop}**, shortest counterexample {length} states"
+                        for prop, length in named.expected_violations().items())
+
+
 def refutation_section(named, result) -> str:
-    trace = result.violation(named.violates)
     lines = [
         f"## {named.name}",
         "",
-        f"Changes from Holds: {changed_switches(named)}. "
-        f"Must violate **{named.violates}**, shortest counterexample {named.length} states.",
+        f"Changes from Holds: {changed_switches(named)}.{constants_words(named)} "
+        f"Must violate {must_violate(named)}.",
         "",
         named.doc,
         "",
     ]
-    if trace is None:
-        lines.append(f"*No counterexample was found: {named.name} is not as expected.*")
-    else:
-        lines.append(trace_markdown(trace, cfg=named.config, title=f"{named.name}: counterexample to {trace.prop}"))
+    for prop in named.expected_violations():
+        trace = result.violation(prop)
+        if trace is None:
+            lines.append(f"*No counterexample to {prop} was found: {named.name} is not as expected.*")
+        else:
+            lines.append(trace_markdown(trace, cfg=named.config, title=f"{named.name}: counterexample to {trace.prop}"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -77,20 +93,43 @@ def refutations() -> list:
     return [named for named in named_configurations().values() if named.violates]
 
 
+def sound_alias_section() -> str:
+    """HoldsAlias beside the refutations it fixes: the same mechanisms, done right."""
+    named = named_configurations()["HoldsAlias"]
+    return (f"## HoldsAlias (holds)\n\nChanges from Holds: {changed_switches(named)}.{constants_words(named)} "
+            f"Every property holds, ImportsBacked included.\n\n{named.doc} HoldsAliasShared and "
+            "HoldsAliasOverwrite below are this design with one of its two fixes taken back.\n")
+
+
 def refutations_markdown(results: dict) -> str:
     """docs/refutations.md from each refutation's CheckResult, by name."""
     rows = [
-        f"| [{n.name}](#{n.name.lower()}) | {changed_switches(n)} | {n.violates} | {n.length} |"
+        f"| [{n.name}](#{n.name.lower()}) | {changed_switches(n)} | "
+        f"{', '.join(n.expected_violations())} | {', '.join(map(str, n.expected_violations().values()))} |"
         for n in refutations()
     ]
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
+    first_alias = next(i for i, n in enumerate(refutations()) if n.config.alias != "none")
+    sections.insert(first_alias, sound_alias_section())
     return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
+PROTOCOL_DOC = DOCS_PATH.parent / "protocol.md"
+VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
+
+
+def protocol_doc(text: str) -> str:
+    """docs/protocol.md with its variable table regenerated from the state schema."""
+    from .state import variables_table
+
+    start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
+    return text[:start] + variables_table() + text[end:]
+
+
 def derived_files() -> dict[Path, str]:
-    """Every file derived from refutations/, path -> what it must hold now (one check each)."""
+    """Every file derived from refutations/ and the schema, path -> what it must hold now."""
     results = {named.name: check(named) for named in refutations()}
-    files = {DOCS_PATH: refutations_markdown(results)}
+    files = {DOCS_PATH: refutations_markdown(results), PROTOCOL_DOC: protocol_doc(stored(PROTOCOL_DOC))}
     for name, result in results.items():
         files[golden_path(name)] = golden_text(name, result)
     return files

@@ -9,41 +9,31 @@
 
 None of this imports rich: these are plain text for files and pipes.
 
-ITF encoding (https://apalache-mc.org/docs/adr/015adr-trace.html). The
-variables are the fields of `protocol.state.State`, each encoded as TLA+
-would see it:
-
-- times, ids and frontiers are JSON numbers (`{"#bigint": "..."}` is read too);
-- `df` and `as_of` are functions of the peek id: `{"#map": [[d, v], ...]}`,
-  `df`'s values the strings "Unborn", "Live", "Dropped";
-- `caps` is a set: `{"#set": [...]}`, sorted;
-- every per-process variable is a function of the process: `{"#map": [[p, v], ...]}`;
-  its value is a number (`writer`, `standing`, `since`, `physical`), a
-  sequence (`mq`, `iq`: a JSON list of commands), a partial map
-  (`readers`, `acq`: `{"#map": [[d, t], ...]}` with only the present
-  entries) or a set (`released`);
-- a command is a Quint variant: `{"tag": "Create", "value": {"d": 0, "t": 0}}`,
-  `{"tag": "Compact", "value": {"f": 1}}`, likewise `Drop {d}`,
-  `Acquire {d, t}`, `Release {d}`.
-
-Each state's `#meta` holds its `index` and, after the first, the `action`
-that led to it: `{"name": "CreatePeek", "args": [0, 0], "label": "CreatePeek(0, 0)"}`
-(kept out of `vars`, so that the variables are exactly the model's). A
-lasso has a top-level `loop`: the index of the state the last state steps
-back to (for a stutter, the last state itself).
+The ITF codec (Apalache's and Quint's Informal Trace Format) is protocol/itf.py.
 """
 
 from __future__ import annotations
 
 import json
-from .narrate import GLOBAL, command_text, story, value_text
-from .state import COMMAND_ARITY, DF_NAMES, State
-from .trace import Step, Trace
 
-ITF_FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
-COMMAND_FIELDS = {"Create": ("d", "t"), "Drop": ("d",), "Compact": ("f",), "Acquire": ("d", "t"),
-                  "Release": ("d",)}
-assert set(COMMAND_FIELDS) == set(COMMAND_ARITY)
+from .commands import command_text
+from .itf import from_itf, trace_itf
+from .narrate import GLOBAL, story, value_text
+from .state import INDEX_NAMES, State, frontier_at
+from .trace import Trace
+
+DRAWINGS: dict = {}  # action name -> (name, args, head, before, after) -> Mermaid lines
+
+
+def draws(*names: str):
+    """Register the function below as the Mermaid drawing of the actions `names`."""
+
+    def register(function):
+        for name in names:
+            DRAWINGS[name] = function
+        return function
+
+    return register
 
 # -------------------------------------------------------------------- markdown
 
@@ -116,143 +106,6 @@ def summary_markdown(result) -> str:
     return "\n".join(lines) + "\n"
 
 
-# ------------------------------------------------------------------------- ITF
-
-
-def _itf_map(pairs) -> dict:
-    return {"#map": [[key, value] for key, value in pairs]}
-
-
-def _itf_set(values) -> dict:
-    return {"#set": sorted(values)}
-
-
-def command_to_itf(command) -> dict:
-    kind, *args = command
-    return {"tag": kind, "value": dict(zip(COMMAND_FIELDS[kind], args))}
-
-
-def state_to_itf(state: State) -> dict:
-    """One state's variables, encoded as the module docstring says."""
-    per_process = {
-        "mq": lambda queue: [command_to_itf(c) for c in queue],
-        "iq": lambda queue: [command_to_itf(c) for c in queue],
-        "readers": lambda m: _itf_map((d, t) for d, t in enumerate(m) if t is not None),
-        "acq": lambda m: _itf_map((d, t) for d, t in enumerate(m) if t is not None),
-        "released": _itf_set,
-    }
-    encoded = {
-        "policy": state.policy, "sent": state.sent, "upper": state.upper,
-        "df": _itf_map((d, DF_NAMES[v]) for d, v in enumerate(state.df)),
-        "as_of": _itf_map(enumerate(state.as_of)),
-        "caps": _itf_set(state.caps),
-        "fwd": state.fwd,
-    }
-    for name in State._fields[len(encoded):]:
-        encode = per_process.get(name, lambda value: value)
-        encoded[name] = _itf_map((p, encode(v)) for p, v in enumerate(getattr(state, name)))
-    return encoded
-
-
-def _label_meta(label) -> dict:
-    name, *args = tuple(label) if isinstance(label, tuple) else (str(label),)
-    return {"name": name, "args": list(args), "label": str(label)}
-
-
-def trace_itf(trace: Trace, source: str = "") -> dict:
-    """The trace as an ITF document (a dict; `json.dumps` it)."""
-    states = []
-    for index, step in enumerate(trace.steps):
-        meta = {"index": index}
-        if step.action is not None:
-            meta["action"] = _label_meta(step.action)
-        states.append({"#meta": meta, **state_to_itf(step.state)})
-    meta = {"format": "ITF", "format-description": ITF_FORMAT_URL,
-            "source": source, "description": f"counterexample to {trace.prop}", "property": trace.prop}
-    if trace.stutters:
-        meta["stutters"] = True
-    if trace.notes:
-        meta["notes"] = list(trace.notes)
-    document = {"#meta": meta, "vars": list(State._fields), "states": states}
-    if trace.is_lasso:
-        document["loop"] = trace.loop
-    return document
-
-
-def _itf_value(value):
-    """Plain Python from an ITF number, or the value itself."""
-    if isinstance(value, dict) and "#bigint" in value:
-        return int(value["#bigint"])
-    return value
-
-
-def _from_map(encoded) -> dict:
-    return {_itf_value(k): v for k, v in encoded["#map"]}
-
-
-def _from_set(encoded) -> frozenset:
-    return frozenset(_itf_value(v) for v in encoded["#set"])
-
-
-def command_from_itf(encoded) -> tuple:
-    kind = encoded["tag"]
-    return (kind, *(_itf_value(encoded["value"][field]) for field in COMMAND_FIELDS[kind]))
-
-
-def _dense(mapping: dict, size: int, default=None) -> tuple:
-    return tuple(mapping.get(i, default) for i in range(size))
-
-
-def state_from_itf(encoded: dict) -> State:
-    """The `State` an ITF state encodes (the inverse of `state_to_itf`)."""
-    df_names = _from_map(encoded["df"])
-    D, P = len(df_names), len(_from_map(encoded["since"]))
-
-    def per_process(name, decode=_itf_value):
-        return _dense({p: decode(v) for p, v in _from_map(encoded[name]).items()}, P)
-
-    def partial_map(m):
-        return _dense({d: _itf_value(t) for d, t in _from_map(m).items()}, D)
-
-    def queue(q):
-        return tuple(command_from_itf(c) for c in q)
-
-    return State(
-        policy=_itf_value(encoded["policy"]),
-        sent=_itf_value(encoded["sent"]),
-        upper=_itf_value(encoded["upper"]),
-        df=_dense({d: DF_NAMES.index(v) for d, v in df_names.items()}, D),
-        as_of=_dense({d: _itf_value(t) for d, t in _from_map(encoded["as_of"]).items()}, D),
-        caps=_from_set(encoded["caps"]),
-        fwd=_itf_value(encoded["fwd"]),
-        mq=per_process("mq", queue),
-        iq=per_process("iq", queue),
-        writer=per_process("writer"),
-        standing=per_process("standing"),
-        since=per_process("since"),
-        physical=per_process("physical"),
-        readers=per_process("readers", partial_map),
-        acq=per_process("acq", partial_map),
-        released=per_process("released", _from_set),
-    )
-
-
-def from_itf(document) -> Trace:
-    """The `Trace` an ITF document (a dict or its JSON text) encodes."""
-    from .model import Label
-
-    if isinstance(document, str):
-        document = json.loads(document)
-    meta = document.get("#meta", {})
-    steps = []
-    for encoded in document["states"]:
-        action = encoded.get("#meta", {}).get("action")
-        label = None if action is None else Label(action["name"], *action["args"])
-        steps.append(Step(label, state_from_itf(encoded)))
-    return Trace(meta.get("property", ""), tuple(steps), loop=document.get("loop"),
-                 stutters=bool(meta.get("stutters", False)), notes=tuple(meta.get("notes", ())))
-
-
 # --------------------------------------------------------------------- mermaid
 
 CONTROLLER, MULTIPLEXER = "controller", "multiplexer"
@@ -294,19 +147,33 @@ def _queued_messages(before, after) -> list[str]:
     return lines
 
 
-def _controller_step(name, args, head, before, after) -> list[str]:
+@draws("CreatePeek", "DropPeek", "AdvancePolicy", "Reconnect")
+def draw_controller_step(name, args, head, before, after) -> list[str]:
     lines = [_note(CONTROLLER, head)]
     if name == "CreatePeek":
-        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"CreateDataflow(peek {args[0]}, as_of {args[1]})"))
+        reads = "" if after.ix is None else f", index {INDEX_NAMES[after.ix[args[0]]]}"
+        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER,
+                              f"CreateDataflow(peek {args[0]}{reads}, as_of {args[-1]})"))
     elif name == "DropPeek":
         lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"Drop(peek {args[0]})"))
-    if after.sent > before.sent:
-        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"AllowCompaction(index, {after.sent})"))
+    elif name == "Reconnect":
+        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, "Hello (reconnect: the cap is discarded)"))
+    for i in range(1 if after.ix is None else len(INDEX_NAMES)):
+        if frontier_at(after.sent, i) > frontier_at(before.sent, i):
+            index = "index" if after.ix is None else INDEX_NAMES[i]
+            lines.append(_message(CONTROLLER, "->>", MULTIPLEXER,
+                                  f"AllowCompaction({index}, {frontier_at(after.sent, i)})"))
     return lines + _queued_messages(before, after)
+
+
+@draws("Ingest")
+def draw_ingest(name, args, head, before, after) -> list[str]:
+    return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}")]
 
 
 # What a runtime step hands its publisher: (variable, the runtime that sets it, words).
 HANDED_TO_PUBLISHER = (("writer", "maint", "writer"), ("acq", "maint", "acquired holds"),
+                       ("stranded", "maint", "stranded readers"),
                        ("readers", "inter", "readers"), ("standing", "inter", "standing hold"))
 
 
@@ -318,7 +185,9 @@ def _handed_to_publisher(runtime: str, p: int, before, after) -> list[str]:
     ]
 
 
-def _runtime_step(name, p, head, before, after) -> list[str]:
+@draws("MaintStep", "InterStep", "Reclaim", "Publish")
+def draw_runtime_step(name, args, head, before, after) -> list[str]:
+    p = args[0]
     if name in ("MaintStep", "InterStep"):
         runtime, queue = ("maint", "mq") if name == "MaintStep" else ("inter", "iq")
         lines = [_note(f"{runtime}{p}", f"{head}: applies {command_text(getattr(before, queue)[p][0])}")]
@@ -332,14 +201,13 @@ def _runtime_step(name, p, head, before, after) -> list[str]:
 
 
 def _mermaid_step(label, number: int, before, after) -> list[str]:
-    """The messages and notes one step draws."""
+    """The messages and notes one step draws (the drawing registered for its action)."""
     name, args = label[0], tuple(label[1:])
     head = f"{number}. {label}"
-    if name in ("CreatePeek", "DropPeek", "AdvancePolicy"):
-        return _controller_step(name, args, head, before, after)
-    if name == "Ingest":
-        return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}")]
-    return _runtime_step(name, args[0], head, before, after)
+    drawing = DRAWINGS.get(name)
+    if drawing is None:
+        return [_note(CONTROLLER, head)]
+    return drawing(name, args, head, before, after)
 
 
 def trace_mermaid(trace: Trace, cfg=None) -> str:
@@ -511,7 +379,7 @@ def add_graph_parser(subparsers) -> None:
 
 def explore_graph(named, limit: int):
     """The reachable graph of `named` with its edges, or GraphTooLarge past `limit` states."""
-    from .checker import explore
+    from .engine.checker import explore
     from .model import model_for
 
     model = model_for(named.config)

@@ -42,10 +42,14 @@ def golden_text(name: str, result=None) -> str:
 
     named = lookup(name)
     result = result or check(named)
-    trace = result.violation(named.violates)
-    if trace is None:
-        return f"{name}: no counterexample to {named.violates} was found\n"
-    return plain_text(trace_table(trace, cfg=result.config), GOLDEN_WIDTH)
+    drawn = []
+    for prop in named.expected_violations():  # a refutation may name several properties
+        trace = result.violation(prop)
+        if trace is None:
+            drawn.append(f"{name}: no counterexample to {prop} was found\n")
+        else:
+            drawn.append(plain_text(trace_table(trace, cfg=result.config), GOLDEN_WIDTH))
+    return "\n".join(drawn)
 
 
 def stored_text(name: str) -> str | None:

@@ -1,4 +1,5 @@
-"""The next-state relation: which action instances exist for a configuration.
+"""The engine's `Model` of a configuration: its action instances (from the
+declarations in actions.py), its state layout, its properties and its fairness.
 
 `Next` is a flat disjunction of action instances, enumerated in a fixed
 order (the spec's order, arguments ascending), so the search always picks
@@ -8,64 +9,35 @@ the same shortest trace. Switches are read here, once per configuration.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable
 
-from . import actions
-from .state import State, initial
+import invariants
 
-# Action names as TLA+ would write them, mapped to their functions.
-ACTIONS = {
-    "CreatePeek": actions.create_peek,
-    "DropPeek": actions.drop_peek,
-    "AdvancePolicy": actions.advance_policy,
-    "Ingest": actions.ingest,
-    "MaintStep": actions.maint_step,
-    "InterStep": actions.inter_step,
-    "Reclaim": actions.reclaim,
-    "Publish": actions.publish,
-}
-# The runtime actions, weakly fair per process when the configuration asks for fairness.
-RUNTIME_ACTIONS = ("MaintStep", "InterStep", "Reclaim", "Publish")
+from . import export, narrate  # noqa: F401 - they register each action's words and drawing
+from .actions import ACTIONS, BY_NAME, RUNTIME_ACTIONS, Action
+from .engine import Instance, Label, Layout, Model
+from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, index_count, initial
+from .trace import Step
+
+__all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "fair_family", "instances", "model_for",
+           "replay", "successors_for"]
 
 
-class Label(tuple):
-    """An action instance: its name and arguments, printed as TLA+ would: `Publish(1)`."""
-
-    def __new__(cls, name: str, *args: int):
-        return super().__new__(cls, (name, *args))
-
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def args(self) -> tuple:
-        return self[1:]
-
-    def __str__(self) -> str:
-        if not self.args:
-            return self.name
-        return f"{self.name}({', '.join(map(str, self.args))})"
-
-    __repr__ = __str__
+def instances(cfg) -> list[tuple[Label, Callable]]:
+    """Every action instance of the configuration, in enumeration order: (label, step)."""
+    return [(instance.label, instance.step) for instance in engine_instances(cfg)]
 
 
-def instances(cfg) -> list[tuple[Label, Callable[[State], State | None]]]:
-    """Every action instance of the configuration, in enumeration order."""
+def engine_instances(cfg) -> list:
     found = []
-    for d in range(cfg.D):
-        for t in range(cfg.MaxTime + 1):
-            found.append((Label("CreatePeek", d, t), partial(actions.create_peek, cfg=cfg, d=d, t=t)))
-    for d in range(cfg.D):
-        found.append((Label("DropPeek", d), partial(actions.drop_peek, cfg=cfg, d=d)))
-    found.append((Label("AdvancePolicy"), partial(actions.advance_policy, cfg=cfg)))
-    found.append((Label("Ingest"), partial(actions.ingest, cfg=cfg)))
-    runtime = ["MaintStep", "InterStep", "Publish"]
-    if cfg.acquire != "none":  # without acquisition nothing is ever released to reclaim
-        runtime.insert(2, "Reclaim")
-    for name in runtime:
-        for p in range(cfg.P):
-            found.append((Label(name, p), partial(ACTIONS[name], cfg=cfg, p=p)))
+    for action in ACTIONS:
+        if not action.exists(cfg):
+            continue
+        for label_args, keywords in action.parameters(cfg):
+            label = Label(action.name, *label_args)
+            p = keywords.get("p") if action.fair else None
+            found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
+                                  action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
     return found
 
 
@@ -74,30 +46,49 @@ def fair_family(label: Label) -> tuple | None:
     return tuple(label) if label.name in RUNTIME_ACTIONS else None
 
 
-class Model(NamedTuple):
-    """What the checker needs: initial states and a successor function."""
-
-    cfg: object
-    initial_states: list
-    successors: Callable[[State], Iterator[tuple[Label, State]]]
-    labels: list
-
-
-def successors_for(cfg, table: list | None = None) -> Callable[[State], list[tuple[Label, State]]]:
-    """The successor function of `cfg`: state -> [(action instance, next state)]."""
-    table = table if table is not None else instances(cfg)
-
-    def successors(s: State) -> list[tuple[Label, State]]:
-        out = []
-        for label, step in table:
-            t = step(s)
-            if t is not None:
-                out.append((label, t))
-        return out
-
-    return successors
+def symmetry_refusal(cfg) -> str | None:
+    """Why the processes are not interchangeable, or None where they are."""
+    return "has the cap, which makes process 0 special" if cfg.cap else None
 
 
 def model_for(cfg) -> Model:
-    table = instances(cfg)
-    return Model(cfg, [initial(cfg)], successors_for(cfg, table), [label for label, _ in table])
+    """The engine's model of configuration `cfg`: initial state, instances, properties."""
+    table = engine_instances(cfg)
+    bound = invariants.properties_for(cfg)
+    return Model(
+        initial_states=[initial(cfg)],
+        instances=table,
+        layout=Layout(State, GLOBAL_VARIABLES, PROCESS_VARIABLES),
+        processes=cfg.P,
+        invariants={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.STATE},
+        transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.TRANSITION},
+        by_component=frozenset(p.name for p in bound if p.by_component),
+        liveness={p.name: p.check(cfg) for p in bound if p.kind == invariants.LIVENESS},
+        fair_families=[i.family for i in table if i.family is not None],
+        symmetry_refusal=symmetry_refusal(cfg),
+    )
+
+
+def successors_for(cfg) -> Callable:
+    """The successor function of `cfg`: state -> [(action instance, next state)]."""
+    return model_for(cfg).successors
+
+
+def replay(cfg, actions, successors=None) -> list[Step]:
+    """Run the named action instances from the initial state; fail on a disabled one.
+
+    `actions` are labels or their printed form ("Publish(1)"). Used to check
+    that a stored trace is still a run of the model.
+    """
+    model = model_for(cfg)
+    successors = successors or model.successors
+    state = model.initial_states[0]
+    steps = [Step(None, state)]
+    for wanted in actions:
+        options = {str(label): (label, after) for label, after in successors(state)}
+        if str(wanted) not in options:
+            enabled = ", ".join(options) or "nothing"
+            raise ValueError(f"{wanted} is not enabled after step {len(steps) - 1}; enabled: {enabled}")
+        label, state = options[str(wanted)]
+        steps.append(Step(label, state))
+    return steps

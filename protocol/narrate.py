@@ -13,48 +13,50 @@ from typing import NamedTuple
 
 import invariants
 
+from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, RELEASE, command_text, index_of
 from .state import (
-    ACQUIRE, COMPACT, CREATE, DF_NAMES, DROP, GLOBAL_VARIABLES, LIVE, PROCESS_VARIABLES, RELEASE,
-    UNBORN, ctl_since, held,
+    BY_NAME, GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_since, exported, frontier_at, held, index_of_peek, shown,
+    stranded_on,
 )
 from .trace import Change, Trace, changes
+
+WORDS: dict = {}  # action name -> (label, before, after) -> the step in protocol words
+
+
+def words(name: str):
+    """Register the function below as the words of action `name` (see model.ACTIONS)."""
+
+    def register(function):
+        WORDS[name] = function
+        return function
+
+    return register
+
 
 # ------------------------------------------------------------------ values
 
 
-def command_text(command) -> str:
-    kind, *args = command
-    return f"{kind}({', '.join(map(str, args))})"
-
-
 def value_text(variable: str, value) -> str:
-    """A variable's value as a reader of the spec would write it."""
-    if variable in ("mq", "iq"):
-        return "[" + ", ".join(command_text(c) for c in value) + "]"
-    if variable == "df":
-        return "<" + ", ".join(DF_NAMES[v] for v in value) + ">"
-    if variable in ("readers", "acq"):
-        entries = [f"{d}: {t}" for d, t in enumerate(value) if t is not None]
-        return "{" + ", ".join(entries) + "}"
-    if variable in ("caps", "released"):
-        return "{" + ", ".join(map(str, sorted(value))) + "}"
-    if isinstance(value, tuple):
-        return "<" + ", ".join(map(str, value)) + ">"
-    return str(value)
+    """A variable's value (one process's, for a per-process variable) as a reader of the
+    spec would write it; its domain in the schema says how."""
+    return BY_NAME[variable].domain.text(value)
 
 
 def state_lines(state) -> list[str]:
     """Every variable of a state, one per line, per-process variables per process."""
-    lines = [f"{name} = {value_text(name, getattr(state, name))}" for name in GLOBAL_VARIABLES]
-    for name in PROCESS_VARIABLES:
-        for p, value in enumerate(getattr(state, name)):
-            lines.append(f"{name}[{p}] = {value_text(name, value)}")
+    lines = []
+    for variable in shown(state):
+        value = getattr(state, variable.name)
+        if variable.scope == GLOBAL:
+            lines.append(f"{variable.name} = {variable.domain.text(value)}")
+        else:
+            lines += [f"{variable.name}[{p}] = {variable.domain.text(v)}" for p, v in enumerate(value)]
     return lines
 
 
 # ------------------------------------------------------------------ groups
 
-GLOBAL = "global"
+GLOBAL_GROUP = "global"
 
 
 def process_group(p: int) -> str:
@@ -66,16 +68,18 @@ def grouped_changes(before, after) -> list[tuple[str, list[Change]]]:
     groups: dict[str, list[Change]] = {}
     found = changes(before, after)
     for change in sorted(found, key=lambda c: -1 if c.process is None else c.process):
-        group = GLOBAL if change.process is None else process_group(change.process)
+        group = GLOBAL_GROUP if change.process is None else process_group(change.process)
         groups.setdefault(group, []).append(change)
     return list(groups.items())
 
 
 def grouped_variables(state) -> list[tuple[str, list[tuple[str, object]]]]:
     """Every variable of a state, as `grouped_changes` groups them (for --full)."""
-    groups = [(GLOBAL, [(name, getattr(state, name)) for name in GLOBAL_VARIABLES])]
+    variables = shown(state)
+    groups = [(GLOBAL_GROUP, [(v.name, getattr(state, v.name)) for v in variables if v.scope == GLOBAL])]
     for p in range(len(state.since)):
-        groups.append((process_group(p), [(name, getattr(state, name)[p]) for name in PROCESS_VARIABLES]))
+        groups.append((process_group(p), [(v.name, getattr(state, v.name)[p])
+                                          for v in variables if v.scope != GLOBAL]))
     return groups
 
 
@@ -85,14 +89,17 @@ def grouped_variables(state) -> list[tuple[str, list[tuple[str, object]]]]:
 def initial_words(state) -> str:
     """A compact description of a state that has done nothing yet; falls back to its values."""
     P, D = len(state.since), len(state.df)
-    frontiers = [state.policy, state.sent, state.upper, state.fwd]
-    for name in ("writer", "standing", "since", "physical"):
-        frontiers += getattr(state, name)
+    frontiers = [value for v in shown(state) if v.rises
+                 for value in (getattr(state, v.name) if v.scope != GLOBAL else (getattr(state, v.name),))]
+    flat = {t for value in frontiers for t in (value if isinstance(value, tuple) else (value,))}
     parts = [f"{P} process{'es' if P != 1 else ''}, {D} peek id{'s' if D != 1 else ''}"]
-    if set(frontiers) <= {0}:
+    if state.ix is not None:
+        parts[0] += ", index ids X and Y (Y re-exports X, sharing its publication point)"
+    if flat <= {0}:
         parts.append("every frontier at 0")
-    if not any(state.mq) and not any(state.iq):
-        parts.append("every queue empty")
+    if not any(state.iq) and all(queue in ((), ((EXPORT,),)) for queue in state.mq):
+        parts.append("every queue empty" if not any(state.mq)
+                     else "every queue empty but for Export, Y still to be published on every process")
     if all(status == UNBORN for status in state.df):
         parts.append("no peek created")
     if not any(held(m) for m in state.readers + state.acq) and not any(state.released):
@@ -103,6 +110,11 @@ def initial_words(state) -> str:
 
 
 # ------------------------------------------------------------------ actions
+
+
+def index_words(state, i: int) -> str:
+    """How a sentence names index id i: `index` with one index, `X` or `Y` with two."""
+    return "index" if state.ix is None else INDEX_NAMES[i]
 
 
 def _queued_on(before, after, queue: str) -> dict[str, list[int]]:
@@ -133,53 +145,84 @@ def _routing(before, after, skip: set[str] = frozenset()) -> list[str]:
     return said
 
 
-def _compaction_words(before, after) -> str:
-    """What the controller's Compact did inside a step: sent, forwarded, or held back."""
-    if after.sent > before.sent:
+def _sent_rose(before, after) -> int | None:
+    """The index id whose AllowCompaction this step sent, or None."""
+    for i in range(1 if before.ix is None else len(INDEX_NAMES)):
+        if frontier_at(after.sent, i) > frontier_at(before.sent, i):
+            return i
+    return None
+
+
+def _compact_command(after, i: int) -> str:
+    frontier = frontier_at(after.sent, i)
+    return f"Compact({frontier})" if after.ix is None else f"Compact({i}, {frontier})"
+
+
+def _compaction_words(before, after, i: int = 0) -> str:
+    """What the controller's Compact(i) did inside a step: sent, forwarded, or held back."""
+    if _sent_rose(before, after) is not None:
+        frontier = frontier_at(after.sent, i)
         targets = [runtime for queue, runtime in (("mq", "maintenance"), ("iq", "interactive"))
-                   if f"Compact({after.sent})" in _queued_on(before, after, queue)]
-        words = f"AllowCompaction(index, {after.sent}) is sent"
+                   if _compact_command(after, i) in _queued_on(before, after, queue)]
+        words = f"AllowCompaction({index_words(after, i)}, {frontier}) is sent"
         if after.fwd > before.fwd:
             words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
-            if after.fwd < after.sent:
+            if after.fwd < frontier:
                 words += f" (capped at the as_of {after.fwd} of a peek process 0 has not rendered)"
         elif targets:
             words += " to every process's " + " and ".join(f"{t} runtime" for t in targets)
         else:
             words += ", but the multiplexer's cap holds it back (a peek is not yet rendered on process 0)"
         return words
-    frontier = ctl_since(after)
+    frontier = ctl_since(after, i)
     holders = [d for d, status in enumerate(after.df) if status == LIVE and after.as_of[d] == frontier
-               and frontier < after.policy]
+               and index_of_peek(after, d) == i and frontier < frontier_at(after.policy, i)]
     if holders:
         return (f"the controller's read frontier stays at {frontier}, held by peek {holders[0]}, "
                 f"so no AllowCompaction is sent")
     return f"the controller's read frontier stays at {frontier}, so no AllowCompaction is sent"
 
 
-def _create_peek(label, before, after) -> str:
-    d, t = label.args
-    words = f"the controller creates peek {d} reading at as_of {t}"
+@words("CreatePeek")
+def create_peek(label, before, after) -> str:
+    d, t = label.args[0], label.args[-1]
+    reading = "" if after.ix is None else f" {INDEX_NAMES[after.ix[d]]}"
+    words = f"the controller creates peek {d} reading{reading} at as_of {t}"
     said = _routing(before, after)
     if after.caps != before.caps:
         said.append(f"the multiplexer caps compaction at {t} until process 0 renders peek {d}")
     return words + ": " + "; ".join(said) if said else words
 
 
-def _drop_peek(label, before, after) -> str:
+@words("DropPeek")
+def drop_peek(label, before, after) -> str:
     d = label.args[0]
+    i = index_of_peek(before, d)
     words = f"the controller drops peek {d}: its read hold at {before.as_of[d]} goes"
-    said = _routing(before, after, skip={f"Compact({after.sent})"})
-    return ", ".join([words, *said]) + ", and " + _compaction_words(before, after)
+    said = _routing(before, after, skip={_compact_command(after, i)})
+    return ", ".join([words, *said]) + ", and " + _compaction_words(before, after, i)
 
 
-def _advance_policy(label, before, after) -> str:
-    return (f"the controller's compaction policy advances to {after.policy}, and "
-            + _compaction_words(before, after))
+@words("AdvancePolicy")
+def advance_policy(label, before, after) -> str:
+    i = label.args[0] if label.args else 0
+    whose = "" if after.ix is None else f" for {INDEX_NAMES[i]}"
+    return (f"the controller's compaction policy{whose} advances to {frontier_at(after.policy, i)}, and "
+            + _compaction_words(before, after, i))
 
 
-def _ingest(label, before, after) -> str:
+@words("Ingest")
+def ingest(label, before, after) -> str:
     return f"new data arrives: the index's write frontier (upper) advances to {after.upper}"
+
+
+@words("Reconnect")
+def reconnect(label, before, after) -> str:
+    words = ("the controller reconnects (Hello): the reconnection discards the cap, the multiplexer's "
+             "per-connection state, while the runtimes' queues keep the old connection's commands")
+    if after.fwd > before.fwd:
+        words += f"; the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
+    return words
 
 
 def _head_command(label, before, queue: str, runtime: str) -> tuple[int, tuple, str]:
@@ -188,49 +231,105 @@ def _head_command(label, before, queue: str, runtime: str) -> tuple[int, tuple, 
     return p, getattr(before, queue)[p][0], f"process {p}'s {runtime} runtime"
 
 
-def _maint_step(label, before, after) -> str:
+@words("MaintStep")
+def maint_step(label, before, after) -> str:
     p, command, who = _head_command(label, before, "mq", "maintenance")
-    kind = command[0]
-    if kind == COMPACT:
-        return f"{who} applies Compact({command[1]}): its write handle allows compaction to {command[1]} (writer)"
-    if kind == ACQUIRE:
-        _, d, t = command
-        if d in before.released[p]:
-            return (f"{who} receives Acquire({d}, {t}) after the release overtook it: "
-                    f"the release is consumed and no hold is installed")
-        return f"{who} applies Acquire({d}, {t}): it installs a read hold at {t} for peek {d}"
-    if kind == RELEASE:
-        d = command[1]
-        if before.acq[p][d] is not None:
-            return f"{who} applies Release({d}): peek {d}'s acquired hold at {before.acq[p][d]} goes"
-        return (f"{who} receives Release({d}) before the acquisition: "
-                f"it records the release for the Acquire still to come")
-    return f"{who} applies {command_text(command)}"
+    return MAINTENANCE_WORDS[command[0]](who, p, command, before, after)
 
 
-def _inter_step(label, before, after) -> str:
+def _maint_compact(who, p, command, before, after) -> str:
+    f = command[-1]
+    if before.ix is None:
+        return f"{who} applies Compact({f}): its write handle allows compaction to {f} (writer)"
+    name = INDEX_NAMES[index_of(command)]
+    if isinstance(after.writer[p], tuple):
+        return f"{who} applies {command_text(command)}: its write handle for {name} allows compaction to {f} (writer)"
+    return (f"{who} applies {command_text(command)}: the point's one writer frontier becomes {f}, "
+            f"overwritten by {name}'s AllowCompaction (it was {before.writer[p]})")
+
+
+def _maint_acquire(who, p, command, before, after) -> str:
+    _, d, t = command
+    if d in before.released[p]:
+        return (f"{who} receives Acquire({d}, {t}) after the release overtook it: "
+                f"the release is consumed and no hold is installed")
+    return f"{who} applies Acquire({d}, {t}): it installs a read hold at {t} for peek {d}"
+
+
+def _maint_release(who, p, command, before, after) -> str:
+    d = command[1]
+    if before.acq[p][d] is not None:
+        return f"{who} applies Release({d}): peek {d}'s acquired hold at {before.acq[p][d]} goes"
+    return (f"{who} receives Release({d}) before the acquisition: "
+            f"it records the release for the Acquire still to come")
+
+
+def _maint_export(who, p, command, before, after) -> str:
+    words = f"{who} applies Export: it renders Y's re-export of X and publishes Y on process {p}"
+    newly = sorted(stranded_on(after, p) - stranded_on(before, p))
+    waiting = [d for d in held(before.readers[p]) if index_of_peek(before, d) == 1]
+    if newly:
+        peeks = " and ".join(f"peek {d}" for d in newly)
+        return (words + f"; the placeholder is replaced, and the reader of Y registered in it ({peeks}) "
+                "is stranded: its import will never read")
+    if waiting:
+        return words + "; the placeholder is backed in place, and its readers read the arrangement"
+    return words
+
+
+MAINTENANCE_WORDS = {COMPACT: _maint_compact, ACQUIRE: _maint_acquire, RELEASE: _maint_release,
+                     EXPORT: _maint_export}
+
+
+@words("InterStep")
+def inter_step(label, before, after) -> str:
     p, command, who = _head_command(label, before, "iq", "interactive")
-    kind = command[0]
-    if kind == CREATE:
-        _, d, t = command
-        words = f"{who} renders peek {d}: it imports the arrangement and registers a read hold at {t}"
-        if before.caps != after.caps:
-            words += f"; its frontier report retires the cap on peek {d}"
-            if after.fwd > before.fwd:
-                words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
-        return words
-    if kind == DROP:
-        return f"{who} applies Drop({command[1]}): peek {command[1]}'s reader registration goes"
-    if kind == COMPACT:
-        if after.standing != before.standing:
-            return f"{who} applies Compact({command[1]}): its standing hold rises to {command[1]}"
-        return f"{who} pops Compact({command[1]}) and ignores it (no standing hold in this design)"
-    if kind == RELEASE:
-        return f"{who} applies Release({command[1]}): it records the release for maintenance to act on"
-    return f"{who} applies {command_text(command)}"
+    return INTERACTIVE_WORDS[command[0]](who, p, command, before, after)
 
 
-def _reclaim(label, before, after) -> str:
+def _inter_create(who, p, command, before, after) -> str:
+    d, t = command[1], command[-1]
+    words = f"{who} renders peek {d}: it imports the arrangement and registers a read hold at {t}"
+    if before.ix is not None and index_of(command) == 1 and not exported(before, p):
+        words = (f"{who} renders peek {d}: Y is not yet published here, so its import creates a "
+                 f"placeholder for Y and registers a read hold at {t} in it")
+    if before.caps != after.caps:
+        words += f"; its frontier report retires the cap on peek {d}"
+        if after.fwd > before.fwd:
+            words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
+    return words
+
+
+def _inter_drop(who, p, command, before, after) -> str:
+    d = command[1]
+    words = f"{who} applies Drop({d}): peek {d}'s reader registration goes"
+    if d in stranded_on(before, p):
+        words += " (it was stranded)"
+    return words
+
+
+def _inter_compact(who, p, command, before, after) -> str:
+    shown_command, f = command_text(command), command[-1]
+    if after.standing != before.standing:
+        if isinstance(after.standing[p], int):
+            return f"{who} applies {shown_command}: its standing hold rises to {after.standing[p]}"
+        name = INDEX_NAMES[index_of(command)]
+        return f"{who} applies {shown_command}: its standing hold for {name} rises to {f}"
+    if before.ix is None:
+        return f"{who} pops {shown_command} and ignores it (no standing hold in this design)"
+    return (f"{who} pops {shown_command}: the standing hold does not move "
+            f"(it is at {BY_NAME['standing'].domain.text(before.standing[p])} already, or this design has none)")
+
+
+def _inter_release(who, p, command, before, after) -> str:
+    return f"{who} applies Release({command[1]}): it records the release for maintenance to act on"
+
+
+INTERACTIVE_WORDS = {CREATE: _inter_create, DROP: _inter_drop, COMPACT: _inter_compact, RELEASE: _inter_release}
+
+
+@words("Reclaim")
+def reclaim(label, before, after) -> str:
     p = label.args[0]
     gone = sorted(before.released[p] - after.released[p])
     peeks = ", ".join(map(str, gone))
@@ -239,15 +338,23 @@ def _reclaim(label, before, after) -> str:
 
 def _publish_bound(state, p: int) -> str:
     """The holds that bound process p's publisher, named, for the Publish sentence."""
-    holds = [f"writer {state.writer[p]}"]
-    if state.standing[p]:  # a standing hold of 0 bounds nothing a Publish could raise
-        holds.append(f"standing {state.standing[p]}")
-    holds += [f"peek {d}'s reader {t}" for d, t in held(state.readers[p]).items()]
+    def named(kind: str, value) -> list[str]:
+        if isinstance(value, int):
+            return [f"{kind} {value}"]
+        return [f"{kind} {INDEX_NAMES[i]} {t}" for i, t in enumerate(value)]
+
+    holds = named("writer", state.writer[p])
+    standing = state.standing[p]
+    if (standing if isinstance(standing, int) else any(standing)):  # a standing hold of 0 bounds nothing
+        holds += named("standing", standing)
+    stranded = stranded_on(state, p)
+    holds += [f"peek {d}'s reader {t}" for d, t in held(state.readers[p]).items() if d not in stranded]
     holds += [f"peek {d}'s acquired hold {t}" for d, t in held(state.acq[p]).items()]
     return ", ".join(holds)
 
 
-def _publish(label, before, after) -> str:
+@words("Publish")
+def publish(label, before, after) -> str:
     p = label.args[0]
     who = f"process {p}'s publisher"
     said = []
@@ -259,20 +366,8 @@ def _publish(label, before, after) -> str:
     return f"{who} " + ", and ".join(said)
 
 
-NARRATORS = {
-    "CreatePeek": _create_peek,
-    "DropPeek": _drop_peek,
-    "AdvancePolicy": _advance_policy,
-    "Ingest": _ingest,
-    "MaintStep": _maint_step,
-    "InterStep": _inter_step,
-    "Reclaim": _reclaim,
-    "Publish": _publish,
-}
-
-
 def _action_name(label) -> tuple[str, tuple]:
-    """A label's name and arguments, whether a model.Label, a plain tuple or its printed form."""
+    """A label's name and arguments, whether a Label, a plain tuple or its printed form."""
     if isinstance(label, tuple):
         return label[0], tuple(label[1:])
     return str(label), ()
@@ -281,7 +376,7 @@ def _action_name(label) -> tuple[str, tuple]:
 def narrate(label, before, after) -> str:
     """The step `before --label--> after` in protocol words."""
     name, args = _action_name(label)
-    narrator = NARRATORS.get(name)
+    narrator = WORDS.get(name)
     if narrator is None:
         return str(label)
     return narrator(_Label(name, args), before, after)

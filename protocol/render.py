@@ -125,11 +125,8 @@ def verdict_text(verdict) -> Text:
 
 
 def expectation_text(result, prop: str) -> Text:
-    expected = result.named.expected_violation()
-    if prop == expected:
-        length = result.named.expected_length()
-        return Text("violated" + (f" in {length}" if length else ""))
-    return Text("holds")
+    length = result.named.expected_violations().get(prop)
+    return Text("holds") if length is None else Text(f"violated in {length}")
 
 
 def summary_table(result) -> Table:
@@ -255,9 +252,10 @@ def configurations_table(configurations) -> Table:
     table.add_column("name", no_wrap=True)
     table.add_column("switches changed", no_wrap=True)
     table.add_column("expected violation", no_wrap=True)
-    defaults = Config().switches
+    defaults = Config()
     for named in configurations:
-        changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
-        expected = f"{named.violates}\nin {named.length} states" if named.violates else "none"
+        changed = {k: v for k, v in named.config.switches.items() if getattr(defaults, k) != v}
+        expected = "\n".join(f"{prop}\nin {length} states"
+                             for prop, length in named.expected_violations().items()) or "none"
         table.add_row(named.name, Text("\n".join(f"{k}={v}" for k, v in changed.items())), expected)
     return table

@@ -47,7 +47,7 @@ def simulation_table(result: SimulationResult):
 
 
 def properties_table(result: SimulationResult):
-    expected = result.named.expected_violation()
+    expected = result.named.expected_violations()
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     for column in ("property", "walks found", "expected"):
         props.add_column(column, style="bold" if column == "property" else None)
@@ -56,7 +56,7 @@ def properties_table(result: SimulationResult):
         verdict = (Text(f"violated ({finding.trace.length} states; {finding.walks:,} walks, "
                         f"first walk {finding.first_walk:,})", style="red") if finding
                    else Text("not violated", style="green"))
-        props.add_row(name, verdict, Text("violated" if name == expected else "not violated", style="dim"))
+        props.add_row(name, verdict, Text("violated" if name in expected else "not violated", style="dim"))
     return props
 
 

@@ -6,19 +6,30 @@ from __future__ import annotations
 
 import time
 
-from functools import partial
 from typing import Callable
 
 import attrs
 
 import invariants
 
-from .checker import Exploration, Progress
 from .config import ConfigError, NamedConfig
-from .fast import explore_config, unreduced_counts
-from .liveness import FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced, leads_to_masks
-from .model import Label, fair_family, instances
+from .engine import Label, Model, Refusal, pair_permutation
+from .engine.checker import Exploration, Progress
+from .engine.fast import explore_model, leads_to_masks as leads_to_masks_by_component, unreduced_counts
+from .engine.liveness import FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced, leads_to_masks
+from .model import model_for
 from .trace import Trace, trace_from_path
+
+
+def explore_config(cfg, **options):
+    """Explore configuration `cfg` with the packed engine (`engine.fast.explore_model`)."""
+    model = model_for(cfg)
+    try:
+        run = explore_model(model, **options)
+    except Refusal as refusal:
+        raise ConfigError(str(refusal)) from None
+    run.model = model
+    return run
 
 
 @attrs.frozen
@@ -60,20 +71,22 @@ class CheckResult:
 
     def mismatches(self) -> list[str]:
         """Why the verdicts differ from what the configuration expects; empty if as expected."""
-        expected = self.named.expected_violation()
-        length = self.named.expected_length()
-        found = []
+        expected = self.named.expected_violations()
+        stopped = self.stopped_on_violation and any(
+            self.properties[name].holds is False for name in expected if name in self.properties)
+        found = [f"{name} was expected to be violated, but this configuration has no such property"
+                 for name in expected if name not in self.properties]
         for name, verdict in self.properties.items():
-            if name == expected:
+            if name in expected:
                 if verdict.holds is not False:
-                    found.append(f"{name} was expected to be violated, but "
-                                 + ("it holds" if verdict.holds else "no violation was found"))
-                elif length is not None and verdict.trace_length != length:
-                    found.append(f"{name} violated in {verdict.trace_length} states, expected {length}")
+                    if not (stopped and verdict.holds is None):
+                        found.append(f"{name} was expected to be violated, but "
+                                     + ("it holds" if verdict.holds else "no violation was found"))
+                elif verdict.trace_length != expected[name]:
+                    found.append(f"{name} violated in {verdict.trace_length} states, expected {expected[name]}")
             elif verdict.holds is False:
                 found.append(f"{name} violated unexpectedly")
-            elif verdict.holds is None and not (self.stopped_on_violation and expected is not None
-                                                and self.properties[expected].holds is False):
+            elif verdict.holds is None and not stopped:
                 found.append(f"{name} has no verdict: the check was cut short")
         return found
 
@@ -83,12 +96,9 @@ class CheckResult:
 
 
 def safety_properties(cfg):
-    """The state invariants and transition properties, bound to `cfg`."""
-    state = {name: partial(pred, cfg=cfg) for name, pred in invariants.STATE_INVARIANTS.items()}
-    transition = {
-        name: partial(pred, cfg=cfg) for name, pred in invariants.TRANSITION_PROPERTIES.items()
-    }
-    return state, transition
+    """The state invariants and transition properties of `cfg`, bound to it."""
+    model = model_for(cfg)
+    return model.invariants, model.transition_properties
 
 
 def check(
@@ -120,13 +130,14 @@ def check(
         on_progress=on_progress,
         record_edges=liveness,
     )
-    verdicts = {name: safety_verdict(run, name) for name in invariants.SAFETY_PROPERTIES}
+    model = run.model
+    verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
     interrupted = run.interrupted
     if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
         try:
-            verdicts.update(liveness_verdicts(run, cfg))
+            verdicts.update(liveness_verdicts(run, model))
         except KeyboardInterrupt:  # Ctrl-C while deciding liveness: the safety verdicts stand
-            verdicts.update({name: Verdict(None) for name in invariants.LIVENESS_PROPERTIES})
+            verdicts.update({name: Verdict(None) for name in model.liveness})
             interrupted = True
     return CheckResult(
         named=named,
@@ -146,8 +157,9 @@ def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> Non
     or to check a configuration whose expected verdict is a liveness one."""
     if liveness:
         raise ConfigError("--fingerprints checks safety only; add --no-liveness")
-    if named.expected_violation() in invariants.LIVENESS_PROPERTIES:
-        raise ConfigError(f"{named.name} must violate {named.expected_violation()}, a liveness property, "
+    liveness_expected = [name for name in named.expected_violations() if name in invariants.LIVENESS_PROPERTIES]
+    if liveness_expected:
+        raise ConfigError(f"{named.name} must violate {liveness_expected[0]}, a liveness property, "
                           "and --fingerprints checks safety only: drop --fingerprints")
 
 
@@ -161,19 +173,18 @@ def safety_verdict(run: Exploration, name: str) -> Verdict:
 # ------------------------------------------------------------------ liveness
 
 
-def liveness_verdicts(run: Exploration, cfg) -> dict:
-    """Each liveness property's verdict, decided on the recorded graph under `cfg`'s fairness.
+def liveness_verdicts(run: Exploration, model: Model) -> dict:
+    """Each liveness property's verdict, decided on the recorded graph under the model's fairness.
 
     Unknown when the graph is incomplete or its edges were not recorded: a
     state not expanded might still have a way out of a stall.
     """
     if not (run.complete and run.edges_recorded):
-        return {name: Verdict(None) for name in invariants.LIVENESS_PROPERTIES}
-    graph = fair_graph(run, cfg)
+        return {name: Verdict(None) for name in model.liveness}
+    graph = fair_graph(run, model)
     initial = [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
     verdicts = {}
-    for name, pairs_of in invariants.LIVENESS_PROPERTIES.items():
-        pairs = pairs_of(cfg)
+    for name, pairs in model.liveness.items():
         masks = pair_masks(run, pairs)
         if getattr(run, "reduction", None) is None:
             found = find_violation(graph, initial, masks)
@@ -188,11 +199,9 @@ def liveness_verdicts(run: Exploration, cfg) -> dict:
 
 def pair_masks(run: Exploration, pairs) -> list:
     """liveness.leads_to_masks over the stored states: per interned component with the
-    fast engine, else on every decoded state."""
+    packed engine, else on every decoded state."""
     if getattr(run, "engine", None) is not None:
-        from .fast import leads_to_masks as by_component
-
-        return by_component(run.engine, run.states, pairs)
+        return leads_to_masks_by_component(run.engine, run.states, pairs)
     states = (run.state(state_id) for state_id in range(run.distinct_states))
     return leads_to_masks(states, [(pair.premise, pair.conclusion) for pair in pairs])
 
@@ -200,8 +209,6 @@ def pair_masks(run: Exploration, pairs) -> list:
 def violation_reduced(run: Exploration, graph, initial, masks, name: str, pairs):
     """find_violation_reduced on a search reduced by symmetry: every edge's label id
     carries its permutation, which renames the pairs' processes."""
-    from invariants.leads_to import pair_permutation
-
     perms = run.reduction.permutations
     try:
         pair_maps = [pair_permutation(pairs, rename) for rename in perms.renames]
@@ -215,17 +222,12 @@ def violation_reduced(run: Exploration, graph, initial, masks, name: str, pairs)
                           "where one state per orbit cannot judge fairness; drop --symmetry") from None
 
 
-def fair_graph(run: Exploration, cfg) -> FairGraph:
-    """The recorded graph with its weakly fair families: one per runtime action
-    instance when `cfg` asks for fairness, none otherwise."""
-    if cfg.fairness:
-        in_order = [label for label, _ in instances(cfg)]
-        families = [fair_family(label) for label in in_order if fair_family(label) is not None]
-        label_family = [fair_family(label) for label in run.labels]
-    else:
-        families, label_family = [], [None] * len(run.labels)
+def fair_graph(run: Exploration, model: Model) -> FairGraph:
+    """The recorded graph with its weakly fair families (none where nothing is fair)."""
+    family_of = {instance.label: instance.family for instance in model.instances}
+    label_family = [family_of.get(label) for label in run.labels]
     return FairGraph(
-        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, families, label_family
+        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, model.fair_families, label_family
     )
 
 

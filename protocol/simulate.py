@@ -117,12 +117,10 @@ class SimulationResult:
 
     def mismatches(self) -> list[str]:
         """Why the findings differ from what the configuration expects; empty if as expected."""
-        expected = self.named.expected_violation()
-        found = []
-        if expected is not None and expected not in self.findings:
-            found.append(f"{expected} was expected to be violated, but no walk of "
-                         f"{self.walks_run} violated it")
-        found += [f"{name} violated unexpectedly" for name in self.findings if name != expected]
+        expected = self.named.expected_violations()
+        found = [f"{name} was expected to be violated, but no walk of {self.walks_run} violated it"
+                 for name in expected if name not in self.findings]
+        found += [f"{name} violated unexpectedly" for name in self.findings if name not in expected]
         if not self.complete:
             found.append(f"interrupted after {self.walks_run} of {self.walks} walks")
         return found

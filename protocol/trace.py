@@ -1,4 +1,4 @@
-"""Traces: a counterexample as a sequence of steps, replay, and what a step changed.
+"""Traces: a counterexample as a sequence of steps, and what a step changed.
 
 A trace is a list of `Step`s, the first with no action (the initial state).
 A lasso (a liveness counterexample) also says where its cycle starts:
@@ -68,25 +68,3 @@ def changes(before: State, after: State) -> list[Change]:
         if old != new:
             found += [Change(name, p, o, n) for p, (o, n) in enumerate(zip(old, new)) if o != n]
     return found
-
-
-def replay(cfg, actions, successors=None) -> list[Step]:
-    """Run the named action instances from the initial state; fail on a disabled one.
-
-    `actions` are labels or their printed form ("Publish(1)"). Used to check
-    that a stored trace is still a run of the model.
-    """
-    from .model import model_for
-
-    model = model_for(cfg)
-    successors = successors or model.successors
-    state = model.initial_states[0]
-    steps = [Step(None, state)]
-    for wanted in actions:
-        options = {str(label): (label, after) for label, after in successors(state)}
-        if str(wanted) not in options:
-            enabled = ", ".join(options) or "nothing"
-            raise ValueError(f"{wanted} is not enabled after step {len(steps) - 1}; enabled: {enabled}")
-        label, state = options[str(wanted)]
-        steps.append(Step(label, state))
-    return steps

@@ -6,14 +6,3 @@ stops the publisher: it still follows the maintenance runtime's applied
 frontier, which runs ahead of the creates queued on interactive. Broadcast
 is necessary, not sufficient: the publisher must be bounded by what the
 interactive runtime has applied."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsBroadcast",
-    __doc__,
-    violates="I1",
-    length=6,
-    applies=lambda cfg: cfg.D >= 1 and cfg.MaxTime >= 1,
-    standing_hold=False,
-)

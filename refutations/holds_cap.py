@@ -6,16 +6,3 @@ process 0 has rendered the create, compaction flows to every process, and
 process 1's interactive runtime may still have the create queued. Processes
 other than 0 get no cross-runtime ordering from it (with one process the cap
 is sound, which is why this refutation needs P >= 2)."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsCap",
-    __doc__,
-    violates="I1",
-    length=7,
-    applies=lambda cfg: cfg.P >= 2 and cfg.D >= 1 and cfg.MaxTime >= 1,
-    compaction="routed",
-    standing_hold=False,
-    cap=True,
-)

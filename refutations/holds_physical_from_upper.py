@@ -4,14 +4,3 @@ the published `since`. Physical compaction decides which batches may merge;
 merging up to the upper while `since` is still behind it erases the
 distinction between times a reader at `since` may still ask for. The first
 `Ingest` followed by a `Publish` shows it."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsPhysicalFromUpper",
-    __doc__,
-    violates="PhysicalLeSince",
-    length=3,
-    applies=lambda cfg: cfg.MaxTime >= 1,
-    physical="from_upper",
-)

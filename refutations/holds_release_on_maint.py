@@ -7,16 +7,3 @@ travels on the interactive stream and the release overtakes it. The hold
 goes, the publisher compacts, and the still-queued create would read below
 `since`. The release has to travel behind the create, on the interactive
 stream."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsReleaseOnMaint",
-    __doc__,
-    violates="I1",
-    length=8,
-    applies=lambda cfg: cfg.D >= 1 and cfg.MaxTime >= 1,
-    compaction="routed",
-    standing_hold=False,
-    acquire="release_on_maintenance",
-)

@@ -6,15 +6,3 @@ the index. Nothing orders the two streams: once the peek is cancelled the
 controller lets the index compact, maintenance applies it, and the publisher
 raises `since` past the `as_of` of a create that interactive has not yet
 rendered."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsRouted",
-    __doc__,
-    violates="I1",
-    length=6,
-    applies=lambda cfg: cfg.D >= 1 and cfg.MaxTime >= 1,
-    compaction="routed",
-    standing_hold=False,
-)

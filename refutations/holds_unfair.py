@@ -5,14 +5,3 @@ Without it a behaviour may stop anywhere, so once the controller allows
 compaction (`AdvancePolicy` sends `Compact(1)`) the runtimes may simply never
 apply it, and `since` stays behind `sent` forever: the initial state, one
 `AdvancePolicy`, then a stutter."""
-
-from protocol.config import refutation
-
-REFUTATION = refutation(
-    "HoldsUnfair",
-    __doc__,
-    violates="CompactionNotStalled",
-    length=2,
-    applies=lambda cfg: cfg.MaxTime >= 1,
-    fairness=False,
-)

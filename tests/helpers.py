@@ -16,7 +16,8 @@ import protocol.run
 
 from protocol.config import Config, lookup
 from protocol.run import check
-from protocol.state import ACQUIRE, COMPACT, CREATE, DROP, RELEASE, State, initial
+from protocol.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
+from protocol.state import State, initial
 
 
 def state(cfg: Config, **overrides) -> State:

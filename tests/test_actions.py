@@ -10,7 +10,7 @@ import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, per_process, state
 from protocol import actions
-from protocol.checker import explore
+from protocol.engine.checker import explore
 from protocol.config import Config
 from protocol.model import model_for
 from protocol.state import DROPPED, LIVE, UNBORN

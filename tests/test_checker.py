@@ -1,8 +1,9 @@
 """The checker on toy models whose counts are known by hand."""
 
+import attrs
 import pytest
 
-from protocol.checker import Guarded, explore
+from protocol.engine.checker import Guarded, explore
 
 IDLE, WAITING, CRITICAL = "idle", "waiting", "critical"
 
@@ -107,7 +108,7 @@ def test_symmetry_max_states_counts_unreduced_states():
     import attrs
 
     from protocol.config import lookup
-    from protocol.fast import explore_config
+    from protocol.run import explore_config
 
     cfg = attrs.evolve(lookup("Holds").config, P=3)
     run = explore_config(cfg, symmetry=True, max_states=1000)
@@ -174,12 +175,12 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     fail loudly rather than be memoised wrongly."""
     from protocol import model
     from protocol.config import lookup
-    from protocol.fast import explore_config
+    from protocol.run import explore_config
     from protocol.state import initial
 
     cfg = lookup("Holds").config
-    maint_step, start = model.ACTIONS["MaintStep"], initial(cfg)
-    monkeypatch.setitem(model.ACTIONS, "MaintStep",
-                        lambda s, **kw: maint_step(s, **kw) if s.upper == start.upper else None)
+    declared, start = model.BY_NAME["MaintStep"], initial(cfg)
+    sabotaged = attrs.evolve(declared, step=lambda s, **kw: declared.step(s, **kw) if s.upper == start.upper else None)
+    monkeypatch.setattr(model, "ACTIONS", tuple(sabotaged if a is declared else a for a in model.ACTIONS))
     with pytest.raises(AssertionError, match="MaintStep reads a global outside its footprint"):
         explore_config(cfg)

@@ -78,7 +78,7 @@ def test_a_wrong_expectation_exits_1(cli, monkeypatch):
 
     def expect_too_long(name):
         named = named_configurations()[name]
-        return attrs.evolve(named, length=named.length + 1) if named.length else named
+        return attrs.evolve(named, expect={prop: length + 1 for prop, length in named.expect})
 
     monkeypatch.setattr(cli_module, "lookup", expect_too_long)
     code, out, _ = cli("check", "HoldsCap")

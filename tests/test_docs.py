@@ -52,7 +52,7 @@ def test_every_property_is_documented(name):
     assert mentions(all_docs(), name), f"no page in docs/ mentions the property {name}"
 
 
-@pytest.mark.parametrize("name", sorted(ACTIONS))
+@pytest.mark.parametrize("name", sorted(action.name for action in ACTIONS))
 def test_every_action_is_mapped_in_the_protocol_page(name):
     assert mentions(PROTOCOL_DOC.read_text(), name), f"docs/protocol.md does not map the action {name}"
 

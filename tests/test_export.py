@@ -12,14 +12,16 @@ import pytest
 import protocol.run
 from helpers import cached_check, checked
 from protocol.cli import main
-from protocol.checker import explore
+from protocol.engine.checker import explore
 from protocol.config import HOLDS, lookup, named_configurations
 from protocol.export import (
-    GraphTooLarge, explore_graph, export_result, from_itf, graph_dot, graph_graphml, state_from_itf,
-    state_graph, state_to_itf, trace_itf, trace_markdown, trace_mermaid,
+    GraphTooLarge, explore_graph, export_result, graph_dot, graph_graphml, state_graph, trace_markdown,
+    trace_mermaid,
 )
+from protocol.itf import from_itf, state_from_itf, state_to_itf, trace_itf
 from protocol.model import model_for
-from protocol.trace import Step, Trace, replay
+from protocol.model import replay
+from protocol.trace import Step, Trace
 
 REFUTATIONS = [name for name, named in named_configurations().items() if named.violates]
 
@@ -68,7 +70,8 @@ def test_mermaid_draws_every_participant_and_marks_the_violating_step(name):
     text = trace_mermaid(trace, result.config)
     lines = text.splitlines()
     assert lines[0] == "```mermaid" and lines[1] == "sequenceDiagram" and lines[-1] == "```"
-    for participant in ("controller", "multiplexer", "maint0", "inter0", "pub0", "maint1", "inter1", "pub1"):
+    processes = range(len(trace.steps[0].state.since))
+    for participant in ["controller", "multiplexer", *(f"{lane}{p}" for p in processes for lane in ("maint", "inter", "pub"))]:
         assert f"participant {participant} as" in text
     red = lines.index("    rect rgb(255, 221, 221)")
     assert f"{trace.length}. {trace.steps[-1].action}" in lines[red + 1]

@@ -6,9 +6,10 @@ import itertools
 
 import pytest
 
-from protocol.checker import explore
+from protocol.engine.checker import explore
 from protocol.config import SWITCH_VALUES, Config, named_configurations
-from protocol.fast import Engine, explore_config
+from protocol.engine.fast import Engine
+from protocol.run import explore_config
 from protocol.model import model_for
 from protocol.run import liveness_verdicts, safety_properties
 

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from protocol.checker import explore, explore_fingerprinted
+from protocol.engine.checker import explore, explore_fingerprinted
 from protocol.config import ConfigError, lookup, named_configurations
-from protocol.fast import explore_config
-from protocol.fingerprints import (
+from protocol.run import explore_config
+from protocol.engine.fingerprints import (
     FingerprintSet,
     actual_collision_probability,
     fingerprint_int,
@@ -99,7 +99,7 @@ def test_bad_table_shapes_are_refused():
 
 FINGERPRINT_SCRIPT = """
 import json
-from protocol.fingerprints import fingerprint_int, fingerprint_repr
+from protocol.engine.fingerprints import fingerprint_int, fingerprint_repr
 print(json.dumps([fingerprint_int(x) for x in (0, 1, -1, 2**64, 2**72 + 12345, 3**90)]
                  + [fingerprint_repr(("idle", ("a", 1), frozenset()))]))
 """

@@ -32,12 +32,12 @@ from hypothesis.errors import NoSuchExample
 
 import invariants
 from helpers import checked
-from protocol.checker import explore
+from protocol.engine.checker import explore
 from protocol.config import Config, SWITCH_VALUES, named_configurations
 from protocol.model import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties
 from protocol.simulate import Checks, checks_for, walk
-from protocol.trace import replay
+from protocol.model import replay
 
 WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
 HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slow the shrinking

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 from protocol import actions, model
 from protocol.config import lookup
-from protocol.checker import explore
-from protocol.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
+from protocol.engine.checker import explore
+from protocol.engine.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
                                leads_to_masks, strongly_connected_components)
 from protocol.run import check
-from protocol.trace import replay
+from protocol.model import replay
 
 
 def graph(n: int, edges, fair=("f",)) -> FairGraph:

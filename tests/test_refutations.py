@@ -13,7 +13,7 @@ import invariants
 from helpers import checked
 from protocol.config import named_configurations
 from protocol.run import check
-from protocol.trace import replay
+from protocol.model import replay
 
 SAFETY = ["TypeOK", "I1", "PhysicalLeSince", "NoRegression"]
 

@@ -20,7 +20,8 @@ from protocol.config import HOLDS, lookup
 from protocol.narrate import initial_words, narrate, story
 from protocol.render import plain_text, render_result, trace_table
 from protocol.state import initial
-from protocol.trace import Trace, replay
+from protocol.model import replay
+from protocol.trace import Trace
 
 WIDTH = 100
 ROW = re.compile(r"^ {1,3}(\d+) {2,3}\S")  # a row's number; the step's own lines are indented further

@@ -21,11 +21,12 @@ import pytest
 
 from helpers import checked
 from protocol import actions
-from protocol.checker import explore
+from protocol.engine.checker import explore
 from protocol.config import lookup
 from protocol.model import instances
 from protocol.run import safety_properties
-from protocol.state import COMPACT, CREATE, DROPPED, initial, replace_at
+from protocol.commands import COMPACT, CREATE
+from protocol.state import DROPPED, initial, replace_at
 
 # ------------------------------------------------------------- the variants
 

@@ -15,7 +15,7 @@ from protocol.cli import main
 from protocol.config import lookup
 from protocol.render_simulate import walk_progress_bar
 from protocol.simulate import simulate
-from protocol.trace import replay
+from protocol.model import replay
 
 ACCEPTANCE = ["-c", "P=3", "-c", "D=3", "-c", "MaxTime=3"]
 

@@ -9,10 +9,11 @@ import pytest
 
 import invariants
 from protocol.config import ConfigError, named_configurations
-from protocol.fast import BITS, Engine, explore_config, unreduced_counts
+from protocol.engine.fast import BITS, Engine, unreduced_counts
+from protocol.run import explore_config
 from protocol.run import check
-from protocol.symmetry import Reduction, canonicalizer
-from protocol.trace import replay
+from protocol.engine.symmetry import Reduction, canonicalizer
+from protocol.model import replay
 from test_fast import some_packed_states
 
 SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
@@ -144,7 +145,7 @@ def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatc
     # itself is tested on a toy with cycles (test_liveness.py).
     import protocol.run
     from protocol.cli import main
-    from protocol.liveness import QuotientCycle
+    from protocol.engine.liveness import QuotientCycle
 
     def cyclic(*_):
         raise QuotientCycle("a stalled region of the reduced graph has a cycle")
@@ -167,7 +168,7 @@ def test_no_liveness_checks_safety_alone_and_refuses_a_liveness_expectation(caps
 
 @pytest.mark.parametrize("P", [2, 3])
 def test_each_reduced_edge_names_the_permutation_that_gives_the_representative(P):
-    from protocol.symmetry import Permutations, edge_canonicalizer, renamed_packed
+    from protocol.engine.symmetry import Permutations, edge_canonicalizer, renamed_packed
 
     engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=P))
     perms = Permutations(P)

@@ -1,8 +1,8 @@
 """Symmetry reduction over processes: one representative per orbit.
 
-Without the cap, the processes are interchangeable: every action, the
-initial state and every property treat them alike, and no state value names
-a process. So permuting the processes of a state gives a state with the same
+Where the model says its processes are interchangeable (`Model.symmetry_refusal`
+is None), every action, the initial state and every property treat them
+alike, and no state value names a process. So permuting the processes of a state gives a state with the same
 future up to the same permutation, and the search may keep one
 representative per orbit: the state whose per-process locals are sorted by
 their interned id (fast.py packs those ids, so sorting them is sorting a few
@@ -10,8 +10,8 @@ ints). Breadth-first levels are unions of orbits, so every shortest length
 and the depth are unchanged, and the unreduced counts follow exactly from
 the orbit sizes (`Reduction`).
 
-With the cap, process 0 is special (its frontier reports retire the cap), so
-reducing would merge states with different futures: refused.
+Where a process is special (the read-hold model's cap, fed by process 0's
+frontier reports), reducing would merge states with different futures: refused.
 
 Liveness stays sound on the reduced graph because each recorded edge keeps
 the permutation it applied: a step s -> s' is stored as r -> canon(s') =
@@ -28,18 +28,7 @@ from itertools import permutations
 from math import factorial
 from typing import Callable
 
-from .config import ConfigError
-from .model import RUNTIME_ACTIONS, Label
-
-SYMMETRY_NEEDS = "processes interchangeable"
-
-
-def refuse_unless_symmetric(cfg, name: str = "this configuration") -> None:
-    if cfg.cap:
-        raise ConfigError(
-            f"--symmetry needs interchangeable processes, but {name} has the cap, which makes "
-            "process 0 special: drop --symmetry"
-        )
+from . import Label
 
 
 class Permutations:
@@ -151,15 +140,15 @@ def realizer(engine, canonical: Callable[[int], int], readable_successors: Calla
     return realize
 
 
-def renamed(label: Label, to: tuple) -> Label:
-    """The action instance `label` with its process renamed by `to` (controller
-    actions name no process)."""
-    if label.name not in RUNTIME_ACTIONS:
+def renamed(label: Label, to: tuple, on_process: bool) -> Label:
+    """The action instance `label` with its process (its first argument, where it
+    acts on one) renamed by `to`."""
+    if not on_process:
         return label
     return Label(label.name, to[label.args[0]], *label.args[1:])
 
 
-def lasso_realizer(engine, perms: Permutations, table) -> Callable:
+def lasso_realizer(engine, perms: Permutations, instances) -> Callable:
     """stored steps of the reduced graph [(extended label id or None, packed state)] ->
     the real run they stand for, [(label, state)], with the renaming it ends in.
 
@@ -170,7 +159,8 @@ def lasso_realizer(engine, perms: Permutations, table) -> Callable:
     is followed by the step's permutation. Each concrete state is checked to be
     the stored representative under g.
     """
-    step_of = {label: step for label, step in table}
+    step_of = {instance.label: instance.step for instance in instances}
+    on_process = {instance.label.name for instance in instances if instance.process is not None}
 
     def realize(stored_steps: list) -> tuple[list, tuple]:
         state = engine.decode(stored_steps[0][1])
@@ -179,7 +169,7 @@ def lasso_realizer(engine, perms: Permutations, table) -> Callable:
         for extended, target in stored_steps[1:]:
             action, k = perms.split(extended)
             back = tuple(sorted(range(perms.P), key=rename.__getitem__))  # g^-1
-            label = renamed(engine.labels[action], back)
+            label = renamed(engine.labels[action], back, engine.labels[action].name in on_process)
             after = step_of[label](state)
             rename = perms.then(rename, k)
             if after is None or renamed_packed(engine, engine.encode(after), rename) != target:

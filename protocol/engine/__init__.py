@@ -1,0 +1,155 @@
+"""The checking engine: breadth-first search, liveness, the packed-state engine,
+symmetry and fingerprints. It knows nothing of the read-hold protocol.
+
+A model hands the engine a `Model` (as stateright's `Model` trait does):
+its initial states, its action instances (each with a label, a step
+function, the process it acts on, its footprint and its fairness family),
+how a state splits into global and per-process components, its properties
+for the configuration at hand, and whether its processes are
+interchangeable. `protocol/model.py` builds one for a configuration.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Hashable, NamedTuple, Sequence
+
+import attrs
+
+
+class Refusal(ValueError):
+    """The engine cannot check what was asked (for example symmetry on a model whose
+    processes are not interchangeable): one line saying why and what to drop."""
+
+
+class Label(tuple):
+    """An action instance: its name and arguments, printed as TLA+ would: `Publish(1)`."""
+
+    def __new__(cls, name: str, *args):
+        return super().__new__(cls, (name, *args))
+
+    @property
+    def name(self) -> str:
+        return self[0]
+
+    @property
+    def args(self) -> tuple:
+        return self[1:]
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.name
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+    __repr__ = __str__
+
+
+# Footprints: what an action instance reads and writes, which lets the packed
+# engine run it once per distinct value of what it reads (engine/fast.py).
+CONTROLLER = "controller"  # reads the globals; writes them and appends alike to every process's locals
+LOCAL = "local"  # reads and writes its process's locals (and reads the globals in `reads`)
+WIDE = "wide"  # reads its process's locals and the globals; writes both and appends to the others
+
+
+@attrs.frozen
+class Footprint:
+    kind: str
+    reads: tuple = ()  # with LOCAL: the global variables it also reads
+
+
+@attrs.frozen
+class Instance:
+    """One action instance of the next-state relation, in enumeration order."""
+
+    label: Label
+    step: Callable  # state -> next state, or None where the guard does not hold
+    process: int | None  # the process it acts on (its label's first argument), None: none
+    footprint: Footprint
+    family: Hashable | None  # its weak-fairness family, None where it is never fair
+
+
+class Layout(NamedTuple):
+    """How a state splits: a NamedTuple whose `globals` fields hold one value and whose
+    `locals` fields hold a tuple with one value per process."""
+
+    state_type: type
+    globals: tuple
+    locals: tuple
+
+
+STATE, GLOBALS, PROCESS = "state", "globals", "process"  # what a leads-to predicate reads
+
+
+@attrs.frozen
+class LeadsTo:
+    """`premise ~> conclusion`: in every fair behaviour, whenever the premise holds,
+    the conclusion holds then or at some later state."""
+
+    premise: Callable[[object], bool]
+    conclusion: Callable[[object], bool]
+    text: str  # how a reviewer reads it, e.g. "sent >= 1 ~> since[0] >= 1"
+    # The process the pair speaks of (None: no process in particular), and what the
+    # pair says apart from it: renaming the processes by f maps this pair to the one
+    # with the same `form` about process f(process).
+    process: int | None = None
+    form: Hashable = None
+    # What each predicate reads: the whole state, only the globals, or only the
+    # locals of `process` (an engine that stores components evaluates it per component).
+    premise_reads: str = STATE
+    conclusion_reads: str = STATE
+
+
+def pair_permutation(pairs: Sequence[LeadsTo], process_map: Sequence[int]) -> tuple[int, ...]:
+    """Where renaming process q to process_map[q] sends each pair: index -> index.
+
+    Raises ValueError when the pairs are not closed under the renaming (a pair
+    about a process with no counterpart), for then one pair's verdict cannot
+    stand for its orbit's.
+    """
+    index = {(pair.process, pair.form): i for i, pair in enumerate(pairs)}
+    if len(index) < len(pairs):
+        raise ValueError("two leads-to pairs share a process and a form: give each its own form")
+    mapped = []
+    for pair in pairs:
+        key = (None if pair.process is None else process_map[pair.process], pair.form)
+        if key not in index:
+            raise ValueError(f"{pair.text} has no counterpart when the processes are renamed")
+        mapped.append(index[key])
+    return tuple(mapped)
+
+
+@attrs.frozen
+class Model:
+    """Everything the engine needs of a model, for one configuration."""
+
+    initial_states: list
+    instances: list  # of Instance, in enumeration order
+    layout: Layout
+    processes: int
+    invariants: dict  # name -> predicate on a state, in report order
+    transition_properties: dict  # name -> predicate on (before, after)
+    # The invariants that are a conjunction of a check on the globals and a check on
+    # each process's locals (each check reading only its component), and the
+    # transition properties that hold of a step exactly when they hold of the
+    # component it rewrites: the packed engine checks these once per component.
+    by_component: frozenset
+    liveness: dict  # name -> [LeadsTo], decided under the fairness of `fair_families`
+    fair_families: list  # the weak-fairness families, in order; empty: nothing is fair
+    symmetry_refusal: str | None  # why processes are not interchangeable; None: they are
+
+    @property
+    def labels(self) -> list:
+        return [instance.label for instance in self.instances]
+
+    def successors(self, state) -> list:
+        """[(label, next state)] of every enabled instance, in enumeration order."""
+        out = []
+        for instance in self.instances:
+            after = instance.step(state)
+            if after is not None:
+                out.append((instance.label, after))
+        return out
+
+    def refuse_unless_symmetric(self, name: str = "this configuration") -> None:
+        if self.symmetry_refusal is not None:
+            raise Refusal(f"--symmetry needs interchangeable processes, but {name} "
+                          f"{self.symmetry_refusal}: drop --symmetry")

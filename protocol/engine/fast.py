@@ -1,0 +1,493 @@
+"""A fast successor engine for one model, derived from its readable actions.
+
+The readable model is the specification; this module only changes how
+states are stored and how often the actions run. It rests on how the state
+splits (the model's `Layout`):
+
+- the *globals* and, per process, the *locals* are each interned: every
+  distinct value gets a small integer id;
+- a state is one Python int packing the locals' ids and the globals' id,
+  `locals[0] | locals[1] << BITS | ... | globals << P*BITS`. Hashing and
+  comparing it is a few machine words, not a walk over nested tuples.
+
+Each action instance reads only part of a state (its `Footprint`): a
+controller instance reads the globals and appends the same values to every
+process's locals; a local instance on process p reads and writes p's locals
+(and reads the few globals its footprint names); a wide instance reads and
+writes its process's locals and the globals, and appends to the others. So
+the readable action is run once per distinct footprint value, on a
+synthetic state assembled from the components, and its effect is memoised
+as component ids. Exploring a state is then table lookups and integer
+arithmetic. The local instances of one action name are assumed to act alike
+on their own process (the memo is shared); a sample of memo entries is
+rechecked under other globals, so a footprint that omits a global fails
+loudly instead of being memoised wrongly.
+
+The properties the model declares `by_component` are checked the same way,
+once per new component; a state or step is handed to the readable predicate
+only when one of its components failed. The differential tests
+(tests/test_fast.py) check that this engine yields exactly the readable
+model's reachable states and edges.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from itertools import repeat
+from operator import and_, rshift
+from typing import Callable
+
+from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model
+from .checker import Guarded
+
+BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
+MASK = (1 << BITS) - 1
+FOOTPRINT_SAMPLES = 4  # reachable globals each sampled local memo entry is rechecked under
+
+
+class Engine:
+    """The packed-int successor function, invariants and decoder of one model."""
+
+    def __init__(self, model: Model, canonical_edge: Callable[[int, int], tuple] | None = None):
+        """`canonical_edge`, when given, maps each (label id, successor) to (the label id
+        extended with the permutation applied, the successor's orbit's representative):
+        symmetry reduction, see symmetry.py."""
+        self.model = model
+        self.canonical_edge = canonical_edge
+        self.P = model.processes
+        layout = model.layout
+        if tuple(layout.state_type._fields) != tuple(layout.globals) + tuple(layout.locals):
+            raise ValueError("the layout must list the state's fields, globals first")
+        self.state_type, self.global_names, self.local_names = layout
+        self.labels = model.labels
+        self.initial_globals, initial_locals = self.split(model.initial_states[0])
+        self.empty_local = initial_locals[0]
+        self.globals: list[tuple] = []
+        self.global_ids: dict = {}
+        self.locals: list[tuple] = []
+        self.local_ids: dict = {}
+        self._prepare_actions(model.instances)
+        self._prepare_properties()
+        self.initial = self.encode(model.initial_states[0])
+        self.successors = self._compile_successors()
+        self.decode = self._compile_decode()
+
+    # ----------------------------------------------------------- encoding
+
+    def split(self, s) -> tuple[tuple, list[tuple]]:
+        """A readable state as its globals and its per-process locals."""
+        globals_ = tuple(getattr(s, name) for name in self.global_names)
+        columns = [getattr(s, name) for name in self.local_names]
+        return globals_, [tuple(column[p] for column in columns) for p in range(self.P)]
+
+    def assemble(self, globals_: tuple, locals_: list[tuple]):
+        """The readable state with these globals and these per-process locals."""
+        return self.state_type(*globals_, *(tuple(column) for column in zip(*locals_)))
+
+    def pack(self, g: int, local_ids: list[int]) -> int:
+        packed = g << (self.P * BITS)
+        for p, lid in enumerate(local_ids):
+            packed |= lid << (p * BITS)
+        return packed
+
+    def unpack(self, packed: int) -> tuple[int, list[int]]:
+        return packed >> (self.P * BITS), [(packed >> (p * BITS)) & MASK for p in range(self.P)]
+
+    def _compile_decode(self) -> Callable[[int], object]:
+        """decode(packed) -> state, unrolled over processes: liveness decodes every state."""
+        columns = ", ".join(f"locals_[(packed >> {p * BITS}) & {MASK}]" for p in range(self.P))
+        source = (
+            "def decode(packed):\n"
+            "    \"\"\"The readable state a packed int stands for.\"\"\"\n"
+            f"    return make(State, (*globals_[packed >> {self.P * BITS}], *zip({columns})))\n"
+        )
+        namespace = {"make": tuple.__new__, "State": self.state_type, "globals_": self.globals,
+                     "locals_": self.locals}
+        exec(source, namespace)
+        return namespace["decode"]
+
+    def encode(self, s) -> int:
+        globals_, locals_ = self.split(s)
+        return self.pack(self.intern_global(globals_), [self.intern_local(loc) for loc in locals_])
+
+    def intern_global(self, value: tuple) -> int:
+        gid, new = intern(self.globals, self.global_ids, value)
+        if new:
+            self.controller_memo.append(None)
+            for name, positions in self.local_reads.items():
+                self.projection_of[name].append(self._projection(name, value, positions))
+            self._check_global(value)
+        return gid
+
+    def _projection(self, name: str, value: tuple, positions: tuple) -> int:
+        """The id of what action `name` reads of globals `value`; a new one gets its memo row."""
+        pid, new = intern(self.projections[name], self.projection_ids[name], tuple(value[i] for i in positions))
+        if new:
+            self.local_memos[name].append([None] * len(self.locals))
+        return pid
+
+    def intern_local(self, value: tuple) -> int:
+        lid, new = intern(self.locals, self.local_ids, value)
+        if new:
+            for rows in self.local_memos.values():
+                for row in rows:
+                    row.append(None)
+            self._check_local(value)
+        return lid
+
+    # ------------------------------------------------------------ actions
+
+    def _prepare_actions(self, instances) -> None:
+        """Sort the action instances by footprint, keeping the enumeration order."""
+        self.controller_steps = []  # (label id, step)
+        self.process_steps: dict[str, list] = {}  # action name -> [(label id, step, kind, p)]
+        self.local_instances: dict[str, tuple] = {}  # action name -> (p, step) of its first local instance
+        self.local_reads: dict[str, tuple] = {}  # action name -> positions of the globals it reads
+        for label_id, instance in enumerate(instances):
+            kind, name = instance.footprint.kind, instance.label.name
+            if kind == CONTROLLER:
+                self.controller_steps.append((label_id, instance.step))
+                continue
+            self.process_steps.setdefault(name, []).append((label_id, instance.step, kind, instance.process))
+            if kind == LOCAL and name not in self.local_instances:  # memoised for every process
+                self.local_instances[name] = (instance.process, instance.step)
+                self.local_reads[name] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
+        self.controller_memo: list = []  # global id -> [(label id, next global id, append id)]
+        # name -> projection id -> local id -> next local id, or -1 where disabled
+        self.local_memos: dict[str, list] = {name: [] for name in self.local_reads}
+        self.projections: dict[str, list] = {name: [] for name in self.local_reads}
+        self.projection_ids: dict[str, dict] = {name: {} for name in self.local_reads}
+        self.projection_of: dict[str, list] = {name: [] for name in self.local_reads}  # global id -> projection id
+        for name, positions in self.local_reads.items():  # every memo has at least row 0
+            self._projection(name, self.initial_globals, positions)
+        self.wide_memo: dict = {}  # (global id, local id) -> (next global, next local, append id) or None
+        nothing = tuple(() for _ in self.local_names)
+        self.appends: list[tuple] = [nothing]  # append id -> per local field, what is appended
+        self.append_ids: dict = {nothing: 0}
+        self.appended: list[dict] = [{}]  # append id -> {local id: local id with it appended}
+
+    def controller_successors(self, g: int) -> list:
+        """The controller's enabled steps from globals g: (label id, next globals, appended)."""
+        before = self.assemble(self.globals[g], [self.empty_local] * self.P)
+        found = []
+        for label_id, step in self.controller_steps:
+            after = step(before)
+            if after is None:
+                continue
+            self._check_step(before, after)
+            next_globals, next_locals = self.split(after)
+            appended = self._appended(next_locals)
+            found.append((label_id, self.intern_global(next_globals), appended))
+        self.controller_memo[g] = found
+        return found
+
+    def _appended(self, next_locals: list[tuple]) -> int:
+        """The id of what a step appended alike to every process's locals, each of which
+        was `empty_local` before (a local field that changed must have grown at its end)."""
+        first = next_locals[0]
+        if any(loc != first for loc in next_locals):
+            raise AssertionError("a controller step did not append alike to every process")
+        suffixes = []
+        for base, now in zip(self.empty_local, first):
+            if now == base:
+                suffixes.append(())
+            elif isinstance(base, tuple) and isinstance(now, tuple) and now[:len(base)] == base:
+                suffixes.append(now[len(base):])
+            else:
+                raise AssertionError("a controller step did more than append to every process's queues")
+        key = tuple(suffixes)
+        found = self.append_ids.get(key)
+        if found is None:
+            found = self.append_ids[key] = len(self.appends)
+            self.appends.append(key)
+            self.appended.append({})
+        return found
+
+    def append_to(self, append_id: int, lid: int) -> int:
+        """Local lid with what `append_id` stands for appended to it."""
+        found = self.appended[append_id].get(lid)
+        if found is None:
+            local = self.locals[lid]
+            grown = tuple(value + extra if extra else value for value, extra in zip(local, self.appends[append_id]))
+            found = self.intern_local(grown)
+            self.appended[append_id][lid] = found
+        return found
+
+    def _globals_reading(self, name: str, projection: int, globals_: tuple | None = None) -> tuple:
+        """`globals_` (the initial globals by default) with what `name` reads set to `projection`."""
+        values = list(self.initial_globals if globals_ is None else globals_)
+        for position, value in zip(self.local_reads[name], self.projections[name][projection]):
+            values[position] = value
+        return tuple(values)
+
+    def local_successor(self, name: str, lid: int, projection: int = 0) -> int:
+        """The next local of a process after `name` on it from local lid, under the globals
+        it reads given by `projection`, or -1 when disabled. The same for every process
+        whose instance is local, so it is computed once, on the first such process."""
+        p, step = self.local_instances[name]
+        before = self.assemble(self._globals_reading(name, projection), [self.locals[lid]] * self.P)
+        after = step(before)
+        found = -1
+        if after is not None:
+            self._check_step(before, after)
+            next_globals, next_locals = self.split(after)
+            others = next_locals[:p] + next_locals[p + 1:]
+            if next_globals != self.split(before)[0] or others != [self.locals[lid]] * (self.P - 1):
+                raise AssertionError(f"{name} wrote outside its process's locals")
+            found = self.intern_local(next_locals[p])
+        if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
+            self._check_footprint(name, lid, projection, found)
+        self.local_memos[name][projection][lid] = found
+        return found
+
+    def _check_footprint(self, name: str, lid: int, projection: int, found: int) -> None:
+        """Fail loudly if `name` reads a global its footprint does not name: the memo ran
+        it on the initial globals (but for those it reads), so rerun it on the globals
+        most recently reached, with the same read ones, and demand the same next local."""
+        p, step = self.local_instances[name]
+        expected = None if found < 0 else self.locals[found]
+        for globals_ in self.globals[-FOOTPRINT_SAMPLES:]:
+            globals_ = self._globals_reading(name, projection, globals_)
+            after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
+            if (None if after is None else self.split(after)[1][p]) != expected:
+                raise AssertionError(f"{name} reads a global outside its footprint: "
+                                     f"from the same locals it does otherwise under globals {globals_}")
+
+    def wide_successor(self, label_index: int, g: int, lid: int):
+        """A wide instance: (next globals, next local of its process, append id to the others) or None."""
+        label_id, step, kind, p = self.wide_steps[label_index]
+        locals_ = [self.empty_local] * self.P
+        locals_[p] = self.locals[lid]
+        before = self.assemble(self.globals[g], locals_)
+        after = step(before)
+        found = None
+        if after is not None:
+            self._check_step(before, after)
+            next_globals, next_locals = self.split(after)
+            others = next_locals[:p] + next_locals[p + 1:] or [self.empty_local]
+            found = (self.intern_global(next_globals), self.intern_local(next_locals[p]), self._appended(others))
+        self.wide_memo[(label_index, g, lid)] = found
+        return found
+
+    def _compile_successors(self) -> Callable[[int], list]:
+        """Generate the successor function for this P, unrolled over processes.
+
+        It yields the successors in the enumeration order of the instances, which
+        must list the controller's instances first and each action name's together
+        (so the search always picks the same shortest trace)."""
+        self._require_grouped_order()
+        P, names = self.P, list(self.process_steps)
+        lines = ["def successors(s):", "    out = []", "    append = out.append",
+                 f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
+        lines += [f"    l{p} = (s >> {p * BITS}) & {MASK}" for p in range(P)]
+        lines += [
+            "    steps = controller_memo[g]",
+            "    if steps is None:",
+            "        steps = controller_successors(g)",
+            "    for label, g2, app in steps:",
+            "        if app:",
+            "            table = appended[app]",
+        ]
+        for p in range(P):
+            lines += [f"            n{p} = table.get(l{p})",
+                      f"            if n{p} is None:",
+                      f"                n{p} = append_to(app, l{p})"]
+        packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
+        lines += [f"            append({self._edge('label', f'(g2 << {P * BITS}) | {packed_locals}')})",
+                  "        else:",
+                  f"            append({self._edge('label', f'(g2 << {P * BITS}) | rest')})"]
+        namespace = {
+            "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
+            "appended": self.appended, "append_to": self.append_to,
+            "local_successor": self.local_successor,
+            "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
+            "canonical_edge": self.canonical_edge,
+        }
+        self.wide_steps = []
+        for index, name in enumerate(names):
+            if name in self.local_reads:
+                namespace[f"memo_{index}"] = self.local_memos[name]
+                namespace[f"projection_{index}"] = self.projection_of[name]
+                namespace[f"row_{index}"] = self.local_memos[name][0]  # the only row where nothing is read
+                if self.local_reads[name]:
+                    lines.append(f"    row_{index} = memo_{index}[projection_{index}[g]]")
+            for label_id, _step, kind, p in self.process_steps[name]:
+                lines += self._process_step_lines(index, name, p, label_id, kind)
+        lines.append("    return out")
+        exec("\n".join(lines), namespace)
+        return namespace["successors"]
+
+    def _require_grouped_order(self) -> None:
+        order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
+        controller = [label_id for label_id, _ in self.controller_steps]
+        if controller + order != list(range(len(self.labels))):
+            raise ValueError("list the controller's instances first and each action's instances together")
+
+    def _edge(self, label: str, state: str) -> str:
+        """The (label id, successor) pair, mapped to its orbit's representative (and the
+        label to the permutation applied) when reducing by symmetry."""
+        return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
+
+    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str) -> list[str]:
+        shift = p * BITS
+        if kind == WIDE:
+            wide = len(self.wide_steps)
+            self.wide_steps.append(next(entry for entry in self.process_steps[name] if entry[0] == label_id))
+            others = " | ".join(f"(append_to(app, l{q}) << {q * BITS})" for q in range(self.P) if q != p) or "0"
+            return [
+                f"    found = wide_memo.get(({wide}, g, l{p}), 0)",
+                "    if found == 0:",
+                f"        found = wide_successor({wide}, g, l{p})",
+                "    if found is not None:",
+                "        g2, n, app = found",
+                f"        append({self._edge(str(label_id), f'(g2 << {self.P * BITS}) | (n << {shift}) | {others}')})",
+            ]
+        projection = f"projection_{index}[g]" if self.local_reads[name] else "0"
+        return [
+            f"    n = row_{index}[l{p}]",
+            "    if n is None:",
+            f"        n = local_successor({name!r}, l{p}, {projection})",
+            "    if n >= 0:",
+            f"        append({self._edge(str(label_id), f's + ((n - l{p}) << {shift})')})",
+        ]
+
+    # --------------------------------------------------------- properties
+
+    def _prepare_properties(self) -> None:
+        self.readable_invariants = dict(self.model.invariants)
+        self.readable_transitions = dict(self.model.transition_properties)
+        self.by_component = self.model.by_component
+        # name -> the components (or steps) that failed it: the checker's watch (checker.Guarded)
+        self.failures = {name: [] for name in [*self.readable_invariants, *self.readable_transitions]}
+
+    def _check_global(self, value: tuple) -> None:
+        probe = self.assemble(value, [self.empty_local] * self.P)
+        for name, holds in self.readable_invariants.items():
+            if name in self.by_component and not holds(probe):
+                self.failures[name].append(("globals", value))
+
+    def _check_local(self, value: tuple) -> None:
+        probe = self.assemble(self.initial_globals, [value] * self.P)
+        for name, holds in self.readable_invariants.items():
+            if name in self.by_component and not holds(probe):
+                self.failures[name].append(("locals", value))
+
+    def _check_step(self, before, after) -> None:
+        for name, holds in self.readable_transitions.items():
+            if name in self.by_component and not holds(before, after):
+                self.failures[name].append((before, after))
+
+    def invariant(self, name: str):
+        """Invariant `name` on packed states: the readable predicate, called by the
+        checker only once some component failed it (`checker.Guarded`)."""
+        readable, decode = self.readable_invariants[name], self.decode
+        if name not in self.by_component:
+            return lambda s: readable(decode(s))
+        return Guarded(lambda s: readable(decode(s)), self.failures[name])
+
+    def transition_property(self, name: str):
+        """Transition property `name` on packed states, the same way as `invariant`."""
+        readable, decode = self.readable_transitions[name], self.decode
+        holds = lambda a, b: readable(decode(a), decode(b))  # noqa: E731
+        if name not in self.by_component:
+            return holds
+        return Guarded(holds, self.failures[name])
+
+
+def leads_to_masks(engine: Engine, states: list, pairs) -> list[tuple[bytearray, bytearray]]:
+    """liveness.leads_to_masks for packed states, evaluating each predicate once per
+    interned component where the pair says it reads only the globals or only its
+    process's locals (`engine.LeadsTo`); other pairs decode every state."""
+    from .liveness import leads_to_masks as by_state
+
+    shift = engine.P * BITS
+    global_ids = list(map(rshift, states, repeat(shift)))
+    masks = []
+    for pair in pairs:
+        if pair.premise_reads != GLOBALS or pair.conclusion_reads != PROCESS:
+            masks += by_state(map(engine.decode, states), [(pair.premise, pair.conclusion)])
+            continue
+        premise_of = bytes(pair.premise(engine.assemble(g, [engine.empty_local] * engine.P))
+                           for g in engine.globals)
+        unmet_of = bytes(not pair.conclusion(engine.assemble(engine.initial_globals, [loc] * engine.P))
+                         for loc in engine.locals)
+        local_ids = map(and_, map(rshift, states, repeat(pair.process * BITS)), repeat(MASK))
+        unmet = bytearray(map(unmet_of.__getitem__, local_ids))
+        triggers = bytearray(map(and_, map(premise_of.__getitem__, global_ids), unmet))
+        masks.append((triggers, unmet))
+    return masks
+
+
+def intern(values: list, ids: dict, value) -> tuple[int, bool]:
+    """The id of `value` in the intern table, and whether it is new there."""
+    found = ids.get(value)
+    if found is not None:
+        return found, False
+    if len(values) > MASK:
+        raise OverflowError(f"more than {MASK} distinct components: raise fast.BITS")
+    ids[value] = len(values)
+    values.append(value)
+    return ids[value], True
+
+
+def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options):
+    """Explore `model` with the fast engine: the checker's `Exploration`, with states
+    stored packed and decoded on demand (`run.state(id)`, `run.path(id)`), and the
+    same ids, order, edges and verdicts as exploring the readable model.
+
+    With `symmetry`, one representative per orbit of process permutations is
+    explored (see symmetry.py); `run.reduction` then gives the unreduced counts,
+    and paths are realised as real runs of the model. With `fingerprints`, only
+    64-bit fingerprints of the states seen are kept (`checker.explore_fingerprinted`).
+    """
+    from . import symmetry as sym
+    from .checker import explore
+
+    canonical_edge, perms = None, None
+    if symmetry:
+        model.refuse_unless_symmetric()
+        perms = sym.Permutations(model.processes)
+        canonical_edge = sym.edge_canonicalizer(perms, BITS)
+    engine = Engine(model, canonical_edge)
+    successors, reduction, labels = engine.successors, None, engine.labels
+    if symmetry:
+        reduction = sym.Reduction(model.processes, BITS)
+        reduction.permutations = perms
+        labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
+    search = fingerprinted_search(engine) if fingerprints else explore
+    run = search(
+        [engine.initial],
+        successors,
+        {name: engine.invariant(name) for name in engine.readable_invariants},
+        {name: engine.transition_property(name) for name in engine.readable_transitions},
+        labels=labels,
+        decode=engine.decode,
+        weigh=reduction.orbit_size if symmetry else None,  # max_states then bounds the unreduced count
+        **options,
+    )
+    run.engine, run.reduction = engine, reduction
+    if symmetry:
+        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+        run.realize_lasso = sym.lasso_realizer(engine, perms, model.instances)
+    return run
+
+
+def fingerprinted_search(engine):
+    """`explore_fingerprinted` for this engine: packed ints fingerprinted, paths
+    replayed through the engine's own successors."""
+    from .checker import explore_fingerprinted
+    from .fingerprints import fingerprint_int
+
+    return partial(explore_fingerprinted, fingerprint=fingerprint_int, replay_successors=engine.successors)
+
+
+def unreduced_counts(run) -> dict:
+    """distinct_states and transitions as the spec counts them (unreduced), and the
+    representatives explored when the search was reduced by symmetry."""
+    if getattr(run, "reduction", None) is None:
+        return {"distinct_states": run.distinct_states, "transitions": run.transitions}
+    return {
+        "distinct_states": run.weight,
+        "transitions": run.weighted_transitions,
+        "reduced_states": run.distinct_states,
+    }
