@@ -69,6 +69,12 @@ def instances(cfg) -> list[tuple[Label, Callable[[State], State | None]]]:
     return found
 
 
+def instance_count(cfg) -> int:
+    """len(instances(cfg)), without listing them: what a step of a random walk evaluates."""
+    runtime = 3 + (cfg.acquire != "none")
+    return cfg.D * (cfg.MaxTime + 1) + cfg.D + 2 + runtime * cfg.P
+
+
 def fair_family(label: Label) -> tuple | None:
     """The weak-fairness family an action instance belongs to, or None if it is never fair."""
     return tuple(label) if label.name in RUNTIME_ACTIONS else None

@@ -136,8 +136,10 @@ def summary_table(result) -> Table:
     named, cfg = result.named, result.config
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     status = "as expected" if result.as_expected else "NOT as expected"
+    if not result.complete or result.interrupted:  # a run cut short is never "as expected"
+        status = f"INCOMPLETE, {'found ' + status if result.as_expected else status}"
     table.title = Text.assemble(
-        (named.name, "bold"), "  ", (status, "green" if result.as_expected else "bold red")
+        (named.name, "bold"), "  ", (status, "green" if status == "as expected" else "bold red")
     )
     table.add_column("what", style="cyan", no_wrap=True)
     table.add_column("value")
@@ -247,17 +249,18 @@ class ProgressView:
 
 
 def configurations_table(configurations) -> Table:
-    """The named configurations: the switches each changes from the defaults, and its verdict."""
-    from .config import Config
+    """The named configurations: the switches each changes from Holds (the shipped
+    design every refutation is a variation of), and its expected verdict."""
+    from .config import HOLDS
 
     table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
     table.add_column("name", no_wrap=True)
-    table.add_column("switches changed", no_wrap=True)
+    table.add_column("switches changed from Holds", overflow="fold")
     table.add_column("expected violation", no_wrap=True)
-    defaults = Config().switches
     for named in configurations:
-        changed = {k: v for k, v in named.config.switches.items() if defaults[k] != v}
+        changed = {k: v for k, v in named.config.switches.items() if HOLDS.switches[k] != v}
         expected = f"{named.violates}\nin {named.length} states" if named.violates else "none"
-        table.add_row(named.name, Text("\n".join(f"{k}={v}" for k, v in changed.items())), expected)
+        shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
+        table.add_row(named.name, Text(shown), expected)
     return table

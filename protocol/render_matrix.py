@@ -90,6 +90,7 @@ class MatrixProgress:
     def __exit__(self, *exc):
         return self.progress.__exit__(*exc)
 
-    def advance(self, row: Row) -> None:
-        self.progress.update(self.task, advance=1,
+    def advance(self, row: Row, combinations: int = 1) -> None:
+        """`row` checked, standing for `combinations` (itself and the rows that are the same system)."""
+        self.progress.update(self.task, advance=combinations,
                              description=f"row {row.number} {mechanisms_text(row.mechanisms)}")
