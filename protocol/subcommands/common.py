@@ -201,7 +201,8 @@ def output_to(path: str | None):
         return
     target = Path(path)
     if target.exists() and not target.is_file():
-        with open_or_refuse(path, lambda: open(path, "w", encoding="utf-8")) as stream:
+        stream = open_or_refuse(path, lambda: open(path, "w", encoding="utf-8"))
+        with closing_quietly(stream, path):
             sink = Sink(stream, f"--output {path}", strip=True)
             yield sink
             sink.flush()
@@ -209,7 +210,8 @@ def output_to(path: str | None):
     handle, temporary = open_or_refuse(path, lambda: tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream = os.fdopen(handle, "w", encoding="utf-8")
+        with closing_quietly(stream, path):
             sink = Sink(stream, f"--output {path}", strip=True)
             yield sink
             sink.flush()
@@ -218,14 +220,30 @@ def output_to(path: str | None):
             except OSError as error:
                 raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
         if sink.kept and sink.written:
-            if target.exists():
-                os.chmod(temporary, target.stat().st_mode & 0o7777)
-            else:
-                os.chmod(temporary, 0o666 & ~current_umask())
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~current_umask()
+            os.chmod(temporary, mode)
             os.replace(temporary, target)
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+@contextmanager
+def closing_quietly(stream, path: str):
+    """Close `stream` after the body; a close that fails (its last flush) is a
+    RunFailure, unless the body already failed, whose error is the one to tell."""
+    try:
+        yield stream
+    except BaseException:
+        try:
+            stream.close()
+        except OSError:
+            pass
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
 
 
 def open_or_refuse(path: str, opening):
