@@ -141,7 +141,9 @@ def summary_table(result) -> Table:
     table.title = Text.assemble(
         (named.name, "bold"), "  ", (status, "green" if status == "as expected" else "bold red")
     )
-    table.add_column("what", style="cyan", no_wrap=True)
+    # Labels wrap at 18 columns ("distinct states\n(symmetry-reduced)") so that the
+    # properties keep their full names and verdicts at 80 columns.
+    table.add_column("what", style="cyan", max_width=18)
     table.add_column("value")
     table.add_row("constants", Text(", ".join(f"{k}={v}" for k, v in cfg.constants.items())))
     table.add_row("switches", Text(", ".join(f"{k}={v}" for k, v in cfg.switches.items())))
@@ -157,7 +159,7 @@ def summary_table(result) -> Table:
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     props.add_column("property", style="bold", no_wrap=True)
     props.add_column("verdict (states)", no_wrap=True)
-    props.add_column("expected", style="dim", no_wrap=True)
+    props.add_column("expected", style="dim")
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
     table.add_row("properties", props)
@@ -178,7 +180,7 @@ def result_counts(result) -> list[tuple[str, str]]:
     collision = getattr(result, "fingerprint_collision", None)
     if collision is not None:  # TLC's two estimates, optimistic first
         rows.append(("fingerprint collision probability",
-                     f"{collision['optimistic']:.1e} (optimistic), {collision['actual']:.1e} (actual)"))
+                     f"{collision['optimistic']:.1e} (optimistic),\n{collision['actual']:.1e} (actual)"))
     return rows
 
 
@@ -201,8 +203,8 @@ def render_totals(console: Console, results, seconds: float, skipped=()) -> None
     table.add_column("configuration", no_wrap=True)
     table.add_column("states", justify="right", no_wrap=True)
     table.add_column("depth", justify="right")
-    table.add_column("violated (states)", min_width=24)
-    table.add_column("expected", no_wrap=True)
+    table.add_column("violated (states)", overflow="fold")
+    table.add_column("expected", no_wrap=True, min_width=8)
     for result in results:
         violated = "\n".join(
             f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False

@@ -247,3 +247,57 @@ def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
     one_line(err)
     assert "machine" in records[0] and len(records) >= 2  # measurements taken before the Ctrl-C
     assert all("error" not in record for record in records[1:])
+
+
+# ------------------------------------------------------------------ 80 columns
+
+def rendered_tables():
+    """Every rich table the commands print, with the words it must show whole."""
+    from helpers import checked
+    from protocol.config import lookup
+    from protocol.matrix import Matrix, Outcome, plan
+    from protocol.render import configurations_table, summary_table
+    from protocol.render_bench import bench_table
+    from protocol.render_matrix import matrix_table
+    from protocol.render_simulate import simulation_table
+    from protocol.run import check
+    from protocol.simulate import simulate
+    from protocol.config import named_configurations
+
+    reduced = check(lookup("HoldsUnfair"), symmetry=True)
+    printed = check(lookup("HoldsRouted"), fingerprints=True, liveness=False)
+    yield "symmetry summary", summary_table(reduced), ["CompactionNotStalled", "violated in 2", "distinct states",
+                                                        f"{reduced.reduced_states:,}", "as expected"]
+    yield "fingerprints summary", summary_table(printed), ["violated in 6", "optimistic", "actual"]
+    yield "list", configurations_table(named_configurations().values()), [
+        "HoldsPhysicalFromUpper", "CompactionNotStalled", "acquire=release_on_maintenance"]
+    walked = simulate(lookup("HoldsRouted"), walks=50, depth=20, seed=1)
+    yield "simulate", simulation_table(walked), ["HoldsRouted", "of 50 run", "not violated"]
+    rows = plan({"P": 2, "D": 1, "MaxTime": 2})
+    outcome = Outcome({"I1": (True, None), "CompactionNotStalled": (False, 12), "TypeOK": (True, None),
+                       "PhysicalLeSince": (True, None), "NoRegression": (True, None)},
+                      distinct_states=22_431, transitions=1, depth=3, seconds=0.0, complete=True)
+    import attrs
+    matrix = Matrix(tuple(attrs.evolve(row, outcome=outcome) if row.same_as is None else row for row in rows))
+    yield "matrix", lambda width: matrix_table(matrix, width), ["22,431", "HoldsPhysicalFromUpper", "✗ 12",
+                                           "same system as row", "broadcast"]
+    record = {"config": "HoldsAcquire", "constants": {"P": 2, "D": 2, "MaxTime": 3}, "complete": True,
+              "distinct_states": 2_712_345, "reduced_states": 1_400_000, "transitions": 12_345_678, "depth": 31,
+              "seconds": 123.45, "cpu_seconds": 120.0, "states_per_second": 21_000, "peak_memory_mb": 1_234}
+    records = [{**record, "mode": mode} for mode in ("safety", "safety+liveness", "symmetry",
+                                                     "symmetry+liveness", "fingerprints")]
+    machine = {"cpus": 2, "load_average_1min": 1.0, "python": "3.11"}
+    yield "bench", lambda width: bench_table(records, machine, 3_000_000, width=width), ["HoldsAcquire", "2,712,345", "12,345,678",
+                                                                        "1,400,000", "1,234"]
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_every_table_fits_the_width_without_losing_a_word(width):
+    from protocol.render import plain_text
+
+    for name, table, words in rendered_tables():
+        text = plain_text(table(width) if callable(table) else table, width)
+        assert max(len(line) for line in text.splitlines()) <= width, (name, text)
+        assert "…" not in text, (name, text)
+        for word in words:
+            assert word in text, (name, word, text)
