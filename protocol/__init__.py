@@ -1,2 +1,2 @@
 """protocol: an executable model of Materialize's two-runtime read-hold protocol,
-with an exhaustive model checker (`python -m protocol check Holds`)."""
+with an exhaustive model checker. `python -m protocol --help` lists the commands."""

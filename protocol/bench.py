@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +41,6 @@ SCC_MODES = ("scc:tarjan", "scc:networkx")  # with --scc: the split alone, on th
 # A row whose search passes this many distinct states does not fit: it is cut
 # there and reported as such, so the ladder's top rung costs seconds, not hours.
 DEFAULT_MAX_STATES = 3_000_000
-PIPE_WIDTH = 200
 
 
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
@@ -110,6 +110,8 @@ def measure_fresh(name: str, constants: dict, mode: str, max_states: int) -> dic
         [sys.executable, "-m", "protocol.bench", "--one", request],
         capture_output=True, text=True, check=False,
     )
+    if done.returncode == -signal.SIGINT or "KeyboardInterrupt" in done.stderr:
+        raise KeyboardInterrupt  # the Ctrl-C reached the child first: stop the ladder
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return {"config": name, "constants": constants, "mode": mode, "error": last}
@@ -149,56 +151,6 @@ def parse_constants_ladder(texts: list[str]) -> tuple:
     return tuple(
         dict(parse_constant(part, "--rung") for part in text.split(",") if part.strip()) for text in texts
     )
-
-
-def add_bench_parser(subparsers) -> None:
-    from .cli import at_least_one  # not at the top: the CLI module imports this one
-
-    parser = subparsers.add_parser(
-        "bench", help="measure the search on a ladder of constants (prints figures)",
-        description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
-                    "transitions, seconds for safety, for safety and liveness, and for both under "
-                    "symmetry; distinct states per second; peak memory. Each run in a fresh process.",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object per measurement")
-    parser.add_argument("--rung", action="append", default=[], metavar="P=2,D=2,MaxTime=2",
-                        help="measure these constants instead of the default ladder; repeatable")
-    parser.add_argument("--config", action="append", default=[], metavar="NAME",
-                        help=f"configurations to measure (default: {', '.join(CONFIGURATIONS)})")
-    parser.add_argument("--scc", action="store_true",
-                        help="also time splitting each whole graph into strongly connected components, "
-                             "by our Tarjan and by networkx (with their peak memory)")
-    parser.add_argument("--max-states", type=at_least_one, default=DEFAULT_MAX_STATES, metavar="N",
-                        help="a rung past N distinct states does not fit and is skipped "
-                             f"(default {DEFAULT_MAX_STATES:,})")
-    parser.set_defaults(run=run_bench)
-
-
-def run_bench(args) -> int:
-    from .cli import EXIT_AS_EXPECTED
-    from .config import lookup
-
-    rungs = parse_constants_ladder(args.rung) if args.rung else LADDER
-    names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
-    modes = MODES + (SCC_MODES if args.scc else ())
-    if args.json:
-        print(json.dumps({"machine": machine()}), flush=True)
-        ladder(rungs, names, modes, max_states=args.max_states,
-               on_record=lambda record: print(json.dumps(record), flush=True))
-        return EXIT_AS_EXPECTED
-    from .render import console_for
-    from .render_bench import BenchProgress, bench_table, scc_table
-
-    console = console_for()
-    if not console.is_terminal:  # a file or pipe has no width: do not squeeze the table to 80
-        console = console_for(width=PIPE_WIDTH)
-    with BenchProgress(console, len(rungs) * len(names) * len(modes)) as progress:
-        records = ladder(rungs, names, modes, max_states=args.max_states, on_record=progress.advance)
-    console.print(bench_table(records, machine(), args.max_states))
-    split = scc_table(records)
-    if split is not None:
-        console.print(split)
-    return EXIT_AS_EXPECTED
 
 
 def main_one(request: str) -> int:

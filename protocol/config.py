@@ -16,6 +16,19 @@ import attrs
 CONSTANT_NAMES = ("P", "D", "MaxTime")
 CONSTANT_MINIMUM = {"P": 1, "D": 0, "MaxTime": 0}
 DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2}
+# The largest value of each constant, and why: what the engine can represent.
+# The fast engine interns each process's part of a state in 24 bits
+# (fast.BITS), and a state is one int packing P such parts; symmetry
+# reduction canonicalises over all P! permutations of the processes.
+CONSTANT_MAXIMUM = {"P": 8, "D": 1_000, "MaxTime": 1_000_000}
+CONSTANT_LIMIT_WHY = {
+    "P": "--symmetry tries all P! orders of the processes (40,320 at P=8)",
+    "D": "every peek id multiplies the action instances listed in memory",
+    "MaxTime": "every time multiplies the action instances listed in memory",
+}
+# Every (peek id, time) pair is a CreatePeek instance, listed in memory before
+# the search starts (about 200 bytes each): 2^20 of them take about 200 MB.
+INSTANCE_LIMIT = 2**20
 
 
 class ConfigError(ValueError):
@@ -105,6 +118,12 @@ class Config:
             if switch.only_with and value != switch.default and not switch.only_with(self):
                 raise ConfigError(f"switch {switch.name}={value} needs {switch.only_with_text}: "
                                   f"drop {switch.name} or set {switch.only_with_text.split(' ')[0]}")
+        creates = self.D * (1 if self.alias == "none" else 2) * (self.MaxTime + 1)  # one per (d, i, t)
+        if creates > INSTANCE_LIMIT:
+            raise ConfigError(
+                f"D={self.D} and MaxTime={self.MaxTime} give {creates:,} CreatePeek "
+                f"instances, more than the {INSTANCE_LIMIT:,} listed in memory: D x index ids x (MaxTime+1) "
+                f"must be <= {INSTANCE_LIMIT:,}")
 
     @property
     def constants(self) -> dict:
@@ -137,6 +156,11 @@ def check_constant(name: str, value) -> int:
         raise ConfigError(
             f"constant {name}={value} is out of range: {name} must be >= {CONSTANT_MINIMUM[name]}"
         )
+    if value > CONSTANT_MAXIMUM[name]:
+        raise ConfigError(
+            f"constant {name}={value} is out of range: {name} must be <= {CONSTANT_MAXIMUM[name]:,} "
+            f"({CONSTANT_LIMIT_WHY[name]})"
+        )
     return value
 
 
@@ -150,6 +174,8 @@ def parse_constant(text: str, option: str = "-c") -> tuple[str, int]:
         known = ", ".join(CONSTANT_NAMES)
         raise ConfigError(f"unknown constant {name!r} in {option} {text}: the constants are {known}")
     try:
+        if len(raw) > 30:  # no constant has 30 digits; int() of thousands of digits raises anyway
+            raise ValueError
         value = int(raw)
     except ValueError:
         raise ConfigError(

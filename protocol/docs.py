@@ -14,8 +14,6 @@ shortest counterexample rendered as Markdown by the exporter.
 
 from __future__ import annotations
 
-import difflib
-import sys
 from pathlib import Path
 
 from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
@@ -23,7 +21,8 @@ from .export import trace_markdown
 from .golden import golden_path, golden_text
 from .run import check
 
-DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "refutations.md"
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the checkout, when run from one
+DOCS_PATH = PACKAGE_ROOT / "docs" / "refutations.md"
 REGENERATE = "python -m protocol docs --write"
 
 PREAMBLE = f"""# Refutations
@@ -114,7 +113,6 @@ def refutations_markdown(results: dict) -> str:
     return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
-PROTOCOL_DOC = DOCS_PATH.parent / "protocol.md"
 VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
 
 
@@ -126,54 +124,42 @@ def protocol_doc(text: str) -> str:
     return text[:start] + variables_table() + text[end:]
 
 
-def derived_files() -> dict[Path, str]:
-    """Every file derived from refutations/ and the schema, path -> what it must hold now."""
+def is_checkout(root: Path) -> bool:
+    """A directory holding the project's sources: pyproject.toml, docs/ and refutations/."""
+    return ((root / "pyproject.toml").is_file() and (root / "docs").is_dir()
+            and (root / "refutations" / "__init__.py").is_file())
+
+
+def find_checkout(start: Path | None = None) -> Path | None:
+    """The checkout the derived files live in: the one this package was imported
+    from, else the working directory or one of its parents; None if neither is one."""
+    here = (start or Path.cwd()).resolve()
+    for root in (PACKAGE_ROOT, here, *here.parents):
+        if is_checkout(root):
+            return root
+    return None
+
+
+def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
+    """Every file derived from refutations/ and the state schema, path -> what it must hold now
+    (one check per refutation)."""
     results = {named.name: check(named) for named in refutations()}
-    files = {DOCS_PATH: refutations_markdown(results), PROTOCOL_DOC: protocol_doc(stored(PROTOCOL_DOC))}
+    docs = root / "docs"
+    files = {docs / "refutations.md": refutations_markdown(results),
+             docs / "protocol.md": protocol_doc(stored(docs / "protocol.md"))}
     for name, result in results.items():
-        files[golden_path(name)] = golden_text(name, result)
+        path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
+        files[path] = golden_text(name, result)
     return files
-
-
-def add_docs_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "docs", help="regenerate or check docs/refutations.md and the golden traces",
-        description="The files derived from refutations/: docs/refutations.md and each "
-                    "refutation's golden trace refutations/<Name>.txt.",
-    )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="regenerate them")
-    mode.add_argument("--check", action="store_true", help="exit 1, showing a diff, if any is stale")
-    parser.set_defaults(run=run_docs)
-
-
-def run_docs(args) -> int:
-    files = derived_files()
-    if args.write:
-        for path, text in files.items():
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {shown(path)}")
-        return 0
-    stale = [path for path, text in files.items() if stored(path) != text]
-    for path in stale:
-        sys.stdout.writelines(difflib.unified_diff(
-            stored(path).splitlines(True), files[path].splitlines(True),
-            f"{shown(path)} (committed)", f"{shown(path)} (now)"))
-    if stale:
-        print(f"{len(stale)} derived file(s) stale: if the change is intended, run `{REGENERATE}` "
-              "and commit them", file=sys.stderr)
-        return 1
-    print(f"{len(files)} derived files are current")
-    return 0
 
 
 def stored(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def shown(path: Path) -> str:
+def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
     """`path` relative to the project, as a reviewer names it."""
     try:
-        return str(path.relative_to(DOCS_PATH.parent.parent))
+        return str(path.relative_to(root))
     except ValueError:
         return str(path)

@@ -3,7 +3,8 @@
 - `trace_markdown`: the terminal trace as Markdown, for a pull-request comment.
 - `trace_itf` / `from_itf`: the Informal Trace Format (ITF) of Apalache and
   Quint, so that a counterexample can drive a test of an implementation.
-- `trace_mermaid`: a sequence diagram of the run, which GitHub renders.
+- `trace_mermaid`: a sequence diagram of the run, as a `.mmd` file Mermaid
+  parses; `mermaid_fenced` wraps it in the ```mermaid fence GitHub renders in Markdown.
 - `state_graph`, `graph_dot`, `graph_graphml`: the reachable state graph
   through networkx, with the counterexample path highlighted on request.
 
@@ -89,6 +90,8 @@ def summary_markdown(result) -> str:
     """A configuration's verdicts as a Markdown table, to head a PR comment."""
     cfg = result.config
     status = "as expected" if result.as_expected else "**NOT as expected**"
+    if not result.complete or result.interrupted:
+        status = "**INCOMPLETE**"
     lines = [
         f"## `{result.named.name}`: {status}", "",
         "| | |", "|---|---|",
@@ -97,6 +100,7 @@ def summary_markdown(result) -> str:
         f"| distinct states | {result.distinct_states:,} |",
         f"| transitions | {result.transitions:,} |",
         f"| depth | {result.depth} |",
+        *incomplete_markdown(result),
         "", "| property | verdict |", "|---|---|",
     ]
     for prop, verdict in result.properties.items():
@@ -104,6 +108,16 @@ def summary_markdown(result) -> str:
                  None: "unknown (not decided)"}[verdict.holds]
         lines.append(f"| {prop} | {shown} |")
     return "\n".join(lines) + "\n"
+
+
+def incomplete_markdown(result) -> list[str]:
+    """The summary's row saying the run was cut short, as the terminal summary says it."""
+    if not result.complete:
+        why = "interrupted" if result.interrupted else "cut short"
+        return [f"| search | **INCOMPLETE** ({why}): no property is reported to hold |"]
+    if result.interrupted:
+        return ["| search | **INCOMPLETE**: interrupted while deciding liveness; its verdicts are unknown |"]
+    return []
 
 
 # --------------------------------------------------------------------- mermaid
@@ -210,8 +224,9 @@ def _mermaid_step(label, number: int, before, after) -> list[str]:
     return drawing(name, args, head, before, after)
 
 
-def trace_mermaid(trace: Trace, cfg=None) -> str:
-    """The run as a Mermaid sequence diagram in a ```mermaid fence; the violating step in red."""
+def trace_mermaid(trace: Trace, cfg=None, title: str | None = None) -> str:
+    """The run as a Mermaid sequence diagram (a `.mmd` file: no fence, no title line);
+    the violating step in red. `title` becomes a Mermaid comment line."""
     told = story(trace, cfg)
     participants = _participants(len(trace.steps[0].state.since))
     span = f"{participants[0][0]},{participants[-1][0]}"
@@ -230,7 +245,13 @@ def trace_mermaid(trace: Trace, cfg=None) -> str:
         body.append(verdict)
     if told.ending:
         body.append(_note(span, told.ending))
-    return "\n".join(["```mermaid", "sequenceDiagram", *("    " + line for line in body), "```"]) + "\n"
+    heading = [f"%% {title}"] if title else []
+    return "\n".join([*heading, "sequenceDiagram", *("    " + line for line in body)]) + "\n"
+
+
+def mermaid_fenced(trace: Trace, cfg=None) -> str:
+    """The sequence diagram in a ```mermaid fence, for a Markdown page or comment."""
+    return "```mermaid\n" + trace_mermaid(trace, cfg) + "```\n"
 
 
 # ----------------------------------------------------------------------- graph
@@ -337,10 +358,11 @@ def export_result(result, fmt: str, out, full: bool = False) -> None:
     elif fmt == "itf":
         for trace in traces:  # JSON Lines: one ITF document per counterexample
             out.write(json.dumps(trace_itf(trace, source=name)) + "\n")
-    elif fmt == "mermaid":
-        for trace in traces:
-            out.write(f"{name}: counterexample to {trace.prop}, {trace.length} states\n\n")
-            out.write(trace_mermaid(trace, result.config) + "\n")
+    elif fmt == "mermaid":  # one diagram: a .mmd file holds one; the expected violation first
+        expected = result.named.expected_violation()
+        trace = next((t for t in traces if t.prop == expected), traces[0])
+        out.write(trace_mermaid(trace, result.config,
+                                title=f"{name}: counterexample to {trace.prop}, {trace.length} states"))
     else:
         raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     out.flush()
@@ -348,33 +370,13 @@ def export_result(result, fmt: str, out, full: bool = False) -> None:
 
 __all__ = [
     "FORMATS", "GLOBAL", "GraphTooLarge", "export_result", "from_itf", "graph_dot", "graph_graphml",
-    "state_graph", "summary_markdown", "trace_itf", "trace_markdown", "trace_mermaid",
+    "mermaid_fenced", "state_graph", "summary_markdown", "trace_itf", "trace_markdown", "trace_mermaid",
 ]
 
 
 # ------------------------------------------------------------ `graph` command
 
 DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will lay out usefully
-
-
-def add_graph_parser(subparsers) -> None:
-    # Imported here, not at the top: the CLI module imports this one to build its parser.
-    from .cli import add_constants_option, add_output_option, at_least_one
-
-    parser = subparsers.add_parser(
-        "graph", help="export the reachable state graph (dot or graphml)",
-        description="Explore a configuration and write its reachable state graph: nodes are "
-                    "states (numbered in breadth-first order), edges are action instances.",
-    )
-    parser.add_argument("name", metavar="NAME", help="a configuration name (see `list`)")
-    add_constants_option(parser)
-    parser.add_argument("--format", choices=("dot", "graphml"), default="dot", help="dot (default) or graphml")
-    parser.add_argument("--max-states", type=at_least_one, default=DEFAULT_GRAPH_LIMIT, metavar="N",
-                        help=f"refuse graphs with more than N states (default {DEFAULT_GRAPH_LIMIT:,})")
-    parser.add_argument("--highlight-trace", action="store_true",
-                        help="colour the shortest counterexample's states and steps red")
-    add_output_option(parser, "write to FILE instead of standard output")
-    parser.set_defaults(run=run_graph)
 
 
 def explore_graph(named, limit: int):
@@ -392,40 +394,3 @@ def explore_graph(named, limit: int):
             f"--max-states N, or shrink the model with -c (for example -c MaxTime=1)"
         )
     return run
-
-
-def counterexample(named) -> Trace | None:
-    """The counterexample to the property `named` is expected to violate (or the first violated)."""
-    from .run import check
-
-    result = check(named)
-    violated = [p for p, v in result.properties.items() if v.trace is not None]
-    if not violated:
-        return None
-    expected = named.expected_violation()
-    prop = expected if expected in violated else violated[0]
-    return result.violation(prop)
-
-
-def run_graph(args) -> int:
-    import sys
-
-    from .cli import UsageError, check_writable, constants_from, opened_output
-    from .config import lookup
-
-    named = lookup(args.name).with_constants(constants_from(args))
-    check_writable(args.output)
-    try:
-        run = explore_graph(named, args.max_states)
-    except GraphTooLarge as error:
-        raise UsageError(str(error)) from None
-    highlight = None
-    if args.highlight_trace:
-        highlight = counterexample(named)
-        if highlight is None:
-            print(f"protocol: {named.name} has no counterexample: nothing to highlight", file=sys.stderr)
-    graph = state_graph(run, highlight)
-    text = graph_dot(graph, named.name) if args.format == "dot" else graph_graphml(graph)
-    with opened_output(args.output) as out:
-        out.write(text)
-    return 0

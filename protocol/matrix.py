@@ -12,7 +12,6 @@ a pure function of a table `mechanisms -> sufficient?`.
 from __future__ import annotations
 
 import itertools
-import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -31,7 +30,6 @@ BASELINE = {name: getattr(Config(), name) for name in MATRIX_SWITCHES}
 LIVENESS = "CompactionNotStalled"
 # A set of mechanisms is sufficient when the protocol is both safe and live with it.
 REQUIRED = ("I1", LIVENESS)
-PIPE_WIDTH = 160
 
 
 # ------------------------------------------------------------ combinations
@@ -102,8 +100,9 @@ class Outcome:
     transitions: int
     depth: int
     seconds: float
-    complete: bool
+    complete: bool  # the search went to the end and every verdict was decided
     mismatches: tuple = ()
+    interrupted: bool = False
 
     def holds(self, prop: str) -> bool | None:
         """The verdict of `prop`; None when unknown or not reported by the checker."""
@@ -129,8 +128,11 @@ def check_combination(cfg: Config, name: str | None = None) -> Outcome:
         transitions=result.transitions,
         depth=result.depth,
         seconds=result.seconds,
-        complete=result.complete,
+        # Ctrl-C while liveness was decided leaves a complete search with unknown
+        # verdicts: that is not complete, or the unknowns would feed the derivation.
+        complete=result.complete and not result.interrupted,
         mismatches=tuple(result.mismatches()) if named else (),
+        interrupted=result.interrupted,
     )
 
 
@@ -157,6 +159,7 @@ class Row:
 class Matrix:
     rows: tuple  # of Row, in combination order
     seconds: float = 0.0
+    interrupted: bool = False
 
     def outcome(self, row: Row) -> Outcome | None:
         """The row's outcome, or that of the row it is the same system as."""
@@ -208,22 +211,24 @@ def run_matrix(
     rows = plan(constants)
     todo = [row for row in rows if row.same_as is None]
     outcomes = {}
+    interrupted = False
     try:
-        for number, outcome in run_rows(todo, jobs, on_done or (lambda row: None)):
+        for number, outcome in run_rows(todo, jobs, on_done or (lambda row, outcome: None)):
             outcomes[number] = outcome
+            interrupted = interrupted or outcome.interrupted
     except KeyboardInterrupt:
-        pass  # Ctrl-C: report what was checked; `complete` says the rest is missing
+        interrupted = True  # Ctrl-C: report what was checked; `complete` says the rest is missing
     done = tuple(attrs.evolve(row, outcome=outcomes.get(row.number)) for row in rows)
-    return Matrix(done, seconds=time.perf_counter() - started)
+    return Matrix(done, seconds=time.perf_counter() - started, interrupted=interrupted)
 
 
 def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome]]:
     if jobs <= 1:
         for row in todo:
             outcome = check_combination(row.config, row.named)
-            on_done(row)
+            on_done(row, outcome)
             yield row.number, outcome
-            if not outcome.complete:
+            if outcome.interrupted:
                 return  # check() caught a Ctrl-C and cut this search short: stop the matrix too
         return
     # forkserver, not fork: the progress bar's refresh thread is running, and a
@@ -233,8 +238,11 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
         futures = {pool.submit(check_combination, row.config, row.named): row for row in todo}
         try:
             for future in as_completed(futures):
-                on_done(futures[future])
-                yield futures[future].number, future.result()
+                outcome = future.result()
+                on_done(futures[future], outcome)
+                yield futures[future].number, outcome
+                if outcome.interrupted:  # a worker caught the Ctrl-C every process got
+                    raise KeyboardInterrupt
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -346,41 +354,49 @@ def named_as_expected(row: Row, matrix: Matrix) -> bool | None:
     return outcome.complete and not outcome.mismatches
 
 
-def json_records(matrix: Matrix) -> list[dict]:
-    """One record per row (a duplicate row carries `same_as`, no verdicts), then the derivation."""
-    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
-    records = []
-    for row in matrix.rows:
-        outcome = row.outcome
-        records.append({
-            "row": row.number,
-            "constants": row.config.constants,
-            "switches": {name: getattr(row.config, name) for name in MATRIX_SWITCHES},
-            "mechanisms": in_switch_order(row.mechanisms),
-            "named": row.named,
-            "same_as": row.same_as,
-            "distinct_states": outcome.distinct_states if outcome else None,
-            "transitions": outcome.transitions if outcome else None,
-            "depth": outcome.depth if outcome else None,
-            "seconds": round(outcome.seconds, 3) if outcome else None,
-            "complete": outcome.complete if outcome else (None if row.same_as else False),
-            "properties": {
-                prop: {"holds": holds, "trace_length": length}
-                for prop, (holds, length) in outcome.properties.items()
-            } if outcome else None,
-            "sufficient": table[row.mechanisms],
-            "as_expected": named_as_expected(row, matrix),
-            "remark": remark(row, matrix, table, minimal),
-        })
-    records.append({
+def row_record(row: Row, matrix: Matrix, table=None, minimal=None) -> dict:
+    """One row's JSON record (a duplicate row carries `same_as`, no verdicts)."""
+    table = matrix.sufficiency() if table is None else table
+    outcome = row.outcome
+    return {
+        "row": row.number,
+        "constants": row.config.constants,
+        "switches": {name: getattr(row.config, name) for name in MATRIX_SWITCHES},
+        "mechanisms": in_switch_order(row.mechanisms),
+        "named": row.named,
+        "same_as": row.same_as,
+        "distinct_states": outcome.distinct_states if outcome else None,
+        "transitions": outcome.transitions if outcome else None,
+        "depth": outcome.depth if outcome else None,
+        "seconds": round(outcome.seconds, 3) if outcome else None,
+        "complete": outcome.complete if outcome else (None if row.same_as else False),
+        "properties": {
+            prop: {"holds": holds, "trace_length": length}
+            for prop, (holds, length) in outcome.properties.items()
+        } if outcome else None,
+        "sufficient": table[row.mechanisms],
+        "as_expected": named_as_expected(row, matrix),
+        "remark": remark(row, matrix, table, minimal),
+    }
+
+
+def derivation_record(matrix: Matrix, minimal=None) -> dict:
+    """The last JSON record: the minimal sufficient sets, derived only from a complete matrix."""
+    minimal = matrix.minimal_sets() if minimal is None else minimal
+    return {
         "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
         "required": list(REQUIRED),
         "derived": matrix.complete,
         "complete": matrix.complete,
         "seconds": round(matrix.seconds, 3),
         "as_expected": matrix.as_expected,
-    })
-    return records
+    }
+
+
+def json_records(matrix: Matrix) -> list[dict]:
+    """One record per row, then the derivation."""
+    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    return [row_record(row, matrix, table, minimal) for row in matrix.rows] + [derivation_record(matrix, minimal)]
 
 
 def markdown(matrix: Matrix) -> str:
@@ -405,65 +421,12 @@ def markdown(matrix: Matrix) -> str:
 def derivation_summary(matrix: Matrix, minimal=None) -> str:
     """One paragraph: the minimal sufficient sets, or why they could not be derived."""
     if not matrix.complete:
-        checked = sum(row.outcome is not None and row.outcome.complete for row in matrix.rows)
-        return (f"INCOMPLETE (interrupted): {checked} combinations checked to the end; "
+        checked = sum(matrix.outcome(row) is not None and matrix.outcome(row).complete for row in matrix.rows)
+        why = "interrupted" if matrix.interrupted else "cut short"
+        return (f"INCOMPLETE ({why}): {checked} of {len(matrix.rows)} combinations checked to the end; "
                 "minimal sufficient sets not derived.")
     minimal = matrix.minimal_sets() if minimal is None else minimal
     sets = ", ".join("{" + ", ".join(in_switch_order(m)) + "}" for m in minimal) or "none"
     return (f"Minimal sufficient sets ({' and '.join(REQUIRED)} hold; switching off any one "
             f"mechanism breaks one of them): {sets}. {len(matrix.rows)} combinations, "
             f"{matrix.seconds:.1f} s.")
-
-
-# ------------------------------------------------------------ command line
-
-
-def add_matrix_parser(subparsers) -> None:
-    # Imported here, not at the top: the CLI module imports this one to build its parser.
-    from .cli import add_constants_option, at_least_one
-
-    parser = subparsers.add_parser(
-        "matrix", help="check every combination of the mechanism switches; derive the minimal sets",
-        description="Check every combination of compaction x standing_hold x cap x acquire x "
-                    "physical (fairness on) and derive the minimal sufficient sets of mechanisms.",
-    )
-    add_constants_option(parser)
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object per row (JSON Lines), then the derived sets")
-    parser.add_argument("--format", choices=("table", "markdown"), default="table",
-                        help="table (rich, the default) or markdown")
-    parser.add_argument("--jobs", "-j", type=at_least_one, default=1, metavar="N",
-                        help="check N combinations at a time in worker processes (default 1)")
-    parser.set_defaults(run=run_matrix_command)
-
-
-def run_matrix_command(args) -> int:
-    from .cli import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from
-    from .render import console_for
-
-    constants = {**Config().constants, **constants_from(args)}
-    console = console_for()
-    if not console.is_terminal:  # a file or pipe has no width: do not squeeze the table to 80
-        console = console_for(width=PIPE_WIDTH)
-    if console.is_terminal and not args.json:
-        from .render_matrix import MatrixProgress
-
-        total = sum(row.same_as is None for row in plan(constants))
-        with MatrixProgress(console, total) as progress:
-            matrix = run_matrix(constants, args.jobs, on_done=progress.advance)
-    else:
-        matrix = run_matrix(constants, args.jobs)
-    emit(matrix, args, console)
-    return EXIT_AS_EXPECTED if matrix.as_expected else EXIT_NOT_AS_EXPECTED
-
-
-def emit(matrix: Matrix, args, console) -> None:
-    if args.json:
-        for record in json_records(matrix):
-            print(json.dumps(record), flush=True)
-    elif args.format == "markdown":
-        print(markdown(matrix), flush=True)
-    else:
-        from .render_matrix import render_matrix
-
-        render_matrix(console, matrix)

@@ -13,7 +13,6 @@ from typing import Callable
 
 import invariants
 
-from . import export, narrate  # noqa: F401 - they register each action's words and drawing
 from .actions import ACTIONS, BY_NAME, RUNTIME_ACTIONS, Action
 from .engine import Instance, Label, Layout, Model
 from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, index_count, initial
@@ -39,6 +38,11 @@ def engine_instances(cfg) -> list:
             found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
                                   action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
     return found
+
+
+def instance_count(cfg) -> int:
+    """len(instances(cfg)), without listing them: what a step of a random walk evaluates."""
+    return sum(len(action.parameters(cfg)) for action in ACTIONS if action.exists(cfg))
 
 
 def fair_family(label: Label) -> tuple | None:

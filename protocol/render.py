@@ -133,10 +133,14 @@ def summary_table(result) -> Table:
     named, cfg = result.named, result.config
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     status = "as expected" if result.as_expected else "NOT as expected"
+    if not result.complete or result.interrupted:  # a run cut short is never "as expected"
+        status = f"INCOMPLETE, {'found ' + status if result.as_expected else status}"
     table.title = Text.assemble(
-        (named.name, "bold"), "  ", (status, "green" if result.as_expected else "bold red")
+        (named.name, "bold"), "  ", (status, "green" if status == "as expected" else "bold red")
     )
-    table.add_column("what", style="cyan", no_wrap=True)
+    # Labels wrap at 18 columns ("distinct states\n(symmetry-reduced)") so that the
+    # properties keep their full names and verdicts at 80 columns.
+    table.add_column("what", style="cyan", max_width=18)
     table.add_column("value")
     table.add_row("constants", Text(", ".join(f"{k}={v}" for k, v in cfg.constants.items())))
     table.add_row("switches", Text(", ".join(f"{k}={v}" for k, v in cfg.switches.items())))
@@ -152,7 +156,7 @@ def summary_table(result) -> Table:
     props = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     props.add_column("property", style="bold", no_wrap=True)
     props.add_column("verdict (states)", no_wrap=True)
-    props.add_column("expected", style="dim", no_wrap=True)
+    props.add_column("expected", style="dim")
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
     table.add_row("properties", props)
@@ -173,7 +177,7 @@ def result_counts(result) -> list[tuple[str, str]]:
     collision = getattr(result, "fingerprint_collision", None)
     if collision is not None:  # TLC's two estimates, optimistic first
         rows.append(("fingerprint collision probability",
-                     f"{collision['optimistic']:.1e} (optimistic), {collision['actual']:.1e} (actual)"))
+                     f"{collision['optimistic']:.1e} (optimistic),\n{collision['actual']:.1e} (actual)"))
     return rows
 
 
@@ -196,8 +200,8 @@ def render_totals(console: Console, results, seconds: float, skipped=()) -> None
     table.add_column("configuration", no_wrap=True)
     table.add_column("states", justify="right", no_wrap=True)
     table.add_column("depth", justify="right")
-    table.add_column("violated (states)", min_width=24)
-    table.add_column("expected", no_wrap=True)
+    table.add_column("violated (states)", overflow="fold")
+    table.add_column("expected", no_wrap=True, min_width=8)
     for result in results:
         violated = "\n".join(
             f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False
@@ -244,18 +248,21 @@ class ProgressView:
 
 
 def configurations_table(configurations) -> Table:
-    """The named configurations: the switches each changes from the defaults, and its verdict."""
-    from .config import Config
+    """The named configurations: the switches each changes from Holds (the shipped
+    design every refutation is a variation of), and its expected verdict."""
+    from .config import HOLDS
 
     table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
     table.add_column("name", no_wrap=True)
-    table.add_column("switches changed", no_wrap=True)
+    table.add_column("switches changed from Holds", overflow="fold")
     table.add_column("expected violation", no_wrap=True)
-    defaults = Config()
     for named in configurations:
-        changed = {k: v for k, v in named.config.switches.items() if getattr(defaults, k) != v}
+        changed = {k: v for k, v in named.config.switches.items() if getattr(HOLDS, k) != v}
+        if named.config.constants != HOLDS.constants:
+            changed.update({k: v for k, v in named.config.constants.items() if getattr(HOLDS, k) != v})
         expected = "\n".join(f"{prop}\nin {length} states"
                              for prop, length in named.expected_violations().items()) or "none"
-        table.add_row(named.name, Text("\n".join(f"{k}={v}" for k, v in changed.items())), expected)
+        shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
+        table.add_row(named.name, Text(shown), expected)
     return table

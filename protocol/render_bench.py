@@ -39,7 +39,14 @@ def rows(records: list[dict]) -> dict:
     return grouped
 
 
-def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
+# Fifteen columns with their figures need about 230 columns; below this width each measurement is a row
+# of its own (configuration, constants, mode and its figures), so nothing is cut.
+WIDE = 240
+
+
+def bench_table(records: list[dict], machine: dict, max_states: int, width: int = 200) -> Table:
+    if width < WIDE:
+        return long_table(records, machine, max_states)
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds "
                f"grow with it; CPU seconds in brackets), Python {machine['python']}. "
                f"cut: more than {max_states:,} distinct states, does not fit. fp: safety with "
@@ -63,6 +70,24 @@ def bench_table(records: list[dict], machine: dict, max_states: int) -> Table:
             seconds(reduced_both), figure(safety, "peak_memory_mb"), figure(printed, "seconds"),
             figure(printed, "peak_memory_mb"),
         )
+    return table
+
+
+def long_table(records: list[dict], machine: dict, max_states: int) -> Table:
+    """One row per measurement: what an 80-column terminal shows whole."""
+    caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']}, Python {machine['python']}; "
+               f"seconds wall (CPU); cut: more than {max_states:,} distinct states")
+    table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
+                  caption=caption, caption_justify="left", pad_edge=False, padding=(0, 2, 0, 0), show_edge=False)
+    table.add_column("configuration\nconstants\nmode", overflow="fold", min_width=17)
+    for header in ("distinct\nstates", "reduced", "transitions", "s (CPU)", "peak\nMB"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for record in records:
+        if record["mode"] in ("scc:tarjan", "scc:networkx"):
+            continue
+        table.add_row(f"{record['config']}\n{constants_text(record['constants'])}\n{record['mode']}",
+                      figure(record, "distinct_states"), figure(record, "reduced_states"),
+                      figure(record, "transitions"), seconds(record), figure(record, "peak_memory_mb"))
     return table
 
 

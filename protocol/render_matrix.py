@@ -33,39 +33,58 @@ def verdict_cell(outcome, prop: str) -> Text:
     return Text(words, style=VERDICT_STYLE[holds])
 
 
-def matrix_table(matrix: Matrix) -> Table:
+# Below this width the verdict columns take their initials (named in the caption)
+# and the named configuration and the remark go under the mechanisms, in the
+# same cell, so that no verdict, count or name is cut at 80 columns.
+WIDE = 150
+INITIALS = {"TypeOK": "TOK", "PhysicalLeSince": "PLS", "NoRegression": "NR", "CompactionNotStalled": "CNS"}
+
+
+def matrix_table(matrix: Matrix, width: int = WIDE) -> Table:
     props = property_names(matrix)
+    narrow = width < WIDE
+    caption = CAPTION
+    if narrow:
+        caption += "\n" + "   ".join(f"{INITIALS[p]} {p}" for p in props if p in INITIALS)
     table = Table(box=box.SIMPLE_HEAD, title=Text("mechanism matrix", style="bold"),
-                  title_justify="left", caption=CAPTION, caption_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("mechanisms", overflow="fold", min_width=14)
+                  title_justify="left", caption=caption, caption_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("mechanisms" + ("; named; remark" if narrow else ""), overflow="fold", min_width=14)
     for prop in props:
-        table.add_column(HEADERS.get(prop, prop), justify="center")
-    table.add_column("states", justify="right")
-    table.add_column("named")
-    table.add_column("remark")
+        header = INITIALS.get(prop, prop) if narrow else HEADERS.get(prop, prop)
+        table.add_column(header, justify="center", no_wrap=True)
+    table.add_column("states", justify="right", no_wrap=True)
+    if not narrow:
+        table.add_column("named")
+        table.add_column("remark")
     sufficiency, minimal = matrix.sufficiency(), matrix.minimal_sets()
     for row in matrix.rows:
-        table.add_row(*row_cells(row, matrix, props, remark(row, matrix, sufficiency, minimal)))
+        table.add_row(*row_cells(row, matrix, props, remark(row, matrix, sufficiency, minimal), narrow))
     return table
 
 
-def row_cells(row: Row, matrix: Matrix, props: list[str], why: str) -> list[Text]:
+def row_cells(row: Row, matrix: Matrix, props: list[str], why: str, narrow: bool = False) -> list[Text]:
     outcome = row.outcome
     dim = "dim" if row.same_as is not None else ""
     named = named_words(row, matrix)
+    named_cell = Text(named, style="bold red" if "NOT as expected" in named else "bold")
+    why_cell = Text(why, style="bold" if why == "minimal sufficient set" else dim)
+    mechanisms_cell = Text(mechanisms_text(row.mechanisms), style=dim)
+    if narrow:  # named and remark under the mechanisms, one line each
+        for cell in (named_cell, why_cell):
+            if cell.plain:
+                mechanisms_cell.append("\n").append_text(cell)
     return [
         Text(str(row.number), style=dim),
-        Text(mechanisms_text(row.mechanisms), style=dim),
+        mechanisms_cell,
         *(verdict_cell(outcome, prop) for prop in props),
         Text(f"{outcome.distinct_states:,}" if outcome else ""),
-        Text(named, style="bold red" if "NOT as expected" in named else "bold"),
-        Text(why, style="bold" if why == "minimal sufficient set" else dim),
+        *([] if narrow else [named_cell, why_cell]),
     ]
 
 
 def render_matrix(console: Console, matrix: Matrix) -> None:
-    console.print(matrix_table(matrix))
+    console.print(matrix_table(matrix, console.width))
     ok = matrix.as_expected
     console.print(Text(derivation_summary(matrix), style="bold green" if ok else "bold red"))
     if not ok:
@@ -90,6 +109,7 @@ class MatrixProgress:
     def __exit__(self, *exc):
         return self.progress.__exit__(*exc)
 
-    def advance(self, row: Row) -> None:
-        self.progress.update(self.task, advance=1,
+    def advance(self, row: Row, combinations: int = 1) -> None:
+        """`row` checked, standing for `combinations` (itself and the rows that are the same system)."""
+        self.progress.update(self.task, advance=combinations,
                              description=f"row {row.number} {mechanisms_text(row.mechanisms)}")

@@ -33,7 +33,8 @@ def simulation_table(result: SimulationResult):
     rows = [
         ("constants", ", ".join(f"{k}={v}" for k, v in cfg.constants.items())),
         ("switches", ", ".join(f"{k}={v}" for k, v in cfg.switches.items())),
-        ("walks", f"{result.walks_run:,} of at most {result.depth} states, seed {result.seed}"),
+        ("walks", f"{result.walks_run:,} of {result.walks:,} run, each at most {result.depth:,} states, "
+                  f"seed {result.seed}"),
         ("steps", f"{result.steps:,}"),
         ("distinct states", f"{result.distinct_states:,} visited"),
         ("seconds", f"{result.seconds:.2f}"),

@@ -14,8 +14,6 @@ walk violated is reported as "not violated", never as "holds".
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import time
 from typing import Callable, Mapping, NamedTuple, Sequence
@@ -186,79 +184,3 @@ def better_finding(old: Finding | None, run: Walk, prop: str, number: int) -> Fi
 def ordered(findings: dict, checks: Checks) -> dict:
     names = list(checks.state) + list(checks.transition)
     return {name: findings[name] for name in names if name in findings}
-
-
-# ---------------------------------------------------------------- the CLI
-
-
-def add_simulate_parser(subparsers) -> None:
-    from .cli import add_constants_option, at_least_one
-
-    parser = subparsers.add_parser(
-        "simulate", help="random walks over the model, checking every property at every step",
-        description="Random walks from the initial state (TLC's -simulate): each step takes one "
-                    "enabled action at random and every safety property is checked. A walk can "
-                    "find a violation, never prove that a property holds.",
-    )
-    parser.add_argument("name", metavar="NAME", help="a configuration name (see `list`)")
-    add_constants_option(parser)
-    parser.add_argument("--walks", type=at_least_one, default=1000, metavar="N",
-                        help="walks to run (default 1000)")
-    parser.add_argument("--depth", type=at_least_one, default=100, metavar="K",
-                        help="at most K states per walk, the initial state included (default 100)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="random seed; the same seed gives the same walks (default 0)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (one line)")
-    parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
-    parser.set_defaults(run=run_simulate)
-
-
-def run_simulate(args: argparse.Namespace) -> int:
-    from .cli import (
-        EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, constants_from, make_console, refuse_unchecked_expectation,
-    )
-    from .config import lookup
-
-    named = lookup(args.name).with_constants(constants_from(args))
-    refuse_unchecked_expectation(named, "simulate", "random walks check safety only; use `check`")
-    console = make_console()
-    options = dict(walks=args.walks, depth=args.depth, seed=args.seed)
-    from .render_simulate import render_simulation, walk_progress_bar
-
-    if console.is_terminal and not args.json:
-        with walk_progress_bar(console, named.name, args.walks) as on_progress:
-            result = simulate(named, on_progress=on_progress, **options)
-    else:
-        result = simulate(named, **options)
-    if args.json:
-        print(json_line(result), flush=True)
-    else:
-        render_simulation(console, result, full=args.full)
-    return EXIT_AS_EXPECTED if result.as_expected else EXIT_NOT_AS_EXPECTED
-
-
-def json_line(result: SimulationResult) -> str:
-    """One JSON record; `holds` is false for a violated property and null otherwise
-    (random walks never prove that a property holds)."""
-    properties = {}
-    for name in result.properties:
-        finding = result.findings.get(name)
-        properties[name] = {
-            "holds": False if finding else None,
-            "trace_length": finding.trace.length if finding else None,
-            "first_walk": finding.first_walk if finding else None,
-        }
-    return json.dumps({
-        "config": result.named.name,
-        "constants": result.config.constants,
-        "switches": result.config.switches,
-        "walks": result.walks_run,
-        "depth": result.depth,
-        "seed": result.seed,
-        "steps": result.steps,
-        "distinct_states": result.distinct_states,
-        "seconds": round(result.seconds, 3),
-        "complete": result.complete,
-        "properties": properties,
-        "as_expected": result.as_expected,
-    })

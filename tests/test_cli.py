@@ -74,7 +74,7 @@ def test_a_search_cut_short_in_json_has_no_verdicts(cli):
 def test_a_wrong_expectation_exits_1(cli, monkeypatch):
     import attrs
 
-    import protocol.cli as cli_module
+    import protocol.subcommands.check as cli_module
 
     def expect_too_long(name):
         named = named_configurations()[name]
@@ -99,7 +99,7 @@ USAGE_ERRORS = {
     "malformed -c": (["check", "Holds", "-c", "P"], ["NAME=VALUE", "-c P=3"]),
     "no name, no --all": (["check"], ["name a configuration or give --all", "HoldsRouted"]),
     "names and --all": (["check", "Holds", "--all"], ["--all"]),
-    "--max-states 0": (["check", "Holds", "--max-states", "0"], ["--max-states", "N >= 1"]),
+    "--max-states 0": (["check", "Holds", "--max-states", "0"], ["--max-states", "1 <= N"]),
     "--max-states x": (["check", "Holds", "--max-states", "x"], ["--max-states", "'x'"]),
     "unknown option": (["check", "Holds", "--bogus"], ["--bogus"]),
     "unknown command": (["frobnicate"], ["frobnicate", "check"]),

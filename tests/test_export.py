@@ -69,7 +69,7 @@ def test_mermaid_draws_every_participant_and_marks_the_violating_step(name):
     trace, result = refutation_trace(name)
     text = trace_mermaid(trace, result.config)
     lines = text.splitlines()
-    assert lines[0] == "```mermaid" and lines[1] == "sequenceDiagram" and lines[-1] == "```"
+    assert lines[0] == "sequenceDiagram" and "```" not in text  # a .mmd file, not Markdown
     processes = range(len(trace.steps[0].state.since))
     for participant in ["controller", "multiplexer", *(f"{lane}{p}" for p in processes for lane in ("maint", "inter", "pub"))]:
         assert f"participant {participant} as" in text

@@ -200,7 +200,7 @@ def test_markdown_and_rich_tables_show_every_row(small_matrix):
 def test_cli_json_and_bad_jobs(capsys):
     assert main(["matrix", "--jobs", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--jobs" in err and "N >= 1" in err
+    assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
     assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 * 2 * 2 * 3 * 2 + 1

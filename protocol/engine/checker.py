@@ -230,71 +230,77 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
     cut = (stop_on_violation and bool(violations)) or weight >= limit
     transitions = 0
     known_violations = len(violations)
-    while cursor < count and not cut:
-        if cursor == level_end:
-            run.depth += 1
-            level_end = count
-        state_id, state, targets = cursor, head(cursor), []
-        found = successors(state)
-        transitions += len(found)
-        if weigh is not None:
-            state_weight = weigh(state)
-            weighted_transitions += state_weight * len(found)
-        if watches and any(watches):
-            checks.wake()  # the successor engine has just seen a failing component
-        state_checks, step_checks = checks.on_states, checks.on_steps
-        for position, (label, after) in enumerate(found):
-            if step_checks:
-                for name, holds in step_checks:
-                    if name not in violations and not holds(state, after):
-                        violations[name] = Violation(name, cursor, to_label(label), after)
-            after_id = lookup(after)
-            if after_id is None:
-                after_id = count
-                if weigh is None:
-                    over = after_id >= limit
-                else:
-                    after_weight = weigh(after)
-                    over = weight + after_weight > limit
-                if over:
-                    transitions -= len(found) - 1 - position
+    interrupted = False
+    try:
+        while cursor < count and not cut:
+            if cursor == level_end:
+                run.depth += 1
+                level_end = count
+            state_id, state, targets = cursor, head(cursor), []
+            found = successors(state)
+            transitions += len(found)
+            if weigh is not None:
+                state_weight = weigh(state)
+                weighted_transitions += state_weight * len(found)
+            if watches and any(watches):
+                checks.wake()  # the successor engine has just seen a failing component
+            state_checks, step_checks = checks.on_states, checks.on_steps
+            for position, (label, after) in enumerate(found):
+                if step_checks:
+                    for name, holds in step_checks:
+                        if name not in violations and not holds(state, after):
+                            violations[name] = Violation(name, cursor, to_label(label), after)
+                after_id = lookup(after)
+                if after_id is None:
+                    after_id = count
+                    if weigh is None:
+                        over = after_id >= limit
+                    else:
+                        after_weight = weigh(after)
+                        over = weight + after_weight > limit
+                    if over:
+                        transitions -= len(found) - 1 - position
+                        if weigh is not None:
+                            weighted_transitions -= state_weight * (len(found) - 1 - position)
+                        cut = True
+                        break
+                    add(after, cursor, label, position)
+                    count += 1
                     if weigh is not None:
-                        weighted_transitions -= state_weight * (len(found) - 1 - position)
+                        weight += after_weight
+                    if state_checks:
+                        for name, holds in state_checks:
+                            if name not in violations and not holds(after):
+                                violations[name] = Violation(name, after_id)
+                if record_edges:
+                    targets.append(after_id)
+            else:
+                cursor += 1
+            if record_edges:  # in bulk, once per state: cheaper than three appends per edge
+                edge_src.extend([state_id] * len(targets))
+                taken = found if len(targets) == len(found) else found[:len(targets)]
+                edge_label.extend(map(first, taken) if to_id is None else [to_id(label) for label, _ in taken])
+                edge_dst.extend(targets)
+            if len(violations) != known_violations:
+                known_violations = len(violations)
+                checks.retire_violated()
+                if stop_on_violation:
                     cut = True
-                    break
-                add(after, cursor, label, position)
-                count += 1
-                if weigh is not None:
-                    weight += after_weight
-                if state_checks:
-                    for name, holds in state_checks:
-                        if name not in violations and not holds(after):
-                            violations[name] = Violation(name, after_id)
-            if record_edges:
-                targets.append(after_id)
-        else:
-            cursor += 1
-        if record_edges:  # in bulk, once per state: cheaper than three appends per edge
-            edge_src.extend([state_id] * len(targets))
-            taken = found if len(targets) == len(found) else found[:len(targets)]
-            edge_label.extend(map(first, taken) if to_id is None else [to_id(label) for label, _ in taken])
-            edge_dst.extend(targets)
-        if len(violations) != known_violations:
-            known_violations = len(violations)
-            checks.retire_violated()
-            if stop_on_violation:
+            if (count if weigh is None else weight) >= limit:
                 cut = True
-        if (count if weigh is None else weight) >= limit:
-            cut = True
-        if on_progress is not None and count >= next_report:
-            next_report += progress_every
-            on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
+            if on_progress is not None and count >= next_report:
+                next_report += progress_every
+                on_progress(Progress(count, run.depth, count - cursor, time.perf_counter() - started))
+    except KeyboardInterrupt:  # keep the counts of what was explored, then report the interrupt
+        interrupted = True
     run.transitions = transitions
     run.weight, run.weighted_transitions = (count, transitions) if weigh is None else (weight, weighted_transitions)
     run.expanded = cursor
     run.complete = cursor >= count and not cut
     if not run.complete and count > level_end:
         run.depth += 1  # states discovered at the next level count toward the depth seen
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 class Guarded(NamedTuple):

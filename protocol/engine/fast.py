@@ -160,7 +160,8 @@ class Engine:
         self.projection_of: dict[str, list] = {name: [] for name in self.local_reads}  # global id -> projection id
         for name, positions in self.local_reads.items():  # every memo has at least row 0
             self._projection(name, self.initial_globals, positions)
-        self.wide_memo: dict = {}  # (global id, local id) -> (next global, next local, append id) or None
+        self.reading: dict = {}  # (name, projection id) -> the globals a local step of it runs under
+        self.wide_memo: dict = {}  # (wide index, global id, local id) -> (next global, next local, append id) or None
         nothing = tuple(() for _ in self.local_names)
         self.appends: list[tuple] = [nothing]  # append id -> per local field, what is appended
         self.append_ids: dict = {nothing: 0}
@@ -225,14 +226,17 @@ class Engine:
         it reads given by `projection`, or -1 when disabled. The same for every process
         whose instance is local, so it is computed once, on the first such process."""
         p, step = self.local_instances[name]
-        before = self.assemble(self._globals_reading(name, projection), [self.locals[lid]] * self.P)
+        globals_ = self.reading.get((name, projection))
+        if globals_ is None:
+            globals_ = self.reading[(name, projection)] = self._globals_reading(name, projection)
+        local = self.locals[lid]
+        before = self.assemble(globals_, [local] * self.P)
         after = step(before)
         found = -1
         if after is not None:
             self._check_step(before, after)
             next_globals, next_locals = self.split(after)
-            others = next_locals[:p] + next_locals[p + 1:]
-            if next_globals != self.split(before)[0] or others != [self.locals[lid]] * (self.P - 1):
+            if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
                 raise AssertionError(f"{name} wrote outside its process's locals")
             found = self.intern_local(next_locals[p])
         if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays

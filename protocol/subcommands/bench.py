@@ -1,0 +1,117 @@
+"""`protocol bench`: measure the search on a ladder of constants. One line per
+measurement as it is taken (JSON Lines with --json), then the table; Ctrl-C
+keeps what was measured."""
+
+from __future__ import annotations
+
+import json
+
+from ..bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, ladder, machine
+from ..config import Config, lookup, parse_constant
+from .common import (
+    MAX_STATES_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number,
+    wide_console,
+)
+
+PIPE_WIDTH = 200
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help,
+        description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
+                    "transitions, seconds for safety, for safety and liveness, and for both under "
+                    "symmetry; distinct states per second; peak memory. Each run in a fresh process.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per measurement, as taken")
+    add_constants_option(parser)
+    parser.add_argument("--rung", action="append", default=[], metavar="P=2,D=2,MaxTime=2",
+                        help="measure these constants instead of the default ladder; repeatable "
+                             "(-c NAME=VALUE gives a single rung)")
+    parser.add_argument("--config", action="append", default=[], metavar="NAME",
+                        help=f"configurations to measure (default: {', '.join(CONFIGURATIONS)})")
+    parser.add_argument("--scc", action="store_true",
+                        help="also time splitting each whole graph into strongly connected components, "
+                             "by our Tarjan and by networkx (with their peak memory)")
+    parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"),
+                        default=DEFAULT_MAX_STATES, metavar="N",
+                        help="a rung past N distinct states does not fit and is skipped "
+                             f"(default {DEFAULT_MAX_STATES:,})")
+    parser.set_defaults(run=run)
+
+
+def rungs_from(args) -> tuple:
+    if args.rung and args.constant:
+        raise UsageError("give the constants with -c (one rung) or --rung (a ladder), not both")
+    if args.constant:
+        rungs = ({**Config().constants, **constants_from(args)},)
+    elif args.rung:
+        rungs = tuple(rung(text) for text in args.rung)
+    else:
+        rungs = LADDER
+    for constants in rungs:
+        Config(**constants)  # refuse a bad rung before anything is measured
+    return rungs
+
+
+def rung(text: str) -> dict:
+    """One `--rung P=2,D=2,MaxTime=2` as a constants dict; a constant given twice is refused."""
+    constants: dict = {}
+    for part in (p for p in text.split(",") if p.strip()):
+        name, value = parse_constant(part, "--rung")
+        if name in constants:
+            raise UsageError(f"--rung {text}: {name} given twice: give it once")
+        constants[name] = value
+    return constants
+
+
+def line(record: dict) -> str:
+    """One measurement as a line of text, printed as soon as it is taken."""
+    constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
+    head = f"{record['config']} {constants} {record['mode']}:"
+    if "error" in record:
+        return f"{head} error: {record['error']}"
+    if not record.get("complete"):
+        return f"{head} cut at {record['distinct_states']:,} distinct states (does not fit)"
+    figures = [f"{record['distinct_states']:,} distinct states"]
+    if record.get("reduced_states") is not None:
+        figures.append(f"{record['reduced_states']:,} reduced")
+    if "edges" in record:
+        figures.append(f"{record['edges']:,} edges")
+    figures.append(f"{record['seconds']:.2f} s")
+    if "cpu_seconds" in record:
+        figures.append(f"{record['cpu_seconds']:.2f} s CPU")
+    figures.append(f"{record['peak_memory_mb']:,} MB peak")
+    return f"{head} " + ", ".join(figures)
+
+
+def run(args) -> int:
+    rungs = rungs_from(args)
+    names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
+    modes = MODES + (SCC_MODES if args.scc else ())
+    records: list[dict] = []
+    interrupted = False
+    with output_to(None) as sink:
+        console = wide_console(sink, PIPE_WIDTH)
+        show = (lambda r: print(json.dumps(r), file=sink, flush=True)) if args.json else \
+               (lambda r: print(line(r), file=sink, flush=True))
+        if args.json:
+            show({"machine": machine()})
+
+        def on_record(record: dict) -> None:
+            records.append(record)
+            show(record)
+
+        try:
+            ladder(rungs, names, modes, max_states=args.max_states, on_record=on_record)
+        except KeyboardInterrupt:
+            interrupted = True  # what was measured is printed already, and tabled below
+        if not args.json and records:
+            from ..render_bench import bench_table, scc_table
+
+            console.print(bench_table(records, machine(), args.max_states, width=console.width))
+            split = scc_table(records)
+            if split is not None:
+                console.print(split)
+        return settle(sink, complete=not interrupted, as_expected=True, interrupted=interrupted,
+                      why=f"{len(records)} measurements taken, the rest not")

@@ -1,0 +1,201 @@
+"""`protocol check NAME ... | --all`: explore named configurations and compare
+every verdict with what the configuration expects."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from .. import run as checking
+from ..config import ConfigError, lookup, named_configurations
+from .common import (
+    UsageError, add_constants_option, add_output_option, check_writable, constants_from, make_console,
+    output_to, refuse_together, settle, warn, whole_number, MAX_STATES_LIMIT,
+)
+
+FORMATS = ("terminal", "markdown", "itf", "mermaid")
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help, description="Explore every reachable state breadth-first and check every property.",
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="configuration names (see `list`)")
+    parser.add_argument("--all", action="store_true", help="check every named configuration")
+    add_constants_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object per configuration per line")
+    parser.add_argument("--stop-on-violation", action="store_true",
+                        help="stop at the first violation found (TLC's default behaviour); "
+                             "the run is then incomplete and exits 1")
+    parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"), metavar="N",
+                        help="cut the search after N distinct states (unreduced, also with --symmetry); "
+                             "the result is then incomplete")
+    parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
+    parser.add_argument("--format", choices=FORMATS, default="terminal",
+                        help="how to write results and counterexamples (itf: one JSON document per line; "
+                             "mermaid: a .mmd sequence diagram)")
+    add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes); "
+                              "an existing FILE is replaced only by a complete run")
+    parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="explore one state per orbit of process permutations (not with the cap); "
+                             "counts stay unreduced, the reduced one is added")
+    parser.add_argument("--no-liveness", action="store_true",
+                        help="check the safety properties only: no edges kept, no liveness verdict")
+    parser.add_argument("--fingerprints", action="store_true",
+                        help="keep a 64-bit fingerprint per state instead of the state (safety only; "
+                             "TLC's memory bound), and report the chance of a collision")
+    parser.set_defaults(run=run)
+
+
+def refuse_contradictions(args) -> None:
+    if args.json and args.format != "terminal":
+        raise UsageError(f"--json and --format {args.format} both choose the output: give one")
+    refuse_together(args, "--no-trace", "--full", "--full shows every variable of the traces --no-trace hides")
+    if args.no_trace and args.format in ("itf", "mermaid"):
+        raise UsageError(f"--format {args.format} writes only traces, which --no-trace hides: give one")
+    if args.full and (args.json or args.format in ("itf", "mermaid")):
+        raise UsageError("--full applies to the terminal and markdown traces only: drop it")
+    if args.format == "mermaid" and (args.all or len(args.names) > 1):
+        raise UsageError("--format mermaid writes one diagram (a .mmd file): name one configuration")
+    twice = sorted({name for name in args.names if args.names.count(name) > 1})
+    if twice:
+        raise UsageError(f"{', '.join(twice)} named twice: name each configuration once")
+
+
+def run(args) -> int:
+    refuse_contradictions(args)
+    plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written
+    check_writable(args.output)
+    results = []
+    with output_to(args.output) as sink:
+        console = make_console(sink)
+        show_progress = console.is_terminal and not args.json
+        started = time.perf_counter()
+        for named, options in plan:
+            result = check_one(named, options, console, show_progress)
+            results.append(result)
+            emit(result, args, console, sink)
+            if result.interrupted:
+                break
+        if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
+            from ..render import render_totals
+
+            render_totals(console, results, time.perf_counter() - started, skipped)
+        return settle(
+            sink,
+            complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),
+            as_expected=all(r.as_expected for r in results),
+            interrupted=any(r.interrupted for r in results),
+            why="the search was cut short; its counts are those explored",
+        )
+
+
+def selected_configurations(args) -> list:
+    """The named configurations the command names (or all of them), with -c applied."""
+    if args.all and args.names:
+        raise UsageError("give configuration names or --all, not both")
+    if not args.all and not args.names:
+        raise UsageError(f"name a configuration or give --all; known: {', '.join(named_configurations())}")
+    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
+    constants = constants_from(args)
+    return [named.with_constants(constants) for named in chosen]
+
+
+def checkable(chosen: list, args) -> tuple[list, list]:
+    """Each configuration with its check options, and the names skipped.
+
+    A configuration the options cannot check is refused (exit 2) when named.
+    Under --all it is skipped with a note, and the run exits 1: a skipped
+    configuration has no verdict, so the run cannot say every one is as expected.
+    """
+    plan, skipped = [], []
+    for named in chosen:
+        try:
+            plan.append((named, check_options(named, args)))
+        except (UsageError, ConfigError) as refusal:
+            if not args.all:
+                raise
+            skipped.append(named.name)
+            warn(f"skipped {named.name}: {refusal}")
+    return plan, skipped
+
+
+def check_options(named, args) -> dict:
+    """The options of `run.check` the flags ask for, or a refusal naming the flag to drop."""
+    options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if args.no_liveness:
+        refuse_unchecked_expectation(named, "--no-liveness")
+        options.update(liveness=False)
+    if args.symmetry:
+        from ..engine import Refusal
+        from ..model import model_for
+
+        try:
+            model_for(named.config).refuse_unless_symmetric(named.name)
+        except Refusal as refusal:
+            raise UsageError(str(refusal)) from None
+        options.update(symmetry=True)
+    if args.fingerprints:
+        checking.refuse_liveness_with_fingerprints(named, options.get("liveness", True))
+        options.update(fingerprints=True)
+    return options
+
+
+def check_one(named, options: dict, console, show_progress: bool):
+    if not show_progress:
+        return checking.check(named, **options)
+    from ..render import ProgressView
+
+    with ProgressView(console, named.name) as view:
+        return checking.check(named, on_progress=view.update, **options)
+
+
+def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> None:
+    """A configuration expected to violate a liveness property cannot be checked without it."""
+    import invariants
+
+    liveness = [prop for prop in named.expected_violations() if prop in invariants.LIVENESS_PROPERTIES]
+    if liveness:
+        raise UsageError(f"{named.name} must violate {liveness[0]}, a liveness property, "
+                         f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
+
+
+def emit(result, args, console, sink) -> None:
+    if args.json:
+        print(json_line(result), file=sink, flush=True)
+        return
+    if args.format != "terminal":
+        from ..export import export_result
+
+        if args.format != "markdown" and not any(v.trace for v in result.properties.values()):
+            where = "nothing written" + (f"; {args.output} left as it was" if args.output else "")
+            warn(f"{result.named.name} has no counterexample to write as {args.format}: {where}")
+            return
+        return export_result(result, args.format, sink, full=args.full)
+    from ..render import render_result
+
+    render_result(console, result, show_traces=not args.no_trace, full=args.full)
+
+
+def json_line(result) -> str:
+    """One JSON Lines record of a check (the schema of docs/checker.md)."""
+    record = {
+        "config": result.named.name,
+        "constants": result.config.constants,
+        "switches": result.config.switches,
+        "distinct_states": result.distinct_states,
+        **({"reduced_states": result.reduced_states} if result.reduced_states is not None else {}),
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(result.seconds, 3),
+        "complete": result.complete and not result.interrupted,
+        "properties": {
+            name: {"holds": verdict.holds, "trace_length": verdict.trace_length}
+            for name, verdict in result.properties.items()
+        },
+        "as_expected": result.as_expected,
+    }
+    if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
+        record["fingerprint_collision_probability"] = result.fingerprint_collision
+    return json.dumps(record)

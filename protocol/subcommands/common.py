@@ -1,0 +1,295 @@
+"""What every subcommand shares, decided once.
+
+- Errors: a usage error is one line and exit 2 (`UsageError`, `ConfigError`);
+  a failed run (an output that cannot be written) one line and exit 1 (`RunFailure`).
+- The fate of a run (`settle`): a run that was interrupted or cut short
+  exits 1 whatever its verdicts say, and its output file is not replaced.
+- Output (`output_to`): written to a temporary file beside the target and
+  moved into place only when the run produced it, so an existing file
+  survives a refusal, an interrupt or a write error. Text going to a file or
+  a pipe loses the trailing spaces rich pads table lines with.
+- Bounds on every numeric option, derived from the engine and the memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..config import ConfigError, parse_constant
+
+EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A usage error: printed as one line, exit 2."""
+
+
+class RunFailure(Exception):
+    """A run that could not finish its job (an output that cannot be written): one line, exit 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def warn(line: str) -> None:
+    print(f"protocol: {line}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ bounds
+
+def physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 16 << 30
+
+
+# The most compact store (--fingerprints) keeps about 30 bytes per state
+# (docs/checker.md); more states than fit in the memory at that rate cannot
+# be kept by any search, so a larger --max-states is a typo, not a plan.
+MAX_STATES_LIMIT = physical_memory() // 30
+# A DOT or GraphML file of more states is more than any layout tool draws, and
+# networkx holds about 1 kB per state and its edges while writing it.
+GRAPH_STATES_LIMIT = 1_000_000
+# A walk keeps every state it visits, to show it as a trace.
+DEPTH_LIMIT = 1_000_000
+WALKS_LIMIT = 100_000_000
+SEED_LIMIT = 2**64 - 1
+JOBS_LIMIT = 2 * (os.cpu_count() or 1)  # more workers than that only share the same CPUs
+
+
+def whole_number(low: int, high: int, why: str = ""):
+    """An argparse type: a whole number in [low, high]; argparse turns the error into one usage line."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text.strip()) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number: give {low} <= N <= {high:,}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value:,} is out of range: give {low} <= N <= {high:,}" + (f" ({why})" if why else ""))
+        return value
+
+    return parse
+
+
+def add_constants_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c", "--constant", action="append", default=[], metavar="NAME=VALUE",
+        help="override a constant (P, D, MaxTime); repeatable: -c P=3 -c D=2",
+    )
+
+
+def constants_from(args) -> dict:
+    """The -c constants; a constant given twice is refused, not silently the last one."""
+    constants: dict = {}
+    for text in args.constant:
+        name, value = parse_constant(text)
+        if name in constants and constants[name] != value:
+            raise UsageError(f"-c {name} given twice ({name}={constants[name]} and {name}={value}): give it once")
+        constants[name] = value
+    return constants
+
+
+def refuse_together(args, first: str, second: str, why: str = "") -> None:
+    """Refuse two options that contradict each other (both truthy in `args`)."""
+    names = [first, second]
+    values = [getattr(args, name.lstrip("-").replace("-", "_").split()[0]) for name in names]
+    if all(values):
+        raise UsageError(f"{first} and {second} cannot be given together" + (f": {why}" if why else ""))
+
+
+# ------------------------------------------------------------------ output
+
+def add_output_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--output", metavar="FILE", help=help)
+
+
+def check_writable(path: str | None) -> None:
+    """Refuse an --output path that cannot be written, before anything is run or written."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"--output {path} is a directory: give a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"--output {path} is not writable: choose another file")
+
+
+class Sink:
+    """The stream a subcommand writes to: it strips trailing spaces from lines
+    going to a file or a pipe, remembers whether anything was written, and
+    turns a write error into a one-line RunFailure."""
+
+    def __init__(self, stream, where: str, strip: bool):
+        self.stream, self.where, self.strip = stream, where, strip
+        self.written = False
+        self.kept = True
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        if text:
+            self.written = True
+        if not self.strip:
+            self._raw(text)
+            return len(text)
+        lines = (self.pending + text).split("\n")
+        self.pending = lines.pop()
+        if lines:
+            self._raw("".join(line.rstrip() + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending.strip() == "":
+            pass
+        else:
+            self._raw(self.pending)
+            self.pending = ""
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
+
+    def _raw(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def discard(self) -> None:
+        """Do not move what was written into place (the run did not produce it)."""
+        self.kept = False
+
+    def __getattr__(self, name):  # encoding, fileno, ... as the stream has them
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def output_to(path: str | None):
+    """A `Sink` on standard output, or on a temporary file moved onto --output
+    `path` when the body ends normally, wrote something and did not `discard`.
+
+    A device or pipe named by --output (/dev/null, /dev/full) is written
+    directly: it cannot be replaced by a rename, and holds no file to keep.
+    """
+    if path is None:
+        sink = Sink(sys.stdout, "standard output", strip=not sys.stdout.isatty())
+        yield sink
+        sink.flush()
+        return
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        stream = open_or_refuse(path, lambda: open(path, "w", encoding="utf-8"))
+        with closing_quietly(stream, path):
+            sink = Sink(stream, f"--output {path}", strip=True)
+            yield sink
+            sink.flush()
+        return
+    handle, temporary = open_or_refuse(path, lambda: tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    try:
+        stream = os.fdopen(handle, "w", encoding="utf-8")
+        with closing_quietly(stream, path):
+            sink = Sink(stream, f"--output {path}", strip=True)
+            yield sink
+            sink.flush()
+            try:
+                os.fsync(stream.fileno())
+            except OSError as error:
+                raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
+        if sink.kept and sink.written:
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~current_umask()
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+@contextmanager
+def closing_quietly(stream, path: str):
+    """Close `stream` after the body; a close that fails (its last flush) is a
+    RunFailure, unless the body already failed, whose error is the one to tell."""
+    try:
+        yield stream
+    except BaseException:
+        try:
+            stream.close()
+        except OSError:
+            pass
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
+
+
+def open_or_refuse(path: str, opening):
+    try:
+        return opening()
+    except OSError as error:
+        raise UsageError(f"cannot write --output {path}: {error.strerror}") from None
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def make_console(sink=None, width: int | None = None):
+    from ..render import console_for
+
+    return console_for(file=sink, width=width)
+
+
+def wide_console(sink, pipe_width: int):
+    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width`
+    (a terminal keeps its own, and the tables fit it)."""
+    console = make_console(sink)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = make_console(sink, width=pipe_width)
+    return console
+
+
+# ------------------------------------------------------------------ the fate of a run
+
+def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False, why: str = "") -> int:
+    """The exit code of a run, decided here for every subcommand.
+
+    0 only when the run went to the end and every verdict is as expected. A
+    run interrupted (Ctrl-C) or cut short (--max-states, --stop-on-violation,
+    a skipped configuration) exits 1: what it did not decide is unknown, and
+    nothing is derived from an unknown. An interrupted run does not replace an
+    --output file: the file keeps what the last complete run wrote.
+    """
+    if interrupted:
+        kept = ""
+        if sink is not None and sink.where.startswith("--output"):
+            sink.discard()
+            kept = f"; {sink.where} left as it was"
+        warn(f"interrupted (Ctrl-C): {why or 'the run is incomplete'}{kept}")
+    ok = complete and as_expected and not interrupted
+    return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED

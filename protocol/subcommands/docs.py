@@ -1,0 +1,51 @@
+"""`protocol docs --write | --check`: the files derived from refutations/
+(docs/refutations.md and the golden traces), in the project's checkout."""
+
+from __future__ import annotations
+
+import difflib
+
+from ..docs import PACKAGE_ROOT, REGENERATE, derived_files, find_checkout, shown, stored
+from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help,
+        description="The files derived from refutations/: docs/refutations.md and each "
+                    "refutation's golden trace refutations/<Name>.txt, in the project's checkout "
+                    "(the one this package runs from, or the working directory's).",
+    )
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="regenerate them")
+    mode.add_argument("--check", action="store_true", help="exit 1, showing a diff, if any is stale")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    root = find_checkout()
+    if root is None:
+        raise UsageError("docs works on the project's checkout (pyproject.toml, docs/, refutations/), "
+                         "and none was found here or above: run it from inside the checkout")
+    files = derived_files(root)
+    where = lambda path: shown(path, root)  # noqa: E731
+    if args.write:
+        with output_to(None) as sink:
+            for path, text in files.items():
+                with output_to(str(path)) as file:
+                    file.write(text)
+                print(f"wrote {where(path)}", file=sink)
+        return EXIT_AS_EXPECTED
+    stale = [path for path, text in files.items() if stored(path) != text]
+    with output_to(None) as sink:
+        for path in stale:
+            sink.writelines(difflib.unified_diff(
+                stored(path).splitlines(True), files[path].splitlines(True),
+                f"{where(path)} (committed)", f"{where(path)} (now)"))
+        if stale:
+            checkout = "" if root == PACKAGE_ROOT else f" in {root}"
+            warn(f"{len(stale)} derived file(s) stale{checkout}: if the change is intended, run "
+                 f"`{REGENERATE}` and commit them")
+            return EXIT_NOT_AS_EXPECTED
+        print(f"{len(files)} derived files are current", file=sink)
+    return EXIT_AS_EXPECTED
