@@ -379,18 +379,3 @@ __all__ = [
 DEFAULT_GRAPH_LIMIT = 20_000  # a DOT file past this is more than Graphviz will lay out usefully
 
 
-def explore_graph(named, limit: int):
-    """The reachable graph of `named` with its edges, or GraphTooLarge past `limit` states."""
-    from .engine.checker import explore
-    from .model import model_for
-
-    model = model_for(named.config)
-    run = explore(model.initial_states, model.successors, max_states=limit + 1, record_edges=True)
-    if run.interrupted:
-        raise KeyboardInterrupt
-    if run.distinct_states > limit:
-        raise GraphTooLarge(
-            f"{named.name} has more than {limit:,} reachable states: raise the guard with "
-            f"--max-states N, or shrink the model with -c (for example -c MaxTime=1)"
-        )
-    return run

@@ -86,3 +86,44 @@ def cli(monkeypatch, capsys):
         return code, out, err
 
     return run
+
+
+# ------------------------------------------------------------ switch combinations
+
+
+def valid_combinations(switch_values: dict) -> list[dict]:
+    """Every combination of `switch_values` that makes a Config (spec 10.1 refuses some)."""
+    import itertools
+
+    from protocol.config import ConfigError
+
+    found = []
+    for values in itertools.product(*switch_values.values()):
+        switches = dict(zip(switch_values, values))
+        try:
+            Config(**switches)
+        except ConfigError:
+            continue
+        found.append(switches)
+    return found
+
+
+def pairwise(combinations: list[dict]) -> list[dict]:
+    """A few of `combinations` that together show every pair of switch values that any of
+    them shows (greedy covering: each pick covers the most pairs not yet covered)."""
+    import itertools
+
+    def pairs(switches):
+        return set(itertools.combinations(sorted(switches.items(), key=str), 2))
+
+    uncovered = set().union(*(pairs(c) for c in combinations))
+    chosen = []
+    while uncovered:
+        best = max(combinations, key=lambda c: len(pairs(c) & uncovered))
+        chosen.append(best)
+        uncovered -= pairs(best)
+    return chosen
+
+
+def combination_id(switches: dict) -> str:
+    return "-".join(f"{name}={value}" for name, value in switches.items())

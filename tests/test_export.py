@@ -15,10 +15,11 @@ from protocol.cli import main
 from protocol.engine.checker import explore
 from protocol.config import HOLDS, lookup, named_configurations
 from protocol.export import (
-    GraphTooLarge, explore_graph, export_result, graph_dot, graph_graphml, state_graph, trace_markdown,
+    GraphTooLarge, export_result, graph_dot, graph_graphml, state_graph, trace_markdown,
     trace_mermaid,
 )
 from protocol.itf import from_itf, state_from_itf, state_to_itf, trace_itf
+from protocol.subcommands.graph import explore_graph
 from protocol.model import model_for
 from protocol.model import replay
 from protocol.trace import Step, Trace

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .. import run as checking
 from ..config import lookup
-from ..export import DEFAULT_GRAPH_LIMIT, GraphTooLarge, explore_graph, graph_dot, graph_graphml, state_graph
+from ..engine.checker import explore
+from ..export import DEFAULT_GRAPH_LIMIT, GraphTooLarge, graph_dot, graph_graphml, state_graph
+from ..model import model_for
 from .common import (
     GRAPH_STATES_LIMIT, EXIT_AS_EXPECTED, UsageError, add_constants_option, add_output_option, check_writable,
     constants_from, output_to, warn, whole_number,
@@ -28,6 +30,20 @@ def add_parser(subparsers, name: str, help: str) -> None:
     add_output_option(parser, "write to FILE instead of standard output; an existing FILE is "
                               "replaced only once the whole graph is written")
     parser.set_defaults(run=run)
+
+
+def explore_graph(named, limit: int):
+    """The reachable graph of `named` with its edges, or GraphTooLarge past `limit` states."""
+    model = model_for(named.config)
+    run = explore(model.initial_states, model.successors, max_states=limit + 1, record_edges=True)
+    if run.interrupted:
+        raise KeyboardInterrupt
+    if run.distinct_states > limit:
+        raise GraphTooLarge(
+            f"{named.name} has more than {limit:,} reachable states: raise the guard with "
+            f"--max-states N, or shrink the model with -c (for example -c MaxTime=1)"
+        )
+    return run
 
 
 def counterexample(named):
