@@ -109,8 +109,9 @@ def add_check_parser(subparsers) -> None:
                         help="cut the search after N distinct states (unreduced, also with --symmetry); "
                              "the result is then incomplete")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
-    parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid"), default="terminal",
-                        help="how to write results and counterexamples (itf: one JSON document per line)")
+    parser.add_argument("--format", choices=("terminal", "markdown", "itf", "mermaid", "html"), default="terminal",
+                        help="how to write results and counterexamples (itf: one JSON document per line; "
+                             "html: the page of `report`)")
     add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
     parser.add_argument("--symmetry", action="store_true",
@@ -129,6 +130,10 @@ def run_check(args) -> int:
 
     if args.json and args.format != "terminal":
         raise UsageError(f"--json and --format {args.format} both choose the output: give one")
+    if args.format == "html":  # an alias of `report`: one page for every configuration named
+        from .report_cli import run_report
+
+        return run_report(args)
     plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written
     check_writable(args.output)
     with opened_output(args.output) as out:
@@ -286,6 +291,7 @@ SUBCOMMAND_MODULES = [
     ("export", "add_graph_parser"),
     ("bench", "add_bench_parser"),
     ("docs", "add_docs_parser"),
+    ("report_cli", "add_report_parsers"),
 ]
 
 
