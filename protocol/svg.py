@@ -25,7 +25,7 @@ from .trace import Trace
 class Event(NamedTuple):
     """One thing a step draws: an arrow (`source` -> `target`) or a note over lanes."""
 
-    kind: str  # "call" (solid arrow), "send" (asynchronous: dashed, open head) or "note"
+    kind: str  # "call" (solid arrow), "send" (asynchronous: dashed, open head), "note" or "cycle"
     lanes: tuple  # (source, target) for an arrow; the lane(s) a note spans
     text: str
 
@@ -126,7 +126,9 @@ def _arrow(layout: Layout, event: Event, y: float) -> str:
 
 
 def _drawn(layout: Layout, event: Event, y: float) -> str:
-    return _note(layout, event, y) if event.kind == "note" else _arrow(layout, event, y)
+    if event.kind in ("note", "cycle"):
+        return _note(layout, event, y, css=event.kind)
+    return _arrow(layout, event, y)
 
 
 def _step_group(layout: Layout, number: int, events: list[Event], y: float, css: str,
@@ -161,6 +163,8 @@ def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
     y += height
     for number, events in enumerate(step_events(trace), start=2):
         extra = _verdict_events(told, everyone) if number == len(trace.steps) else []
+        if told.steps[number - 1].cycle_start:
+            events = [*events, Event("cycle", everyone, "\u21bb the cycle starts here")]
         drawn, height = _step_group(layout, number, events, y, _step_css(told, number), extra)
         bands.append(drawn)
         y += height
@@ -202,33 +206,35 @@ def _defs() -> str:
 
 # ------------------------------------------------------------------ the cycle
 
-CYCLE_RADIUS = 90
 STATE_RADIUS = 20
+MARGIN = 40
 
 
 def cycle_svg(trace: Trace) -> str:
     """A lasso as it runs: the stem from the initial state in a row, then the cycle drawn as a
     ring (a stutter as a loop on its state), each state numbered as in the step table."""
     assert trace.is_lasso, "only a lasso has a cycle"
-    stem = list(range(trace.loop))
-    ring = list(range(trace.loop, len(trace.steps)))
-    spacing = 2 * STATE_RADIUS + 70
-    center_x = 40 + spacing * len(stem) + CYCLE_RADIUS
-    center_y = CYCLE_RADIUS + 40
-    where = {i: (40 + STATE_RADIUS + spacing * i, center_y) for i in stem}
+    labels = [str(step.action) for step in trace.steps[1:]] + [_loop_label(trace)]
+    spacing = max(120, max(len(label) for label in labels) * CHAR + 50)  # room for each step's name
+    stem, ring = list(range(trace.loop)), list(range(trace.loop, len(trace.steps)))
+    # a chord of the ring as long as a stem step: each step's name fits beside its arrow
+    radius = 0 if len(ring) == 1 else spacing / (2 * math.sin(math.pi / len(ring)))
+    center_x = MARGIN + STATE_RADIUS + spacing * len(stem) + radius
+    center_y = MARGIN + 70 + radius  # room above for a stutter's loop and its label
+    where = {i: (MARGIN + STATE_RADIUS + spacing * i, center_y) for i in stem}
     for k, i in enumerate(ring):  # the cycle's first state on the left, where the stem joins it
-        angle = math.pi + 2 * math.pi * k / len(ring)
-        where[i] = (center_x + CYCLE_RADIUS * math.cos(angle), center_y - CYCLE_RADIUS * math.sin(angle))
-    edges = [(i, i + 1, str(trace.steps[i + 1].action)) for i in range(len(trace.steps) - 1)]
-    back = _loop_label(trace)
-    parts = [_edge(where[a], where[b], label) for a, b, label in edges]
-    if trace.stutters or len(ring) == 1:
-        parts.append(_self_loop(where[ring[0]], back))
+        angle = math.pi - 2 * math.pi * k / len(ring)
+        where[i] = (center_x + radius * math.cos(angle), center_y - radius * math.sin(angle))
+    center = (center_x, center_y)
+    parts = [_edge(where[i], where[i + 1], labels[i], center if i >= trace.loop else None)
+             for i in range(len(trace.steps) - 1)]
+    if len(ring) == 1:
+        parts.append(_self_loop(where[ring[0]], labels[-1]))
     else:
-        parts.append(_edge(where[ring[-1]], where[ring[0]], back, css="edge back"))
+        parts.append(_edge(where[ring[-1]], where[ring[0]], labels[-1], center, css="edge back"))
     parts += [_state_node(i, where[i], i == trace.loop) for i in sorted(where)]
-    width = center_x + CYCLE_RADIUS + 120
-    height = center_y + CYCLE_RADIUS + 40
+    width = center_x + radius + STATE_RADIUS + MARGIN + spacing / 2
+    height = center_y + radius + STATE_RADIUS + MARGIN
     return (f'<svg class="cycle" role="img" viewBox="0 0 {width:.0f} '
             f'{height:.0f}" width="{width:.0f}" aria-label="the lasso: stem and cycle">'
             + _defs() + "".join(parts) + "</svg>")
@@ -238,7 +244,7 @@ def _loop_label(trace: Trace) -> str:
     for note in trace.notes:
         if note.startswith("back to state"):
             return note.split(" by ", 1)[-1]
-    return "stutters" if trace.stutters else "back"
+    return "stutters forever" if trace.stutters else "back"
 
 
 def _state_node(index: int, at: tuple, cycle_start: bool) -> str:
@@ -248,21 +254,38 @@ def _state_node(index: int, at: tuple, cycle_start: bool) -> str:
             f'<text x="{x:.0f}" y="{y + 5:.0f}" text-anchor="middle">{index + 1}</text></g>')
 
 
-def _edge(a: tuple, b: tuple, label: str, css: str = "edge") -> str:
+def _toward(a: tuple, b: tuple, by: float) -> tuple:
+    """The point `by` away from `a` in the direction of `b`."""
+    length = math.hypot(b[0] - a[0], b[1] - a[1]) or 1
+    return a[0] + (b[0] - a[0]) / length * by, a[1] + (b[1] - a[1]) / length * by
+
+
+def _edge(a: tuple, b: tuple, label: str, ring_center: tuple | None = None, css: str = "edge") -> str:
+    """An arrow between two states: straight on the stem with its label above; on the cycle
+    bowed away from the ring's centre, label outside, so that a cycle of two shows two arcs."""
     (x1, y1), (x2, y2) = a, b
-    length = math.hypot(x2 - x1, y2 - y1) or 1
-    ux, uy = (x2 - x1) / length, (y2 - y1) / length
-    start = (x1 + ux * STATE_RADIUS, y1 + uy * STATE_RADIUS)
-    end = (x2 - ux * (STATE_RADIUS + 3), y2 - uy * (STATE_RADIUS + 3))
-    mid_x, mid_y = (x1 + x2) / 2 - uy * 14, (y1 + y2) / 2 + ux * 14 - 4
-    return (f'<g class="{css}"><line x1="{start[0]:.0f}" y1="{start[1]:.0f}" x2="{end[0]:.0f}" y2="{end[1]:.0f}" '
-            f'marker-end="url(#head-call)"/><text x="{mid_x:.0f}" y="{mid_y:.0f}" '
-            f'text-anchor="middle">{escape(label)}</text></g>')
+    chord = math.hypot(x2 - x1, y2 - y1) or 1
+    ux, uy = (x2 - x1) / chord, (y2 - y1) / chord
+    mid = ((x1 + x2) / 2, (y1 + y2) / 2)
+    if ring_center is None:
+        control, label_at, anchor = mid, (mid[0], mid[1] - 8), "middle"
+    else:
+        out_x, out_y = uy, -ux  # a perpendicular; turned to point away from the centre
+        if out_x * (mid[0] - ring_center[0]) + out_y * (mid[1] - ring_center[1]) < 0:
+            out_x, out_y = -out_x, -out_y
+        bulge = chord * 0.22
+        control = (mid[0] + out_x * bulge * 2, mid[1] + out_y * bulge * 2)
+        label_at = (mid[0] + out_x * (bulge + 12), mid[1] + out_y * (bulge + 12) + 4)
+        anchor = "middle" if abs(out_x) < 0.3 else ("start" if out_x > 0 else "end")
+    start, end = _toward(a, control, STATE_RADIUS), _toward(b, control, STATE_RADIUS + 3)
+    return (f'<g class="{css}"><path d="M{start[0]:.0f},{start[1]:.0f} Q{control[0]:.0f},{control[1]:.0f} '
+            f'{end[0]:.0f},{end[1]:.0f}" fill="none" marker-end="url(#head-call)"/>'
+            f'<text x="{label_at[0]:.0f}" y="{label_at[1]:.0f}" text-anchor="{anchor}">{escape(label)}</text></g>')
 
 
 def _self_loop(at: tuple, label: str) -> str:
     x, y = at
     r = STATE_RADIUS
-    return (f'<g class="edge back"><path d="M{x - 10:.0f},{y - r + 2:.0f} C{x - 40:.0f},{y - r - 60:.0f} '
-            f'{x + 40:.0f},{y - r - 60:.0f} {x + 10:.0f},{y - r:.0f}" fill="none" marker-end="url(#head-call)"/>'
+    return (f'<g class="edge back"><path d="M{x - 12:.0f},{y - r + 4:.0f} C{x - 45:.0f},{y - r - 55:.0f} '
+            f'{x + 45:.0f},{y - r - 55:.0f} {x + 14:.0f},{y - r + 1:.0f}" fill="none" marker-end="url(#head-call)"/>'
             f'<text x="{x:.0f}" y="{y - r - 50:.0f}" text-anchor="middle">{escape(label)}</text></g>')
