@@ -74,10 +74,11 @@ def report_html(results: list, matrix=None, title: str | None = None) -> str:
 def _page_header(title: str, results: list, matrix) -> str:
     expected = all(r.as_expected for r in results) and (matrix is None or matrix.as_expected)
     badge = _badge("every verdict as expected" if expected else "NOT as expected", expected)
-    return (f'<header class="page"><h1>{escape(title)}</h1>{badge}'
-            '<p class="hint">Step through a counterexample with the buttons, or with '
+    has_trace = any(v.trace is not None for r in results for v in r.properties.values())
+    hint = ('<p class="hint">Step through a counterexample with the buttons, or with '
             '<kbd>\u2190</kbd> <kbd>\u2192</kbd> (<kbd>Home</kbd> <kbd>End</kbd>) once you have '
-            'clicked it; click a step in the table or the diagram to go there.</p></header>\n')
+            'clicked it; click a step in the table or the diagram to go there.</p>') if has_trace else ""
+    return f'<header class="page"><h1>{escape(title)}</h1>{badge}{hint}</header>\n'
 
 
 def _badge(text: str, good: bool | None) -> str:
