@@ -31,9 +31,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="cut the search after N distinct states (unreduced, also with --symmetry); "
                              "the result is then incomplete")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
-    parser.add_argument("--format", choices=FORMATS, default="terminal",
+    parser.add_argument("--format", choices=(*FORMATS, "html"), default="terminal",
                         help="how to write results and counterexamples (itf: one JSON document per line; "
-                             "mermaid: a .mmd sequence diagram)")
+                             "mermaid: a .mmd sequence diagram; html: the page of `report`)")
     add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes); "
                               "an existing FILE is replaced only by a complete run")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
@@ -65,6 +65,10 @@ def refuse_contradictions(args) -> None:
 
 def run(args) -> int:
     refuse_contradictions(args)
+    if args.format == "html":  # an alias of `report`: one page for every configuration named
+        from .report import run as report
+
+        return report(args)
     plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written
     check_writable(args.output)
     results = []
