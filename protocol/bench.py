@@ -1,6 +1,7 @@
 """`python -m protocol bench`: how the search scales as the constants widen.
 
-For a ladder of constants and for Holds and HoldsAcquire it measures, each
+For a ladder of constants and for Holds and HoldsAcquire, and for HoldsAlias
+widened to two processes (`WIDENINGS`), it measures, each
 in a fresh process (so that the peak resident memory is that run's own):
 safety alone, safety and liveness together, both again under symmetry
 reduction, and safety with fingerprints instead of states (`--fingerprints`,
@@ -28,6 +29,9 @@ LADDER = (
     {"P": 2, "D": 2, "MaxTime": 3},
 )
 CONFIGURATIONS = ("Holds", "HoldsAcquire")
+# Configurations measured at one widening of their own constants besides the ladder:
+# the re-export alias is defined at one process, and two are its first widening.
+WIDENINGS = (("HoldsAlias", {"P": 2}),)
 # What each mode asks of `check`; every mode keeps the same safety verdicts.
 MODE_OPTIONS = {
     "safety": {"liveness": False},
@@ -119,23 +123,24 @@ def measure_fresh(name: str, constants: dict, mode: str, max_states: int) -> dic
 
 
 def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
-           max_states: int = DEFAULT_MAX_STATES, on_record=None) -> list[dict]:
-    """Every measurement of the ladder. Where the unreduced safety search does not
-    fit, liveness and the component split are not tried unreduced (they would not
-    fit either); symmetry, which explores fewer states, still is."""
+           max_states: int = DEFAULT_MAX_STATES, on_record=None, widenings=()) -> list[dict]:
+    """Every measurement of the ladder, then of each (configuration, constants) widening.
+    Where the unreduced safety search does not fit, liveness and the component split
+    are not tried unreduced (they would not fit either); symmetry, which explores
+    fewer states, still is."""
     records = []
-    for constants in constants_ladder:
-        for name in configurations:
-            fits = True
-            for mode in modes:
-                if not fits and mode in ("safety+liveness", *SCC_MODES):
-                    continue
-                record = measure_fresh(name, constants, mode, max_states)
-                records.append(record)
-                if on_record is not None:
-                    on_record(record)
-                if mode == "safety":
-                    fits = record.get("complete", False)
+    runs = [(constants, name) for constants in constants_ladder for name in configurations]
+    for constants, name in runs + [(constants, name) for name, constants in widenings]:
+        fits = True
+        for mode in modes:
+            if not fits and mode in ("safety+liveness", *SCC_MODES):
+                continue
+            record = measure_fresh(name, constants, mode, max_states)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
+            if mode == "safety":
+                fits = record.get("complete", False)
     return records
 
 

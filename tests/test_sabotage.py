@@ -7,7 +7,7 @@ replaced by a wrapper around the real one from protocol/actions.py, bound
 with `functools.partial` to the very same arguments. The checker explores
 it breadth-first (stopping at the first violation, which is therefore a
 shortest one) and must report a counterexample to the named property, of
-the stated length, at the default constants (P=2, D=1, MaxTime=2). The
+the stated length, at its base configuration's constants. The
 intact configuration each sabotage starts from must hold, so the failure
 is the sabotage's doing.
 """
@@ -86,6 +86,15 @@ def inter_step_retiring_cap_when(retire):
     return inter_step
 
 
+def publish_bounded_by_x_only(s, cfg, p):
+    """Publish(p) at a per-id alias point, but the publisher reads only X's entries of the
+    writer and the standing hold, as if Y's were not there: a broken alias point."""
+    x_only = s._replace(writer=replace_at(s.writer, p, s.writer[p][0]),
+                        standing=replace_at(s.standing, p, s.standing[p][0]))
+    after = actions.publish(x_only, cfg, p)
+    return None if after is None else after._replace(writer=s.writer, standing=s.standing)
+
+
 def still_queued_somewhere(s, d) -> bool:
     return any(command[:2] == (CREATE, d) for queue in s.iq for command in queue)
 
@@ -141,6 +150,8 @@ SABOTAGES = [
              {"Reclaim": reclaim_before_release}, "I1", 8),
     Sabotage("the physical frontier ignores since", "Holds",
              {"Publish": publish_physical_ignoring_since}, "PhysicalLeSince", 3),
+    Sabotage("the alias point's publisher reads only X's frontiers", "HoldsAlias",
+             {"Publish": publish_bounded_by_x_only}, "I1", 7),
 ]
 
 # Where a sabotage breaks a configuration that is already a refutation, its

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ..bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, ladder, machine
+from ..bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS, ladder, machine
 from ..config import Config, lookup, parse_constant
 from .common import (
     MAX_STATES_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number,
@@ -103,7 +103,9 @@ def run(args) -> int:
             show(record)
 
         try:
-            ladder(rungs, names, modes, max_states=args.max_states, on_record=on_record)
+            chosen = args.config or args.rung or args.constant  # the default run adds the widenings
+            ladder(rungs, names, modes, max_states=args.max_states, on_record=on_record,
+                   widenings=() if chosen else WIDENINGS)
         except KeyboardInterrupt:
             interrupted = True  # what was measured is printed already, and tabled below
         if not args.json and records:
