@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import json
 
-from .commands import command_from_itf, command_to_itf  # noqa: F401 - the codec's commands
 from .engine import Label
-from .state import GLOBAL, VARIABLES, Sizes, State, from_itf_map, itf_map, itf_number, shown
+from .state import GLOBAL, VARIABLES, Sizes, State, from_itf_map, itf_map, shown
 from .trace import Step, Trace
 
 ITF_FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"

@@ -15,7 +15,7 @@ import invariants
 
 from .actions import ACTIONS, BY_NAME, RUNTIME_ACTIONS, Action
 from .engine import Instance, Label, Layout, Model
-from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, index_count, initial
+from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, initial
 from .trace import Step
 
 __all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "fair_family", "instances", "model_for",

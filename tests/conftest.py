@@ -20,3 +20,38 @@ COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck
 settings.register_profile("quick", max_examples=40, **COMMON)
 settings.register_profile("ci", max_examples=300, **COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+# ------------------------------------------------------------ the quick run
+#
+# `python -m pytest -q` (the README's test command) runs in about a minute: a test
+# parametrized over the named configurations runs there on the few whose
+# exploration takes a fraction of a second, and on the others only in the slow
+# run (`-m slow`, which CI adds). QUICK_CONFIGURATIONS covers each kind of
+# verdict: a sound design (Holds), safety refutations at two processes
+# (HoldsRouted, HoldsCap) and at one (HoldsCapReconnect), and a liveness one
+# (HoldsUnfair).
+import pytest  # noqa: E402
+
+QUICK_CONFIGURATIONS = {"Holds", "HoldsRouted", "HoldsCap", "HoldsCapReconnect", "HoldsUnfair"}
+
+
+def configuration_names(item) -> set[str]:
+    """The named configurations a parametrized test item runs on (by name, or as a NamedConfig)."""
+    from protocol.config import NamedConfig, named_configurations
+
+    known = set(named_configurations())
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    found = set()
+    for value in params.values():
+        if isinstance(value, NamedConfig):
+            found.add(value.name)
+        elif isinstance(value, str) and value in known:
+            found.add(value)
+    return found
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if configuration_names(item) - QUICK_CONFIGURATIONS:
+            item.add_marker(pytest.mark.slow)

@@ -155,6 +155,7 @@ def test_json_reports_the_constants_given_with_c(cli):
     assert record["properties"]["I1"] == {"holds": True, "trace_length": None}
 
 
+@pytest.mark.slow
 def test_check_all_checks_every_named_configuration_and_exits_0(cli):
     code, out, _ = cli("check", "--all", "--json")
     assert code == 0

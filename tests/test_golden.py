@@ -64,6 +64,7 @@ def run_under_seed(seed: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_chosen_traces_are_the_same_across_hash_seeds():
     first, second = run_under_seed("0"), run_under_seed("4242")
     assert first == second
@@ -74,6 +75,7 @@ def test_the_chosen_traces_are_the_same_across_hash_seeds():
 # ------------------------------------------------------------- the command
 
 
+@pytest.mark.slow
 def test_docs_check_reports_every_derived_file_current(capsys):
     from protocol.cli import main
 

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# Each case starts a fresh interpreter (about half a second of CPU): the module runs in the
+# slow run, which CI adds; the in-process CLI tests (test_cli.py) keep the quick run's share.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 OLD = "the previous run's output\n"
 
@@ -183,7 +187,6 @@ def test_docs_outside_any_checkout_says_it_needs_one(tmp_path):
 
 # ------------------------------------------------------------------ Ctrl-C
 
-@pytest.mark.slow
 @pytest.mark.parametrize("after", [0.3, 1.0, 3.0])
 def test_ctrl_c_in_check_keeps_an_existing_output_file(after, existing):
     code, out, err, _ = interrupted("check", "Holds", "-c", "D=2", "--output", str(existing), after=after)
@@ -193,7 +196,6 @@ def test_ctrl_c_in_check_keeps_an_existing_output_file(after, existing):
     assert existing.read_text() == OLD
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("options", [[], ["--symmetry"], ["--fingerprints", "--no-liveness"]])
 def test_ctrl_c_in_check_keeps_the_measured_counts(options):
     code, out, err, _ = interrupted("check", "HoldsAcquire", "-c", "D=2", "--json", *options, after=2.5)
@@ -207,7 +209,6 @@ def test_ctrl_c_in_check_keeps_the_measured_counts(options):
         assert record["fingerprint_collision_probability"]["optimistic"] > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("after", [1.0, 4.0, 8.0])
 def test_ctrl_c_in_matrix_stops_it_and_derives_nothing(after):
     code, out, err, stopping = interrupted("matrix", "--json", after=after)
@@ -222,7 +223,6 @@ def test_ctrl_c_in_matrix_stops_it_and_derives_nothing(after):
             assert None not in [v["holds"] for v in record["properties"].values()]
 
 
-@pytest.mark.slow
 def test_ctrl_c_in_simulate_reports_the_walks_run():
     code, out, err, _ = interrupted("simulate", "Holds", "--walks", "10000", after=1.5)
     assert code == 1
@@ -230,7 +230,6 @@ def test_ctrl_c_in_simulate_reports_the_walks_run():
     assert "of 10,000 run" in out
 
 
-@pytest.mark.slow
 def test_ctrl_c_in_graph_keeps_an_existing_output_file(existing):
     code, out, err, _ = interrupted("graph", "HoldsAcquire", "-c", "D=2", "--max-states", "1000000",
                                     "--output", str(existing), after=1.5)
@@ -239,7 +238,6 @@ def test_ctrl_c_in_graph_keeps_an_existing_output_file(existing):
     assert existing.read_text() == OLD
 
 
-@pytest.mark.slow
 def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
     code, out, err, _ = interrupted("bench", "--json", "-c", "D=2", "--config", "Holds", after=12)
     records = [json.loads(line) for line in out.splitlines()]

@@ -93,6 +93,7 @@ def test_the_progress_bar_draws_on_a_terminal():
 # ------------------------------------------------------------------ the CLI
 
 
+@pytest.mark.slow
 def test_acceptance_holds_routed_finds_i1_and_exits_0(capsys):
     code, out, err = run_cli(capsys, "HoldsRouted", *ACCEPTANCE, "--walks", "2000", "--seed", "1", "--json")
     record = json.loads(out)

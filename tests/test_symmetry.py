@@ -109,6 +109,7 @@ def test_reduction_keeps_every_verdict_and_length_liveness_included(name, consta
     assert reduced.as_expected == full.as_expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["HoldsUnfair", "Holds"])
 def test_reduction_keeps_the_liveness_verdict_on_wider_constants(name):
     # three processes and two indexes (280k states), beyond LIVENESS_CONSTANTS; MaxTime 1 keeps it quick
@@ -118,6 +119,7 @@ def test_reduction_keeps_the_liveness_verdict_on_wider_constants(name):
     assert (reduced.holds, reduced.trace_length) == (full.holds, full.trace_length)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constants", [{}, {"P": 3}], ids=["P2", "P3"])
 def test_a_reduced_lasso_is_a_real_run_that_stalls(constants):
     named = named_configurations()["HoldsUnfair"].with_constants(constants)

@@ -7,10 +7,10 @@ import json
 import time
 
 from .. import run as checking
-from ..config import ConfigError, lookup, named_configurations
+from ..config import ConfigError
 from .common import (
-    UsageError, add_constants_option, add_output_option, check_writable, constants_from, make_console,
-    output_to, refuse_together, settle, warn, whole_number, MAX_STATES_LIMIT,
+    MAX_STATES_LIMIT, UsageError, add_constants_option, add_output_option, check_writable, make_console,
+    output_to, refuse_together, selected_configurations, settle, warn, whole_number,
 )
 
 FORMATS = ("terminal", "markdown", "itf", "mermaid")
@@ -93,17 +93,6 @@ def run(args) -> int:
             interrupted=any(r.interrupted for r in results),
             why="the search was cut short; its counts are those explored",
         )
-
-
-def selected_configurations(args) -> list:
-    """The named configurations the command names (or all of them), with -c applied."""
-    if args.all and args.names:
-        raise UsageError("give configuration names or --all, not both")
-    if not args.all and not args.names:
-        raise UsageError(f"name a configuration or give --all; known: {', '.join(named_configurations())}")
-    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
-    constants = constants_from(args)
-    return [named.with_constants(constants) for named in chosen]
 
 
 def checkable(chosen: list, args) -> tuple[list, list]:

@@ -20,7 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import ConfigError, parse_constant
+from ..config import lookup, named_configurations, parse_constant
 
 EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
 
@@ -98,6 +98,17 @@ def constants_from(args) -> dict:
             raise UsageError(f"-c {name} given twice ({name}={constants[name]} and {name}={value}): give it once")
         constants[name] = value
     return constants
+
+
+def selected_configurations(args) -> list:
+    """The named configurations the command names (or all of them), with -c applied."""
+    if args.all and args.names:
+        raise UsageError("give configuration names or --all, not both")
+    if not args.all and not args.names:
+        raise UsageError(f"name a configuration or give --all; known: {', '.join(named_configurations())}")
+    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
+    constants = constants_from(args)
+    return [named.with_constants(constants) for named in chosen]
 
 
 def refuse_together(args, first: str, second: str, why: str = "") -> None:

@@ -4,10 +4,9 @@ interrupted run writes nothing."""
 
 from __future__ import annotations
 
-from .check import selected_configurations
 from .common import (
     EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, add_constants_option, add_output_option, check_writable,
-    constants_from, output_to, warn,
+    constants_from, output_to, selected_configurations, warn,
 )
 
 
