@@ -32,7 +32,8 @@ import json
 
 from .commands import command_from_itf, command_to_itf  # noqa: F401 - the codec's commands
 from .engine import Label
-from .state import GLOBAL, VARIABLES, Sizes, State, from_itf_map, itf_map, itf_number, shown
+from . import state as schema
+from .state import GLOBAL, Sizes, State, from_itf_map, itf_map, itf_number, shown
 from .trace import Step, Trace
 
 ITF_FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -54,7 +55,7 @@ def state_from_itf(encoded: dict) -> State:
     """The `State` an ITF state encodes (the inverse of `state_to_itf`)."""
     sizes = Sizes(P=len(from_itf_map(encoded["since"])), D=len(from_itf_map(encoded["df"])))
     values = []
-    for variable in VARIABLES:
+    for variable in schema.VARIABLES:
         if variable.name not in encoded:  # a variable this configuration does not have
             values.append(None if variable.scope == GLOBAL else (None,) * sizes.P)
         elif variable.scope == GLOBAL:
@@ -62,7 +63,7 @@ def state_from_itf(encoded: dict) -> State:
         else:
             per_process = from_itf_map(encoded[variable.name])
             values.append(tuple(variable.domain.from_itf(per_process[p], sizes) for p in range(sizes.P)))
-    return State(*values)
+    return schema.State(*values)
 
 
 def _label_meta(label) -> dict:
@@ -84,7 +85,7 @@ def trace_itf(trace: Trace, source: str = "") -> dict:
         meta["stutters"] = True
     if trace.notes:
         meta["notes"] = list(trace.notes)
-    variables = [v.name for v in shown(trace.steps[0].state)] if trace.steps else list(State._fields)
+    variables = [v.name for v in shown(trace.steps[0].state)] if trace.steps else list(schema.State._fields)
     document = {"#meta": meta, "vars": variables, "states": states}
     if trace.is_lasso:
         document["loop"] = trace.loop
