@@ -240,3 +240,14 @@ def test_the_refutation_fails_as_the_manifest_says_and_is_narrated_and_exported(
     queued = [c for s in document["states"] for _, queue in s["mq"]["#map"] for c in queue]
     assert {"tag": "Mark", "value": {"t": 1}} in queued
     assert from_itf(json.dumps(document)) == trace
+
+
+def test_type_ok_and_no_regression_take_the_new_variable_from_the_schema(watermark):
+    cfg = config.lookup("HoldsWatermark").config
+    start = state.initial(cfg)
+    assert start.mark == (0,) * cfg.P
+    fallen = start._replace(mark=(1,)), start
+    assert invariants.no_regression_witnesses(*fallen, cfg) == ["mark[0] fell from 1 to 0"]
+    beyond = start._replace(mark=(cfg.MaxTime + 1,))
+    assert not invariants.type_ok(beyond, cfg)
+    assert invariants.type_ok_witnesses(beyond, cfg) == [f"mark[0] = {cfg.MaxTime + 1} is not a time 0..{cfg.MaxTime}"]
