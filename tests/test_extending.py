@@ -75,7 +75,15 @@ def apply_code(module, code: str, path: str, monkeypatch) -> None:
     namespace = vars(module)
     before = dict(namespace)
     registries = {key: dict(value) for key, value in before.items() if isinstance(value, dict)}
-    exec(compile(code, path, "exec"), namespace)
+    try:
+        exec(compile(code, path, "exec"), namespace)
+    finally:  # even a block that fails half-way leaves nothing behind the test's end
+        redo_through(monkeypatch, module, before, registries)
+
+
+def redo_through(monkeypatch, module, before: dict, registries: dict) -> None:
+    """Put back what `module` had, then make each change again through monkeypatch."""
+    namespace = vars(module)
     for key, value in list(namespace.items()):
         if key in before and value is before[key]:
             continue
