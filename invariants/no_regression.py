@@ -1,13 +1,15 @@
 """NoRegression: frontiers only move forward (every variable the schema marks as rising)."""
 
-from protocol.state import BY_NAME, GLOBAL, RISING
+from protocol import state as schema
+from protocol.state import GLOBAL
 
 
 def _fallen(name: str, before, after):
     """(where, old, new) for each entry of variable `name` that fell in the step."""
-    entries = BY_NAME[name].domain.entries
+    variable = schema.BY_NAME[name]
+    entries = variable.domain.entries
     old_value, new_value = getattr(before, name), getattr(after, name)
-    if BY_NAME[name].scope == GLOBAL:
+    if variable.scope == GLOBAL:
         pairs = [(name, old_value, new_value)]
     else:
         pairs = [(f"{name}[{p}]", o, n) for p, (o, n) in enumerate(zip(old_value, new_value))]
@@ -21,7 +23,7 @@ def _fallen(name: str, before, after):
 
 def no_regression_witnesses(before, after, cfg=None) -> list[str]:
     return [f"{where} fell from {old} to {new}"
-            for name in RISING for where, old, new in _fallen(name, before, after)]
+            for name in schema.RISING for where, old, new in _fallen(name, before, after)]
 
 
 def no_regression(before, after, cfg=None) -> bool:
@@ -31,7 +33,7 @@ def no_regression(before, after, cfg=None) -> bool:
     A frontier that moved back would let a reader rely on a time the system
     already gave up, or undo a compaction that physically happened.
     """
-    for name in RISING:
+    for name in schema.RISING:
         if getattr(before, name) != getattr(after, name) and next(_fallen(name, before, after), None):
             return False
     return True

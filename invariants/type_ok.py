@@ -4,7 +4,8 @@ Derived from the schema (`protocol.state.VARIABLES`): each variable's domain
 checks its value; a variable the configuration does not have must be None.
 """
 
-from protocol.state import GLOBAL, UNBORN, VARIABLES
+from protocol import state as schema
+from protocol.state import GLOBAL, UNBORN
 
 
 def _variable_problems(s, variable, cfg):
@@ -28,7 +29,7 @@ def _variable_problems(s, variable, cfg):
 
 
 def _problems(s, cfg):
-    for variable in VARIABLES:
+    for variable in schema.VARIABLES:
         found = list(_variable_problems(s, variable, cfg))
         yield from found
         if found and variable.scope != GLOBAL and "entries" in found[0]:
@@ -49,7 +50,7 @@ def type_ok(s, cfg) -> bool:
     A state outside its domain means the model itself is wrong, so every
     other verdict on it would be meaningless.
     """
-    for variable in VARIABLES:  # the quick pass; `_problems` says what is wrong
+    for variable in schema.VARIABLES:  # the quick pass; `_problems` says what is wrong
         value, problem = getattr(s, variable.name), variable.domain.problem
         if not variable.present(cfg):
             values = (value,) if variable.scope == GLOBAL else value

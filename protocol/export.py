@@ -20,7 +20,8 @@ import json
 from .commands import command_text
 from .itf import from_itf, trace_itf
 from .narrate import GLOBAL, story, value_text
-from .state import INDEX_NAMES, State, frontier_at
+from . import state as schema
+from .state import INDEX_NAMES, frontier_at
 from .trace import Trace
 
 DRAWINGS: dict = {}  # action name -> (name, args, head, before, after) -> Mermaid lines
@@ -287,7 +288,7 @@ def _state_text(state) -> str:
     """Every variable of a protocol state on one line (any other state as it prints)."""
     from .narrate import state_lines
 
-    return "; ".join(state_lines(state)) if isinstance(state, State) else str(state)
+    return "; ".join(state_lines(state)) if isinstance(state, schema.State) else str(state)
 
 
 def _highlight(graph, exploration, trace: Trace) -> None:

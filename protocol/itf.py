@@ -31,13 +31,14 @@ from __future__ import annotations
 import json
 
 from .engine import Label
-from .state import GLOBAL, VARIABLES, Sizes, State, from_itf_map, itf_map, shown
+from . import state as schema
+from .state import GLOBAL, Sizes, from_itf_map, itf_map, shown
 from .trace import Step, Trace
 
 ITF_FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
-def state_to_itf(state: State) -> dict:
+def state_to_itf(state) -> dict:
     """One state's variables, encoded as the module docstring says."""
     encoded = {}
     for variable in shown(state):
@@ -49,11 +50,11 @@ def state_to_itf(state: State) -> dict:
     return encoded
 
 
-def state_from_itf(encoded: dict) -> State:
+def state_from_itf(encoded: dict):
     """The `State` an ITF state encodes (the inverse of `state_to_itf`)."""
     sizes = Sizes(P=len(from_itf_map(encoded["since"])), D=len(from_itf_map(encoded["df"])))
     values = []
-    for variable in VARIABLES:
+    for variable in schema.VARIABLES:
         if variable.name not in encoded:  # a variable this configuration does not have
             values.append(None if variable.scope == GLOBAL else (None,) * sizes.P)
         elif variable.scope == GLOBAL:
@@ -61,7 +62,7 @@ def state_from_itf(encoded: dict) -> State:
         else:
             per_process = from_itf_map(encoded[variable.name])
             values.append(tuple(variable.domain.from_itf(per_process[p], sizes) for p in range(sizes.P)))
-    return State(*values)
+    return schema.State(*values)
 
 
 def _label_meta(label) -> dict:
@@ -83,7 +84,7 @@ def trace_itf(trace: Trace, source: str = "") -> dict:
         meta["stutters"] = True
     if trace.notes:
         meta["notes"] = list(trace.notes)
-    variables = [v.name for v in shown(trace.steps[0].state)] if trace.steps else list(State._fields)
+    variables = [v.name for v in shown(trace.steps[0].state)] if trace.steps else list(schema.State._fields)
     document = {"#meta": meta, "vars": variables, "states": states}
     if trace.is_lasso:
         document["loop"] = trace.loop

@@ -15,7 +15,8 @@ import invariants
 
 from .actions import ACTIONS, BY_NAME, RUNTIME_ACTIONS, Action
 from .engine import Instance, Label, Layout, Model
-from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State, initial
+from . import state as schema
+from .state import initial
 from .trace import Step
 
 __all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "fair_family", "instances", "model_for",
@@ -62,7 +63,7 @@ def model_for(cfg) -> Model:
     return Model(
         initial_states=[initial(cfg)],
         instances=table,
-        layout=Layout(State, GLOBAL_VARIABLES, PROCESS_VARIABLES),
+        layout=Layout(schema.State, schema.GLOBAL_VARIABLES, schema.PROCESS_VARIABLES),
         processes=cfg.P,
         invariants={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.STATE},
         transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.TRANSITION},

@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 import invariants
 
+from . import state as schema
 from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, RELEASE, command_text, index_of
 from .state import (
-    BY_NAME, GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_since, exported, frontier_at, held, index_of_peek, shown,
+    GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_since, exported, frontier_at, held, index_of_peek, shown,
     stranded_on,
 )
 from .trace import Change, Trace, changes
@@ -39,7 +40,7 @@ def words(name: str):
 def value_text(variable: str, value) -> str:
     """A variable's value (one process's, for a per-process variable) as a reader of the
     spec would write it; its domain in the schema says how."""
-    return BY_NAME[variable].domain.text(value)
+    return schema.BY_NAME[variable].domain.text(value)
 
 
 def state_lines(state) -> list[str]:
@@ -318,7 +319,7 @@ def _inter_compact(who, p, command, before, after) -> str:
     if before.ix is None:
         return f"{who} pops {shown_command} and ignores it (no standing hold in this design)"
     return (f"{who} pops {shown_command}: the standing hold does not move "
-            f"(it is at {BY_NAME['standing'].domain.text(before.standing[p])} already, or this design has none)")
+            f"(it is at {schema.BY_NAME['standing'].domain.text(before.standing[p])} already, or this design has none)")
 
 
 def _inter_release(who, p, command, before, after) -> str:

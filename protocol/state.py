@@ -338,12 +338,34 @@ def check_schema(state_class: type, variables) -> None:
         globals_seen = variable.scope == GLOBAL
 
 
-State = state_type(VARIABLES)
-check_schema(State, VARIABLES)
-BY_NAME = {variable.name: variable for variable in VARIABLES}
-GLOBAL_VARIABLES = tuple(v.name for v in VARIABLES if v.scope == GLOBAL)
-PROCESS_VARIABLES = tuple(v.name for v in VARIABLES if v.scope == PROCESS)
-RISING = tuple(v.name for v in VARIABLES if v.rises)
+class Derived(NamedTuple):
+    """What this module derives from a schema, named as the module's attributes."""
+
+    State: type
+    BY_NAME: dict
+    GLOBAL_VARIABLES: tuple
+    PROCESS_VARIABLES: tuple
+    RISING: tuple
+
+
+def derived(variables) -> Derived:
+    """The state type and the variable lists of a schema, checked against each other.
+
+    The modules that use them look them up here at call time (`schema.State`),
+    so a schema extended at run time (tests/test_extending.py) reaches them all.
+    """
+    state_class = state_type(variables)
+    check_schema(state_class, variables)
+    return Derived(
+        state_class,
+        {variable.name: variable for variable in variables},
+        tuple(v.name for v in variables if v.scope == GLOBAL),
+        tuple(v.name for v in variables if v.scope == PROCESS),
+        tuple(v.name for v in variables if v.rises),
+    )
+
+
+State, BY_NAME, GLOBAL_VARIABLES, PROCESS_VARIABLES, RISING = derived(VARIABLES)
 
 
 def initial(cfg) -> State:

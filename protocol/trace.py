@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Hashable, NamedTuple
 
-from .state import GLOBAL_VARIABLES, PROCESS_VARIABLES, State
+from . import state as schema
+from .state import State
 
 
 class Step(NamedTuple):
@@ -60,10 +61,10 @@ def changes(before: State, after: State) -> list[Change]:
     """The variables `after` differs from `before` in, globals first, then by process."""
     found = [
         Change(name, None, getattr(before, name), getattr(after, name))
-        for name in GLOBAL_VARIABLES
+        for name in schema.GLOBAL_VARIABLES
         if getattr(before, name) != getattr(after, name)
     ]
-    for name in PROCESS_VARIABLES:
+    for name in schema.PROCESS_VARIABLES:
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
             found += [Change(name, p, o, n) for p, (o, n) in enumerate(zip(old, new)) if o != n]
