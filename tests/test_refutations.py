@@ -113,7 +113,7 @@ def test_every_configuration_is_as_expected_at_smaller_constants(name):
 def test_a_refutation_expected_with_another_length_is_not_as_expected(name):
     prop, length = REFUTED[name]
     result = checked(name)
-    wrong = attrs.evolve(result, named=attrs.evolve(result.named, length=length + 1))
+    wrong = attrs.evolve(result, named=attrs.evolve(result.named, expect={prop: length + 1}))
     assert not wrong.as_expected
     assert wrong.mismatches() == [f"{prop} violated in {length} states, expected {length + 1}"]
 
@@ -122,20 +122,20 @@ def test_a_refutation_expected_with_another_length_is_not_as_expected(name):
 def test_a_refutation_expected_to_hold_is_not_as_expected(name):
     prop, _ = REFUTED[name]
     result = checked(name)
-    wrong = attrs.evolve(result, named=attrs.evolve(result.named, violates=None, length=None))
+    wrong = attrs.evolve(result, named=attrs.evolve(result.named, expect={}))
     assert wrong.mismatches() == [f"{prop} violated unexpectedly"]
 
 
 def test_a_sound_configuration_expected_to_fail_is_not_as_expected():
     result = checked("Holds")
-    wrong = attrs.evolve(result, named=attrs.evolve(result.named, violates="I1", length=6))
+    wrong = attrs.evolve(result, named=attrs.evolve(result.named, expect={"I1": 6}))
     assert wrong.mismatches() == ["I1 was expected to be violated, but it holds"]
 
 
 def test_checking_a_changed_expectation_end_to_end_is_not_as_expected():
     named = named_configurations()["HoldsCap"]
-    assert not check(attrs.evolve(named, length=6)).as_expected
-    assert not check(attrs.evolve(named, violates="PhysicalLeSince")).as_expected
+    assert not check(attrs.evolve(named, expect={"I1": 6})).as_expected
+    assert not check(attrs.evolve(named, expect={"PhysicalLeSince": 7})).as_expected
 
 
 # -------------------------------------------------------- cut-short searches

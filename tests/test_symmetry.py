@@ -13,7 +13,7 @@ from protocol.engine.fast import BITS, Engine, unreduced_counts
 from protocol.run import explore_config
 from protocol.run import check
 from protocol.engine.symmetry import Reduction, canonicalizer
-from protocol.model import replay
+from protocol.model import model_for, replay
 from test_fast import some_packed_states
 
 SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
@@ -54,7 +54,7 @@ def test_reduced_counterexamples_are_real_runs_that_violate(name):
 
 
 def test_canonical_form_is_the_same_for_every_permutation():
-    engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=3))
+    engine = Engine(model_for(named_configurations()["HoldsAcquire"].config.evolve(P=3)))
     canonical = canonicalizer(3, BITS)
     for packed in some_packed_states(engine, 500):
         g, local_ids = engine.unpack(packed)
@@ -172,7 +172,7 @@ def test_no_liveness_checks_safety_alone_and_refuses_a_liveness_expectation(caps
 def test_each_reduced_edge_names_the_permutation_that_gives_the_representative(P):
     from protocol.engine.symmetry import Permutations, edge_canonicalizer, renamed_packed
 
-    engine = Engine(named_configurations()["HoldsAcquire"].config.evolve(P=P))
+    engine = Engine(model_for(named_configurations()["HoldsAcquire"].config.evolve(P=P)))
     perms = Permutations(P)
     canonical_edge, canonical = edge_canonicalizer(perms, BITS), canonicalizer(P, BITS)
     for packed in some_packed_states(engine, 300):
