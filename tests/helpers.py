@@ -127,3 +127,14 @@ def pairwise(combinations: list[dict]) -> list[dict]:
 
 def combination_id(switches: dict) -> str:
     return "-".join(f"{name}={value}" for name, value in switches.items())
+
+
+def replace_action(monkeypatch, name: str, step) -> None:
+    """The model with action `name`'s step function replaced (for a sabotaged variant),
+    its parameters, fairness and footprint kept: model_for reads model.ACTIONS when called."""
+    import attrs
+
+    from protocol import model
+
+    monkeypatch.setattr(model, "ACTIONS", tuple(
+        attrs.evolve(action, step=step) if action.name == name else action for action in model.ACTIONS))

@@ -74,7 +74,7 @@ def test_a_search_cut_short_in_json_has_no_verdicts(cli):
 def test_a_wrong_expectation_exits_1(cli, monkeypatch):
     import attrs
 
-    import protocol.subcommands.check as cli_module
+    import protocol.subcommands.common as cli_module
 
     def expect_too_long(name):
         named = named_configurations()[name]
@@ -206,6 +206,7 @@ def test_an_option_that_cannot_check_a_named_configuration_refuses_before_any_ou
     assert err.count("\n") == 1 and "HoldsCap has the cap" in err and "drop --symmetry" in err
 
 
+@pytest.mark.slow
 def test_check_all_skips_what_an_option_cannot_check_says_so_and_exits_1(cli):
     code, out, err = cli("check", "--all", "--no-liveness", "--json")
     records = [json.loads(line) for line in out.splitlines()]

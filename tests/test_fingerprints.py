@@ -234,6 +234,7 @@ def test_every_state_replays_to_the_state_the_full_search_stored(name):
     assert all(printed.state(i) == full.state(i) for i in range(0, full.distinct_states, 97))
 
 
+@pytest.mark.slow
 def test_every_refutation_with_stop_on_violation_and_a_cut():
     for name in [n for n in SAFETY if lookup(n).expected_violation()]:
         cfg = lookup(name).config

@@ -128,7 +128,8 @@ def hunt(named, prop: str):
     return shrunk, verdicts.index(True) + 1
 
 
-@pytest.mark.parametrize("named", SAFETY_REFUTATIONS, ids=lambda named: named.name)
+@pytest.mark.parametrize("named", [n if n.name in ("HoldsRouted", "HoldsCap") else pytest.param(n, marks=pytest.mark.slow)
+                                   for n in SAFETY_REFUTATIONS], ids=lambda named: named.name)
 def test_fuzzing_finds_and_shrinks_each_refutation(named):
     """At the default constants the shrunk walk is compared with the breadth-first shortest."""
     shortest = checked(named.name).properties[named.violates].trace_length
@@ -162,6 +163,7 @@ def explored(cfg):
     return run, edges
 
 
+@pytest.mark.slow
 @given(cfg=configs(SMALL), data=st.data())
 def test_every_walk_is_a_path_of_the_explored_graph(cfg, data):
     run, edges = explored(cfg)
@@ -226,6 +228,7 @@ def test_no_walk_violates_a_property_no_mechanism_can_break(cfg, data):
     assert set(found.violated) <= violable(cfg), labels(found)
 
 
+@pytest.mark.slow
 @given(constants=st.fixed_dictionaries({"P": st.integers(1, 4), "D": st.integers(1, 4),
                                         "MaxTime": st.integers(1, 5)}),
        physical=st.sampled_from(SWITCH_VALUES["physical"]), fairness=st.booleans())

@@ -83,6 +83,7 @@ def test_docs_check_reports_every_derived_file_current(capsys):
     assert "derived files are current" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
     import protocol.docs as docs
     from protocol.cli import main

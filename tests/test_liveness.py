@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import replace_action
 from protocol import actions, model
 from protocol.config import lookup
 from protocol.engine.checker import explore
@@ -348,7 +349,7 @@ def publish_blind_to_standing(s, cfg, p):
 
 @pytest.mark.parametrize("symmetry", [False, True], ids=["full", "symmetry"])
 def test_a_publisher_blind_to_the_standing_hold_stalls_even_under_fairness(monkeypatch, symmetry):
-    monkeypatch.setitem(model.ACTIONS, "Publish", publish_blind_to_standing)
+    replace_action(monkeypatch, "Publish", publish_blind_to_standing)
     verdict = check(lookup("Holds"), symmetry=symmetry).properties["CompactionNotStalled"]
     assert verdict.holds is False
     last = verdict.trace.steps[-1].state
@@ -357,7 +358,7 @@ def test_a_publisher_blind_to_the_standing_hold_stalls_even_under_fairness(monke
 
 
 def test_symmetry_finds_the_blind_publishers_stall_at_the_unreduced_length(monkeypatch):
-    monkeypatch.setitem(model.ACTIONS, "Publish", publish_blind_to_standing)
+    replace_action(monkeypatch, "Publish", publish_blind_to_standing)
     named = lookup("Holds").with_constants({"P": 3, "MaxTime": 1})
     full, reduced = (check(named, symmetry=symmetry).properties["CompactionNotStalled"]
                      for symmetry in (False, True))

@@ -129,7 +129,9 @@ def test_cap_rows_point_at_the_routed_row_of_the_same_system():
 
 
 def test_each_fair_named_configuration_is_exactly_one_row():
-    fair = [n.name for n in named_configurations().values() if n.config.fairness]
+    # the configurations of section 10 set switches the matrix keeps at their defaults
+    fair = [n.name for n in named_configurations().values() if n.config.fairness
+            and n.config.alias == "none" and not n.config.reconnect]
     assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(fair)
 
 

@@ -108,6 +108,7 @@ def test_a_cycle_of_several_states_is_a_ring_with_one_step_back():
     assert re.search(r'<g class="state cycle-start" data-step="3">', svg)
 
 
+@pytest.mark.slow
 def test_every_configuration_on_one_page_with_an_index(cli, tmp_path):
     out = tmp_path / "all.html"
     code, _, _ = cli("report", "--all", "--output", str(out))
