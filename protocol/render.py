@@ -125,8 +125,10 @@ def verdict_text(verdict) -> Text:
 
 
 def expectation_text(result, prop: str) -> Text:
-    length = result.named.expected_violations().get(prop)
-    return Text("holds") if length is None else Text(f"violated in {length}")
+    expected = result.named.expected_violations()
+    if prop not in expected:
+        return Text("holds")
+    return Text("violated" if expected[prop] is None else f"violated in {expected[prop]}")
 
 
 def summary_table(result) -> Table:

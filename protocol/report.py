@@ -140,14 +140,13 @@ def summary_html(result) -> str:
 
 
 def verdicts_html(result) -> str:
-    expected = result.named.expected_violation()
+    expected = result.named.expected_violations()
     rows = []
     for prop, verdict in result.properties.items():
         found = {True: "holds", None: "unknown"}.get(verdict.holds, f"violated in {verdict.trace_length}")
         wanted = "holds"
-        if prop == expected:
-            length = result.named.expected_length()
-            wanted = "violated" + (f" in {length}" if length else "")
+        if prop in expected:
+            wanted = "violated" + (f" in {expected[prop]}" if expected[prop] else "")
         css = {True: "good", False: "bad", None: "unknown"}[verdict.holds]
         link = (f'<a href="#{anchor(result.named.name, prop)}">{escape(found)}</a>'
                 if verdict.trace is not None else escape(found))

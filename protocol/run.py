@@ -82,7 +82,7 @@ class CheckResult:
                     if not (stopped and verdict.holds is None):
                         found.append(f"{name} was expected to be violated, but "
                                      + ("it holds" if verdict.holds else "no violation was found"))
-                elif verdict.trace_length != expected[name]:
+                elif expected[name] is not None and verdict.trace_length != expected[name]:
                     found.append(f"{name} violated in {verdict.trace_length} states, expected {expected[name]}")
             elif verdict.holds is False:
                 found.append(f"{name} violated unexpectedly")

@@ -170,3 +170,17 @@ def test_no_module_imports_one_that_imports_it_back():
     cycles = [cycle for cycle in nx.simple_cycles(graph)
               if not set(cycle) <= {"protocol.engine", *engine_modules()}]  # a package and its submodules
     assert cycles == []
+
+
+def test_check_imports_no_other_subcommand_module():
+    """`python -m protocol check Holds` imports its own subcommand module and the shared
+    helpers, so one broken exporter or report cannot stop `check`."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from protocol.cli import main; "
+             "main(['check', 'Holds', '-c', 'MaxTime=0', '--no-trace']); "
+             "print(sorted(m for m in sys.modules if m.startswith('protocol.subcommands.')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=ROOT.parent)
+    assert done.stdout.strip().splitlines()[-1] == "['protocol.subcommands.check', 'protocol.subcommands.common']"

@@ -273,6 +273,7 @@ def safety_only() -> list[str]:
     return ["--no-liveness"] if "--no-liveness" in run_protocol("check", "--help").stdout else []
 
 
+@pytest.mark.slow
 def test_cli_json_adds_the_collision_probability_only_with_fingerprints():
     printed = run_protocol("check", "HoldsRouted", *safety_only(), "--fingerprints", "--json")
     plain = run_protocol("check", "HoldsRouted", *safety_only(), "--json")
@@ -285,6 +286,7 @@ def test_cli_json_adds_the_collision_probability_only_with_fingerprints():
     assert with_fp["properties"]["I1"] == without["properties"]["I1"]
 
 
+@pytest.mark.slow
 def test_cli_summary_shows_the_collision_probability():
     done = run_protocol("check", "Holds", *safety_only(), "--fingerprints", "--no-trace")
     assert done.returncode == 0, done.stderr

@@ -223,6 +223,7 @@ def assert_is_fair_lasso(g, edges, fair, unmet, premise, lasso):
     assert all(any(f not in enabled[v] for v in cycle) or f in taken for f in fair)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_a_stall_is_found_exactly_when_one_exists_and_its_lasso_is_a_fair_run(data):

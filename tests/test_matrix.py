@@ -146,6 +146,7 @@ def test_holds_row_at_the_default_constants():
     assert sufficient(found) is not False
 
 
+@pytest.mark.slow
 def test_standing_hold_with_routed_compaction_is_safe_but_stalls(small_matrix):
     row = row_with(small_matrix, standing_hold=True)
     found = small_matrix.outcome(row)
@@ -154,6 +155,7 @@ def test_standing_hold_with_routed_compaction_is_safe_but_stalls(small_matrix):
     assert "standing hold never learns a compaction" in remark(row, small_matrix)
 
 
+@pytest.mark.slow
 def test_a_duplicate_cap_row_is_not_run_twice(small_matrix):
     row = row_with(small_matrix, compaction="broadcast", cap=True)
     assert row.outcome is None and row.same_as is not None
@@ -162,12 +164,14 @@ def test_a_duplicate_cap_row_is_not_run_twice(small_matrix):
     assert remark(row, small_matrix).startswith(f"same system as row {original.number}")
 
 
+@pytest.mark.slow
 def test_the_table_reproduces_every_named_verdict(small_matrix):
     named = [row for row in small_matrix.rows if row.named]
     assert named and all(not small_matrix.outcome(row).mismatches for row in named)
     assert small_matrix.as_expected
 
 
+@pytest.mark.slow
 def test_the_expected_minimal_sets_are_derived(small_matrix):
     minimal = small_matrix.minimal_sets()
     assert S("broadcast", "standing_hold") in minimal
@@ -179,6 +183,7 @@ def test_the_expected_minimal_sets_are_derived(small_matrix):
 # ------------------------------------------------------------ output
 
 
+@pytest.mark.slow
 def test_json_records_one_per_row_then_the_derivation(small_matrix):
     records = [json.loads(json.dumps(r)) for r in json_records(small_matrix)]
     *rows, derived = records
@@ -188,6 +193,7 @@ def test_json_records_one_per_row_then_the_derivation(small_matrix):
     assert ["broadcast", "standing_hold"] in derived["minimal_sufficient_sets"]
 
 
+@pytest.mark.slow
 def test_markdown_and_rich_tables_show_every_row(small_matrix):
     text = markdown(small_matrix)
     table_lines = [line for line in text.splitlines() if line.startswith("| ")]

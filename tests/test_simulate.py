@@ -102,6 +102,7 @@ def test_acceptance_holds_routed_finds_i1_and_exits_0(capsys):
     assert record["walks"] == 2000 and record["constants"] == {"P": 3, "D": 3, "MaxTime": 3}
 
 
+@pytest.mark.slow
 def test_holds_finds_nothing_and_exits_0(capsys):
     code, out, _ = run_cli(capsys, "Holds", *ACCEPTANCE, "--walks", "200", "--seed", "1", "--json")
     record = json.loads(out)
