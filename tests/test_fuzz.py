@@ -128,8 +128,8 @@ def hunt(named, prop: str):
     return shrunk, verdicts.index(True) + 1
 
 
-@pytest.mark.parametrize("named", [n if n.name == "HoldsRouted" else pytest.param(n, marks=pytest.mark.slow)
-                                   for n in SAFETY_REFUTATIONS], ids=lambda named: named.name)
+@pytest.mark.slow
+@pytest.mark.parametrize("named", SAFETY_REFUTATIONS, ids=lambda named: named.name)
 def test_fuzzing_finds_and_shrinks_each_refutation(named):
     """At the default constants the shrunk walk is compared with the breadth-first shortest."""
     shortest = checked(named.name).properties[named.violates].trace_length
