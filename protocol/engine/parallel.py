@@ -15,8 +15,8 @@ canonical bytes (`canonical`: a deterministic encoding; sets sorted). A
 state on the wire is its P+1 component fingerprints; a batch first defines
 the components its receiver has not been sent yet, and a receiver that meets
 two components with one fingerprint stops loudly, so the exchange is exact,
-never probabilistic. A state's *key* mixes its component fingerprints into
-64 bits: the key % N is its owner, and keys order states deterministically.
+never probabilistic. A state's *key* XORs its component fingerprints (each
+process's multiplied by its position's odd factor) into 64 bits: the key % N is its owner, and keys order states deterministically.
 
 Determinism, whatever N: each level's new states are numbered in key order,
 so each partition expands its share in key order; a new state's parent is
@@ -43,7 +43,6 @@ from .checker import Guarded
 from .fast import BITS, MASK, Engine
 
 MASK64 = (1 << 64) - 1
-MIX = 0x100000001B3  # FNV's 64-bit prime: mixes one component fingerprint into a key
 
 
 class WorkerLost(RuntimeError):
@@ -98,8 +97,10 @@ class Partition:
         self.local_fps: list[int] = []
         self.fp_global: dict = {}
         self.fp_local: dict = {}
+        self.global_keys: list[int] = []  # what each component adds to a state's key
+        self.local_keys: list[list[int]] = [[] for _ in range(self.P)]
         self.defined = [(set(), set()) for _ in range(count)]  # what each peer has been sent
-        self.key = self._compile_key()
+        self._expand_loop = self._compile_expand()
         self._checks()
         # Edges (with record_edges): final ones, and those waiting for their target's id.
         self.edge_src, self.edge_label = array("q"), array("i")
@@ -110,15 +111,14 @@ class Partition:
 
     # ------------------------------------------------------------ encoding
 
-    def _compile_key(self):
-        """key(packed) -> 64-bit mix of the component fingerprints, unrolled over P."""
+    def key(self, packed: int) -> int:
+        """The state's key: the XOR of its components' keys (each process's locals
+        weighted by a position's own odd factor, so swapping two processes changes it)."""
         P = self.P
-        expression = f"gf[s >> {P * BITS}]"
+        key = self.global_keys[packed >> (P * BITS)]
         for p in range(P):
-            expression = f"(({expression}) * {MIX} ^ lf[(s >> {p * BITS}) & {MASK}])"
-        namespace = {"gf": self.global_fps, "lf": self.local_fps}
-        exec(f"def key(s):\n    return {expression} & {MASK64}\n", namespace)
-        return namespace["key"]
+            key ^= self.local_keys[p][(packed >> (p * BITS)) & MASK]
+        return key
 
     def _catch_up(self) -> None:
         """Fingerprint the components the engine interned since last time."""
@@ -133,6 +133,11 @@ class Partition:
                                              "share a fingerprint")
                 back[fp] = component_id
                 fps.append(fp)
+                if fps is self.global_fps:
+                    self.global_keys.append(fp)
+                else:
+                    for p, keys in enumerate(self.local_keys):
+                        keys.append((fp * (2 * p + 3)) & MASK64)
 
     def record(self, packed: int) -> list[int]:
         """The state's canonical form: its globals' fingerprint, then each process's locals'."""
@@ -193,49 +198,63 @@ class Partition:
         """Expand this partition's frontier: per owner, the batch of successors it is sent
         (None for this partition's own, kept here), the transitions, and the least
         violation of each transition property in this level (parent key, label, ...)."""
-        engine, key, successors = self.engine, self.key, self.engine.successors
-        index, candidates, states, keys = self.index, self.candidates, self.states, self.keys
-        me, count, record = self.me, self.count, self.record_edges
-        outgoing = [dict() for _ in range(count)]  # owner -> packed -> [key, parent key, label, parent id]
+        outgoing = [dict() for _ in range(self.count)]  # owner -> packed -> [key, parent key, label, parent id, slot]
         step_violations: dict = {}
-        steps = self._active(self.steps)
-        dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]
-        transitions = 0
-        fps = (self.global_fps, self.local_fps, engine.globals, engine.locals)
-        for source in self.frontier:
-            state = states[source]
-            found = successors(state)
-            transitions += len(found)
-            if len(fps[0]) != len(fps[2]) or len(fps[1]) != len(fps[3]):
-                self._catch_up()
-            if dormant and any(dormant):
-                steps = self._active(self.steps)
-            parent_key = keys[source]
-            for label, after in found:
-                if steps:
-                    self._check_step(steps, step_violations, source, label, after, parent_key)
-                after_key = key(after)
-                owner = after_key % count
-                if owner == me:
-                    target = index.get(after)
-                    if target is not None:
-                        if record:
-                            self._edge(source, label, me, target)
-                        continue
-                    if after not in candidates:  # expanded in key order: the first step in is the least
-                        candidates[after] = [after_key, parent_key, label, me, source]
-                    if record:
-                        self.waiting_own.append((source, label, after))
-                else:
-                    batch = outgoing[owner]
-                    entry = batch.get(after)
-                    if entry is None:
-                        entry = batch[after] = [after_key, parent_key, label, source, len(batch)]
-                    if record:
-                        self.waiting[owner].append((source, label, entry[4]))
+        transitions = self._expand_loop(self.frontier, outgoing, step_violations)
         self._catch_up()
-        return [None if owner == me else self._batch(owner, outgoing[owner]) for owner in range(count)], \
+        return [None if owner == self.me else self._batch(owner, outgoing[owner]) for owner in range(self.count)], \
             transitions, step_violations
+
+    def _compile_expand(self):
+        """The hot loop of `expand`, with the key of each successor computed inline (no call)."""
+        P = self.P
+        key = " ^ ".join([f"gk[after >> {P * BITS}]"]
+                         + [f"lk{p}[(after >> {p * BITS}) & {MASK}]" for p in range(P)])
+        source = f"""
+def expand_loop(self, frontier, outgoing, step_violations):
+    successors, index, candidates = self.engine.successors, self.index, self.candidates
+    states, keys, me, count, record = self.states, self.keys, self.me, self.count, self.record_edges
+    engine = self.engine
+    steps = self._active(self.steps)
+    dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]
+    transitions = 0
+    for source in frontier:
+        state = states[source]
+        found = successors(state)
+        transitions += len(found)
+        if len(gk) != len(engine.globals) or len(lk0) != len(engine.locals):
+            self._catch_up()
+        if dormant and any(dormant):
+            steps = self._active(self.steps)
+        parent_key = keys[source]
+        for label, after in found:
+            if steps:
+                self._check_step(steps, step_violations, source, label, after, parent_key)
+            after_key = {key}
+            owner = after_key % count
+            if owner == me:
+                target = index.get(after)
+                if target is not None:
+                    if record:
+                        self._edge(source, label, me, target)
+                    continue
+                if after not in candidates:  # expanded in key order: the first step in is the least
+                    candidates[after] = [after_key, parent_key, label, me, source]
+                if record:
+                    self.waiting_own.append((source, label, after))
+            else:
+                batch = outgoing[owner]
+                entry = batch.get(after)
+                if entry is None:
+                    entry = batch[after] = [after_key, parent_key, label, source, len(batch)]
+                if record:
+                    self.waiting[owner].append((source, label, entry[4]))
+    return transitions
+"""
+        namespace = {"Guarded": Guarded, "gk": self.global_keys,
+                     **{f"lk{p}": self.local_keys[p] for p in range(P)}}
+        exec(source, namespace)
+        return namespace["expand_loop"].__get__(self)
 
     def _check_step(self, steps, step_violations, source, label, after, parent_key) -> None:
         for name, holds in steps:
