@@ -170,9 +170,12 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
     factory = partial(model_for, named.config)
     pool = None
     if cluster is not None:
-        from .engine.cluster import RayPool
+        from .engine.cluster import ClusterUnavailable, RayPool
 
-        pool = RayPool(cluster, factory, workers, liveness)
+        try:
+            pool = RayPool(cluster, factory, workers, liveness)
+        except ClusterUnavailable as why:
+            raise ConfigError(str(why)) from None
     run = explore_parallel(factory, workers, record_edges=liveness, pool=pool, **options)
     try:
         model = model_for(named.config)
