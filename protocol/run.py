@@ -61,6 +61,8 @@ class CheckResult:
     # With --fingerprints: TLC's estimates of the chance that two distinct states
     # shared a fingerprint, {"optimistic": p, "actual": p} (see fingerprints.py).
     fingerprint_collision: dict | None = None
+    # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...]}.
+    parallel: dict | None = None
 
     @property
     def config(self):
@@ -193,6 +195,8 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
         named=named, distinct_states=run.distinct_states, transitions=run.transitions, depth=run.depth,
         seconds=time.perf_counter() - started, complete=run.complete, interrupted=interrupted,
         properties=verdicts, stopped_on_violation=options.get("stop_on_violation", False) and bool(run.violations),
+        parallel={"workers": workers, "bytes_exchanged": run.bytes_exchanged, "worker_peak_bytes": run.worker_memory,
+                  "level_sizes": run.level_sizes},
     )
 
 
