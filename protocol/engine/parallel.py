@@ -16,7 +16,10 @@ state on the wire is its P+1 component fingerprints; a batch first defines
 the components its receiver has not been sent yet, and a receiver that meets
 two components with one fingerprint stops loudly, so the exchange is exact,
 never probabilistic. A state's *key* XORs its component fingerprints (each
-process's multiplied by its position's odd factor) into 64 bits: the key % N is its owner, and keys order states deterministically.
+process's multiplied by its position's odd factor) into 64 bits; keys order
+states deterministically. Its owner is the same XOR over its globals and
+process 0's locals only, mod N: a step of another process leaves the state
+with its owner, so only steps of the controller and of process 0 cross.
 
 Determinism, whatever N: each level's new states are numbered in key order,
 so each partition expands its share in key order; a new state's parent is
@@ -99,8 +102,10 @@ class Partition:
         self.fp_local: dict = {}
         self.global_keys: list[int] = []  # what each component adds to a state's key
         self.local_keys: list[list[int]] = [[] for _ in range(self.P)]
+        self._follow_interning()
         self.defined = [(set(), set()) for _ in range(count)]  # what each peer has been sent
         self._expand_loop = self._compile_expand()
+        self.key = self._compile_key()
         self._checks()
         # Edges (with record_edges): final ones, and those waiting for their target's id.
         self.edge_src, self.edge_label = array("q"), array("i")
@@ -111,14 +116,29 @@ class Partition:
 
     # ------------------------------------------------------------ encoding
 
-    def key(self, packed: int) -> int:
-        """The state's key: the XOR of its components' keys (each process's locals
-        weighted by a position's own odd factor, so swapping two processes changes it)."""
+    def _compile_key(self):
+        """key(packed): the XOR of its components' keys (each process's locals weighted by
+        a position's own odd factor, so swapping two processes changes it), unrolled."""
         P = self.P
-        key = self.global_keys[packed >> (P * BITS)]
-        for p in range(P):
-            key ^= self.local_keys[p][(packed >> (p * BITS)) & MASK]
-        return key
+        terms = [f"gk[s >> {P * BITS}]"] + [f"lk{p}[(s >> {p * BITS}) & {MASK}]" for p in range(P)]
+        namespace = {"gk": self.global_keys, **{f"lk{p}": keys for p, keys in enumerate(self.local_keys)}}
+        exec(f"def key(s):\n    return {' ^ '.join(terms)}\n", namespace)
+        return namespace["key"]
+
+    def _follow_interning(self) -> None:
+        """Fingerprint each component as the engine interns it, so that the tables the
+        hot loop reads are never behind (the engine's methods, wrapped on the instance)."""
+        engine = self.engine
+        for name, fps in (("intern_global", self.global_fps), ("intern_local", self.local_fps)):
+            interning = getattr(engine, name)
+
+            def follow(value, interning=interning, fps=fps):
+                found = interning(value)
+                if found >= len(fps):  # new: fingerprint it now
+                    self._catch_up()
+                return found
+
+            setattr(engine, name, follow)
 
     def _catch_up(self) -> None:
         """Fingerprint the components the engine interned since last time."""
@@ -183,22 +203,26 @@ class Partition:
 
     # ------------------------------------------------------------ the search
 
+    def owner(self, packed: int) -> int:
+        """The partition that owns a state: by its globals and process 0's locals only,
+        so that a step of another process keeps the state where it is (no exchange)."""
+        return (self.global_keys[packed >> (self.P * BITS)] ^ self.local_keys[0][packed & MASK]) % self.count
+
     def start(self) -> dict:
         """Admit the initial states this partition owns: level 1."""
         self._catch_up()
         for state in self.model.initial_states:
             packed = self.engine.encode(state)
             self._catch_up()
-            key = self.key(packed)
-            if key % self.count == self.me and packed not in self.candidates:
-                self.candidates[packed] = [key, 0, -1, -1, -1]
+            if self.owner(packed) == self.me and packed not in self.candidates:
+                self.candidates[packed] = (0, -1, -1, -1)
         return self.admit([None] * self.count)
 
     def expand(self) -> tuple[list, int, dict]:
         """Expand this partition's frontier: per owner, the batch of successors it is sent
         (None for this partition's own, kept here), the transitions, and the least
         violation of each transition property in this level (parent key, label, ...)."""
-        outgoing = [dict() for _ in range(self.count)]  # owner -> packed -> [key, parent key, label, parent id, slot]
+        outgoing = [dict() for _ in range(self.count)]  # owner -> packed -> (parent key, label, parent id, slot)
         step_violations: dict = {}
         transitions = self._expand_loop(self.frontier, outgoing, step_violations)
         self._catch_up()
@@ -206,54 +230,50 @@ class Partition:
             transitions, step_violations
 
     def _compile_expand(self):
-        """The hot loop of `expand`, with the key of each successor computed inline (no call)."""
-        P = self.P
-        key = " ^ ".join([f"gk[after >> {P * BITS}]"]
-                         + [f"lk{p}[(after >> {p * BITS}) & {MASK}]" for p in range(P)])
-        source = f"""
-def expand_loop(self, frontier, outgoing, step_violations):
-    successors, index, candidates = self.engine.successors, self.index, self.candidates
-    states, keys, me, count, record = self.states, self.keys, self.me, self.count, self.record_edges
-    engine = self.engine
-    steps = self._active(self.steps)
-    dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]
-    transitions = 0
-    for source in frontier:
-        state = states[source]
-        found = successors(state)
-        transitions += len(found)
-        if len(gk) != len(engine.globals) or len(lk0) != len(engine.locals):
-            self._catch_up()
-        if dormant and any(dormant):
-            steps = self._active(self.steps)
-        parent_key = keys[source]
-        for label, after in found:
-            if steps:
-                self._check_step(steps, step_violations, source, label, after, parent_key)
-            after_key = {key}
-            owner = after_key % count
-            if owner == me:
-                target = index.get(after)
-                if target is not None:
-                    if record:
-                        self._edge(source, label, me, target)
-                    continue
-                if after not in candidates:  # expanded in key order: the first step in is the least
-                    candidates[after] = [after_key, parent_key, label, me, source]
-                if record:
-                    self.waiting_own.append((source, label, after))
-            else:
-                batch = outgoing[owner]
-                entry = batch.get(after)
-                if entry is None:
-                    entry = batch[after] = [after_key, parent_key, label, source, len(batch)]
-                if record:
-                    self.waiting[owner].append((source, label, entry[4]))
-    return transitions
-"""
-        namespace = {"Guarded": Guarded, "gk": self.global_keys,
-                     **{f"lk{p}": self.local_keys[p] for p in range(P)}}
-        exec(source, namespace)
+        """The hot loop of `expand`, its owner test inline (no call per successor), with or
+        without recording edges."""
+        P, record = self.P, self.record_edges
+        owner = f"(gk[after >> {P * BITS}] ^ lk0[after & {MASK}]) % count"
+        lines = [
+            "def expand_loop(self, frontier, outgoing, step_violations):",
+            "    successors, index, candidates = self.engine.successors, self.index, self.candidates",
+            "    states, keys, me, count, engine = self.states, self.keys, self.me, self.count, self.engine",
+            "    edge, waiting_own, waiting = self._edge, self.waiting_own, self.waiting",
+            "    steps = self._active(self.steps)",
+            "    dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]",
+            "    transitions = 0",
+            "    gk, lk0 = self.global_keys, self.local_keys[0]",
+            "    for source in frontier:",
+            "        found = successors(states[source])",
+            "        transitions += len(found)",
+            "        parent_key = keys[source]",
+        ]
+        lines += ["        if dormant and any(dormant):",
+                  "            steps = self._active(self.steps)",
+                  "        if steps:",
+                  "            for label, after in found:",
+                  "                self._check_step(steps, step_violations, source, label, after, parent_key)"]
+        lines += [
+            "        for label, after in found:",
+            f"            owner = {owner}",
+            "            if owner == me:",
+            "                target = index.get(after)",
+            "                if target is not None:",
+            *(["                    edge(source, label, me, target)"] if record else []),
+            "                    continue",
+            "                if after not in candidates:  # expanded in key order: the first step in is the least",
+            "                    candidates[after] = (parent_key, label, me, source)",
+            *(["                waiting_own.append((source, label, after))"] if record else []),
+            "            else:",
+            "                batch = outgoing[owner]",
+            "                entry = batch.get(after)",
+            "                if entry is None:",
+            "                    entry = batch[after] = (parent_key, label, source, len(batch))",
+            *(["                waiting[owner].append((source, label, entry[3]))"] if record else []),
+            "    return transitions",
+        ]
+        namespace = {"Guarded": Guarded}
+        exec("\n".join(lines), namespace)
         return namespace["expand_loop"].__get__(self)
 
     def _check_step(self, steps, step_violations, source, label, after, parent_key) -> None:
@@ -269,30 +289,27 @@ def expand_loop(self, frontier, outgoing, step_violations):
 
     def _batch(self, owner: int, entries: dict) -> bytes:
         """One owner's batch: the components it has not been sent, pickled (few), then
-        per state its record, key, parent key and (label << 32 | parent id), as raw uint64s."""
+        per state its record (component fingerprints), parent key and
+        (label << 32 | parent id), as raw uint64s."""
         sent_globals, sent_locals = self.defined[owner]
-        new_globals, new_locals = [], []
-        flat = array("Q")
-        shift = self.P * BITS
-        engine = self.engine
-        for packed, (key, parent_key, label, parent, _slot) in entries.items():
-            g = packed >> shift
-            fp = self.global_fps[g]
-            if fp not in sent_globals:
-                sent_globals.add(fp)
-                new_globals.append((fp, engine.globals[g]))
-            flat.append(fp)
-            for p in range(self.P):
-                lid = (packed >> (p * BITS)) & MASK
-                fp = self.local_fps[lid]
-                if fp not in sent_locals:
-                    sent_locals.add(fp)
-                    new_locals.append((fp, engine.locals[lid]))
-                flat.append(fp)
-            flat.extend((key, parent_key, (label << 32) | parent))
-        if self.record_edges:
-            self.sent_order[owner] = True  # the owner answers with the ids, in batch order
-        definitions = pickle.dumps((new_globals, new_locals), protocol=pickle.HIGHEST_PROTOCOL)
+        engine, shift, P = self.engine, self.P * BITS, self.P
+        global_fps, local_fps = self.global_fps, self.local_fps
+        new_globals = [(global_fps[g], engine.globals[g]) for g in {packed >> shift for packed in entries}
+                       if global_fps[g] not in sent_globals]
+        used = {(packed >> (p * BITS)) & MASK for packed in entries for p in range(P)}
+        new_locals = [(local_fps[lid], engine.locals[lid]) for lid in used if local_fps[lid] not in sent_locals]
+        sent_globals.update(fp for fp, _ in new_globals)
+        sent_locals.update(fp for fp, _ in new_locals)
+        width = P + 3
+        flat = array("Q", bytes(8 * width * len(entries)))
+        packed_states = list(entries)
+        flat[0::width] = array("Q", [global_fps[packed >> shift] for packed in packed_states])
+        for p in range(P):
+            flat[1 + p::width] = array("Q", [local_fps[(packed >> (p * BITS)) & MASK] for packed in packed_states])
+        values = entries.values()
+        flat[P + 1::width] = array("Q", [parent_key for parent_key, _, _, _ in values])
+        flat[P + 2::width] = array("Q", [(label << 32) | parent for _, label, parent, _ in values])
+        definitions = pickle.dumps((sorted(new_globals), sorted(new_locals)), protocol=pickle.HIGHEST_PROTOCOL)
         return len(definitions).to_bytes(8, "little") + definitions + flat.tobytes()
 
     def admit(self, incoming: list) -> dict:
@@ -300,7 +317,8 @@ def expand_loop(self, frontier, outgoing, step_violations):
         partition's own: number the new ones in key order, check the invariants on them.
         Returns the new count, each invariant's least violating (key, id) in this level,
         and (with edges) per sender the ids of its batch's states, in its order."""
-        candidates, index, width = self.candidates, self.index, self.P + 4
+        candidates, index, P = self.candidates, self.index, self.P
+        width = P + 3
         answers = [None] * self.count
         for sender, batch in enumerate(incoming):
             if batch is None:
@@ -309,28 +327,30 @@ def expand_loop(self, frontier, outgoing, step_violations):
             self._learn(batch[8:8 + size])
             flat = array("Q")
             flat.frombytes(batch[8 + size:])
-            order = [] if self.record_edges else None
-            for at in range(0, len(flat), width):
-                after = self._unpack_record(flat[at:at + self.P + 1])
-                key, parent_key, packed_label = flat[at + self.P + 1], flat[at + self.P + 2], flat[at + self.P + 3]
-                if order is not None:
-                    order.append(after)
+            packed_states = [g << (P * BITS) for g in map(self.fp_global.__getitem__, flat[0::width])]
+            for p in range(P):
+                local_ids = map(self.fp_local.__getitem__, flat[1 + p::width])
+                packed_states = [packed | (lid << (p * BITS)) for packed, lid in zip(packed_states, local_ids)]
+            for after, parent_key, packed_label in zip(packed_states, flat[P + 1::width], flat[P + 2::width]):
                 if after in index:
                     continue
-                label, parent = packed_label >> 32, packed_label & 0xFFFFFFFF
+                label = packed_label >> 32
                 entry = candidates.get(after)
-                if entry is None or (parent_key, label) < (entry[1], entry[2]):
-                    candidates[after] = [key, parent_key, label, sender, parent]
-            answers[sender] = order
+                if entry is None or (parent_key, label) < entry[:2]:
+                    candidates[after] = (parent_key, label, sender, packed_label & 0xFFFFFFFF)
+            answers[sender] = packed_states if self.record_edges else None
         first = len(self.states)
-        for after, (key, parent_key, label, parent_worker, parent) in sorted(candidates.items(),
-                                                                            key=lambda item: item[1][0]):
-            index[after] = len(self.states)
-            self.states.append(after)
-            self.keys.append(key)
-            self.parent_worker.append(parent_worker)
-            self.parent_id.append(parent)
-            self.via.append(label)
+        unordered = list(candidates)
+        unordered_keys = list(map(self.key, unordered))
+        order = sorted(range(len(unordered)), key=unordered_keys.__getitem__)
+        new = list(map(unordered.__getitem__, order))
+        self.states.extend(new)
+        index.update(zip(new, range(first, first + len(new))))
+        self.keys.extend(map(unordered_keys.__getitem__, order))
+        entries = list(map(candidates.__getitem__, new))
+        self.via.extend([label for _, label, _, _ in entries])
+        self.parent_worker.extend([worker for _, _, worker, _ in entries])
+        self.parent_id.extend([parent for _, _, _, parent in entries])
         candidates.clear()
         self.frontier = range(first, len(self.states))
         violations = self._check_states(self.frontier)
