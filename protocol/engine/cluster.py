@@ -37,7 +37,11 @@ class RayPool:
 
     def __init__(self, address: str, model_factory, count: int, record_edges: bool):
         ray = self.ray = connect(address)
-        actor = ray.remote(num_cpus=1)(Partition)  # one core each: spread over the nodes
+        cores = int(ray.cluster_resources().get("CPU", 0))
+        if cores < count:  # an actor that finds no core waits for one forever
+            raise ClusterUnavailable(f"the Ray cluster at {address} has {cores} CPUs for {count} workers: "
+                                     f"give --workers {max(cores, 1)} or fewer")
+        actor = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(Partition)  # one core each, over the nodes
         self.actors = [actor.remote(model_factory, index, count, record_edges) for index in range(count)]
         self.call("size", [()] * count)  # wait until every actor is built
 

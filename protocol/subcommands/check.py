@@ -211,6 +211,8 @@ def json_line(result) -> str:
         },
         "as_expected": result.as_expected,
     }
+    if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
+        record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
         record["fingerprint_collision_probability"] = result.fingerprint_collision
     return json.dumps(record)
