@@ -39,6 +39,7 @@ import signal
 import time
 import traceback
 from array import array
+from itertools import repeat
 from typing import Callable
 
 from . import Model
@@ -94,6 +95,7 @@ class Partition:
         self.parent_id = array("q")
         self.via = array("i")  # label id of the step in, -1 for an initial state
         self.frontier = range(0)
+        self.level_starts: list[int] = []  # the first id of each level this partition has states in
         self.candidates: dict = {}  # packed -> [key, parent key, label, parent worker, parent id]
         # Component fingerprints: per interned id, and back (per kind).
         self.global_fps: list[int] = []
@@ -110,8 +112,10 @@ class Partition:
         # Edges (with record_edges): final ones, and those waiting for their target's id.
         self.edge_src, self.edge_label = array("q"), array("i")
         self.edge_worker, self.edge_dst = array("b"), array("q")
-        self.waiting_own: list = []  # (src, label, packed target)
-        self.waiting: list = [[] for _ in range(count)]  # per owner: (src, label, slot in its batch)
+        # Every edge is recorded when its source is expanded, in the engine's order (so the
+        # rows do not depend on N); a target not yet numbered is filled in later.
+        self.waiting_own: list = []  # (edge index, packed target)
+        self.waiting: list = [[] for _ in range(count)]  # per owner: (edge index, slot in its batch)
         self.sent_order: list = [None] * count  # per owner: packed targets in batch order
 
     # ------------------------------------------------------------ encoding
@@ -239,6 +243,7 @@ class Partition:
             "    successors, index, candidates = self.engine.successors, self.index, self.candidates",
             "    states, keys, me, count, engine = self.states, self.keys, self.me, self.count, self.engine",
             "    edge, waiting_own, waiting = self._edge, self.waiting_own, self.waiting",
+            "    edge_dst = self.edge_dst",
             "    steps = self._active(self.steps)",
             "    dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]",
             "    transitions = 0",
@@ -263,13 +268,15 @@ class Partition:
             "                    continue",
             "                if after not in candidates:  # expanded in key order: the first step in is the least",
             "                    candidates[after] = (parent_key, label, me, source)",
-            *(["                waiting_own.append((source, label, after))"] if record else []),
+            *(["                waiting_own.append((len(edge_dst), after))",
+               "                edge(source, label, me, -1)"] if record else []),
             "            else:",
             "                batch = outgoing[owner]",
             "                entry = batch.get(after)",
             "                if entry is None:",
             "                    entry = batch[after] = (parent_key, label, source, len(batch))",
-            *(["                waiting[owner].append((source, label, entry[3]))"] if record else []),
+            *(["                waiting[owner].append((len(edge_dst), entry[3]))",
+               "                edge(source, label, owner, -1)"] if record else []),
             "    return transitions",
         ]
         namespace = {"Guarded": Guarded}
@@ -353,10 +360,12 @@ class Partition:
         self.parent_id.extend([parent for _, _, _, parent in entries])
         candidates.clear()
         self.frontier = range(first, len(self.states))
+        if self.frontier:
+            self.level_starts.append(first)
         violations = self._check_states(self.frontier)
         if self.record_edges:
-            for source, label, after in self.waiting_own:
-                self._edge(source, label, self.me, index[after])
+            for at, after in self.waiting_own:
+                self.edge_dst[at] = index[after]
             self.waiting_own.clear()
             answers = [None if order is None else array("q", map(index.__getitem__, order)).tobytes()
                        for order in answers]
@@ -381,8 +390,8 @@ class Partition:
                 continue
             ids = array("q")
             ids.frombytes(answer)
-            for source, label, slot in self.waiting[owner]:
-                self._edge(source, label, owner, ids[slot])
+            for at, slot in self.waiting[owner]:
+                self.edge_dst[at] = ids[slot]
             self.waiting[owner].clear()
 
     # ------------------------------------------------------------ results
@@ -401,11 +410,21 @@ class Partition:
     def initial_ids(self) -> list[int]:
         return [state_id for state_id, worker in enumerate(self.parent_worker) if worker < 0]
 
-    def edges(self, offsets: list[int]) -> tuple[bytes, bytes, bytes]:
-        """This partition's edges with global ids (offsets[w] + local id), as raw arrays."""
-        mine = offsets[self.me]
-        src = array("q", [source + mine for source in self.edge_src])
-        dst = array("q", [offsets[worker] + target for worker, target in zip(self.edge_worker, self.edge_dst)])
+    def levels(self) -> tuple[bytes, list[int]]:
+        """This partition's keys in id order, and where each level's ids start."""
+        return self.keys.tobytes(), self.level_starts
+
+    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
+        """This partition's edges in global ids (`global_ids[w]`: worker w's local id ->
+        global id, raw int64s), as raw arrays."""
+        maps = []
+        for raw in global_ids:
+            ids = array("q")
+            ids.frombytes(raw)
+            maps.append(ids)
+        mine = maps[self.me]
+        src = array("q", map(mine.__getitem__, self.edge_src))
+        dst = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
         return src.tobytes(), self.edge_label.tobytes(), dst.tobytes()
 
     def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
@@ -537,20 +556,39 @@ class ParallelExploration:
         self.edge_src = self.edge_label = self.edge_dst = None
         self.worker_memory: list[int] = []
         self.reduction = None
+        self.worker_levels: list[list[int]] = []  # per worker: the level number of each of its levels
 
-    @property
-    def offsets(self) -> list[int]:
-        offsets, total = [], 0
-        for size in self.sizes:
-            offsets.append(total)
-            total += size
-        return offsets
+    def number_globally(self) -> None:
+        """Global ids independent of N: every state by (level, key), merged from the
+        partitions (each already in that order). Sets `owner_of[gid]`, `local_of[gid]`
+        and each worker's local -> global ids (`global_ids`)."""
+        import heapq
+
+        parts = self.pool.call("levels", [()] * len(self.sizes))
+        streams = []
+        for worker, (raw, starts) in enumerate(parts):
+            keys = array("Q")
+            keys.frombytes(raw)
+            level_of = array("l", bytes(8 * len(keys)))
+            levels = self._level_numbers(worker, starts, len(keys))
+            for (start, end), level in levels:
+                level_of[start:end] = array("l", [level]) * (end - start)
+            streams.append(zip(level_of, keys, repeat(worker), range(len(keys))))
+        self.owner_of, self.local_of = array("b"), array("q")
+        self.global_ids = [array("q", bytes(8 * len(raw))) for raw, _ in parts]
+        for global_id, (_, _, worker, local) in enumerate(heapq.merge(*streams)):
+            self.owner_of.append(worker)
+            self.local_of.append(local)
+            self.global_ids[worker][local] = global_id
+
+    def _level_numbers(self, worker: int, starts: list[int], size: int) -> list:
+        """((first id, end id), level number) of each of a partition's levels."""
+        levels = self.worker_levels[worker]
+        ends = starts[1:] + [size]
+        return [((start, end), level) for start, end, level in zip(starts, ends, levels)]
 
     def locate(self, state_id: int) -> tuple[int, int]:
-        for worker, offset in reversed(list(enumerate(self.offsets))):
-            if state_id >= offset:
-                return worker, state_id - offset
-        raise IndexError(state_id)
+        return self.owner_of[state_id], self.local_of[state_id]
 
     def state(self, state_id: int):
         worker, local = self.locate(state_id)
@@ -576,17 +614,24 @@ class ParallelExploration:
 
     def initial_ids(self) -> list[int]:
         ids = self.pool.call("initial_ids", [()] * len(self.sizes))
-        return [offset + local for offset, locals_ in zip(self.offsets, ids) for local in locals_]
+        return sorted(self.global_ids[worker][local] for worker, locals_ in enumerate(ids) for local in locals_)
 
     def pair_masks(self, pairs_of: Callable) -> list:
-        """Per leads-to pair, (triggers, unmet) over the global ids, computed by the partitions."""
+        """Per leads-to pair, (triggers, unmet) over the global ids, computed by the partitions
+        in their own order and interleaved here as the global numbering does."""
         per_worker = self.pool.call("leads_to_masks", [(pairs_of,)] * len(self.sizes))
-        return [(bytearray(b"".join(masks[i][0] for masks in per_worker)),
-                 bytearray(b"".join(masks[i][1] for masks in per_worker)))
+
+        def interleaved(parts):
+            streams = [iter(part) for part in parts]
+            return bytearray(map(next, map(streams.__getitem__, self.owner_of)))
+
+        return [(interleaved([masks[i][0] for masks in per_worker]), interleaved([masks[i][1] for masks in per_worker]))
                 for i in range(len(per_worker[0]))]
 
     def gather_edges(self) -> None:
-        parts = self.pool.call("edges", [(self.offsets,)] * len(self.sizes))
+        self.number_globally()
+        raw_ids = [ids.tobytes() for ids in self.global_ids]
+        parts = self.pool.call("edges", [(raw_ids,)] * len(self.sizes))
         self.edge_src, self.edge_label, self.edge_dst = array("q"), array("i"), array("q")
         for src, label, dst in parts:
             self.edge_src.frombytes(src)
@@ -623,6 +668,11 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
                 break
             run.depth += 1
             run.level_sizes.append(new)
+            while len(run.worker_levels) < workers:
+                run.worker_levels.append([])
+            for worker, answer in enumerate(admitted):
+                if answer["new"]:
+                    run.worker_levels[worker].append(run.depth)
             run.distinct_states += new
             found = [name for name in _note_state_violations(run, admitted)]
             if found:
