@@ -179,8 +179,14 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
         except ClusterUnavailable as why:
             raise ConfigError(str(why)) from None
     run = explore_parallel(factory, workers, record_edges=liveness, pool=pool, **options)
+    model = model_for(named.config)
+    if run.interrupted:  # the workers are stopped: no trace to fetch, no verdict
+        verdicts = {name: Verdict(None) for name in [*model.invariants, *model.transition_properties,
+                                                     *(model.liveness if liveness else ())]}
+        return CheckResult(named=named, distinct_states=run.distinct_states, transitions=run.transitions,
+                           depth=run.depth, seconds=time.perf_counter() - started, complete=False,
+                           interrupted=True, properties=verdicts)
     try:
-        model = model_for(named.config)
         verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
         interrupted = run.interrupted
         if liveness:

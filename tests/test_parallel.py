@@ -175,3 +175,18 @@ def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
     for name in NAMES:
         named = lookup(name)
         assert summary(check(named, cluster="local", workers=2)) == summary(check(named)), name
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
+    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2",
+                                "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    time.sleep(5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "interrupted" in err and len(err.strip().splitlines()) == 1
+    record = json.loads(out)
+    assert record["complete"] is False
+    assert all(verdict["holds"] is None for verdict in record["properties"].values())

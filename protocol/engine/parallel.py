@@ -695,9 +695,10 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
         if record_edges and run.complete:
             run.sizes = pool.call("size", [()] * workers)
             run.gather_edges()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the pipes may hold answers never read: stop the workers
         run.interrupted = True
         run.complete = False
+        pool.close()
     except BaseException:  # a worker lost: stop the others, no verdict
         pool.close()
         raise
