@@ -163,11 +163,6 @@ class Partition:
                     for p, keys in enumerate(self.local_keys):
                         keys.append((fp * (2 * p + 3)) & MASK64)
 
-    def record(self, packed: int) -> list[int]:
-        """The state's canonical form: its globals' fingerprint, then each process's locals'."""
-        g = packed >> (self.P * BITS)
-        return [self.global_fps[g]] + [self.local_fps[(packed >> (p * BITS)) & MASK] for p in range(self.P)]
-
     def _learn(self, definitions: bytes) -> None:
         """Intern the components a peer defined, refusing a fingerprint that names two."""
         globals_, locals_ = pickle.loads(definitions)
@@ -180,13 +175,6 @@ class Partition:
                     self._catch_up()  # raises if the value's fingerprint names another component
                 if back.get(fp) is None or values[back[fp]] != value or fingerprint(value) != fp:
                     raise ComponentCollision(f"component {value} arrived under a fingerprint not its own")
-
-    def _unpack_record(self, record) -> int:
-        fp_local, P = self.fp_local, self.P
-        packed = self.fp_global[record[0]] << (P * BITS)
-        for p in range(P):
-            packed |= fp_local[record[1 + p]] << (p * BITS)
-        return packed
 
     # ------------------------------------------------------------ properties
 
@@ -438,10 +426,6 @@ class Partition:
         import resource
 
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-    def pid(self) -> int:
-        return os.getpid()
-
 
 # ------------------------------------------------------------------ worker processes
 
