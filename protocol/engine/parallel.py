@@ -412,7 +412,7 @@ class Partition:
             maps.append(ids)
         mine = maps[self.me]
         src = array("q", map(mine.__getitem__, self.edge_src))
-        dst = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
+        dst = array("q", (maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)))
         return src.tobytes(), self.edge_label.tobytes(), dst.tobytes()
 
     def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
