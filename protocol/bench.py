@@ -47,18 +47,58 @@ SCC_MODES = ("scc:tarjan", "scc:networkx")  # with --scc: the split alone, on th
 DEFAULT_MAX_STATES = 3_000_000
 
 
+WORKER_MODES = ("safety", "safety+liveness")  # what `--workers` measures side by side
+
+
+def worker_mode(mode: str, workers: int) -> str:
+    """The mode name of `mode` run with `workers` partitions: "safety@2"."""
+    return mode if workers == 1 else f"{mode}@{workers}"
+
+
+def split_mode(mode: str) -> tuple[str, int]:
+    base, _, workers = mode.partition("@")
+    return base, int(workers or 1)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
-    """One measurement, in this process."""
+    """One measurement, in this process (and its workers, with a worker count)."""
     from .config import lookup
     from .run import check
 
     if mode in SCC_MODES:
         return measure_scc(name, constants, mode, max_states)
+    base, workers = split_mode(mode)
     named = lookup(name).with_constants(constants)
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = check(named, max_states=max_states, **MODE_OPTIONS[mode])
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter(), time.process_time() + children_cpu()
+    result = check(named, max_states=max_states, workers=workers, **MODE_OPTIONS[base])
+    wall, cpu = time.perf_counter() - wall, time.process_time() + children_cpu() - cpu
     explored = result.reduced_states or result.distinct_states
+    if result.parallel is not None:
+        return {**record_of(result, name, named, mode, wall, cpu, explored),
+                **parallel_figures(result, workers, wall)}
+    return record_of(result, name, named, mode, wall, cpu, explored)
+
+
+def parallel_figures(result, workers: int, wall: float) -> dict:
+    """What a partitioned search adds: the workers, their states/s each, the bytes
+    exchanged per state, and the peak memory of coordinator and workers together."""
+    parallel = result.parallel
+    return {
+        "workers": workers,
+        "states_per_second_per_worker": round(result.distinct_states / wall / workers) if wall else None,
+        "bytes_per_state": round(parallel["bytes_exchanged"] / max(result.distinct_states, 1), 1),
+        "peak_memory_mb": round(peak_memory_mb() + sum(parallel["worker_peak_bytes"]) / 2**20),
+        "level_sizes": parallel["level_sizes"],
+    }
+
+
+def record_of(result, name: str, named, mode: str, wall: float, cpu: float, explored: int) -> dict:
+    base, _ = split_mode(mode)
     return {
         "config": name,
         "constants": named.config.constants,
@@ -72,7 +112,7 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
         "cpu_seconds": round(cpu, 2),
         "states_per_second": round(explored / wall) if wall else None,
         "peak_memory_mb": round(peak_memory_mb()),
-        "as_expected": result.as_expected if MODE_OPTIONS[mode]["liveness"] else None,
+        "as_expected": result.as_expected if MODE_OPTIONS[base]["liveness"] else None,
     }
 
 

@@ -73,6 +73,31 @@ def bench_table(records: list[dict], machine: dict, max_states: int, width: int 
     return table
 
 
+def workers_table(records: list[dict]) -> Table:
+    """The worker counts side by side: seconds, CPU seconds, speed-up over one worker
+    (the same configuration, constants and mode), states/s per worker, bytes per state."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
+                  caption="speed-up: one worker's wall seconds over these; bytes: exchanged between "
+                          "workers per distinct state", caption_justify="left")
+    for header in ("configuration", "constants", "mode", "workers", "s", "CPU s", "speed-up",
+                   "states/s\nper worker", "bytes/\nstate", "peak MB"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants", "mode") else "right")
+    one = {}
+    for record in records:
+        base, _, workers = record["mode"].partition("@")
+        key = (record["config"], constants_text(record["constants"]), base)
+        if not workers:
+            one[key] = record
+        reference = one.get(key)
+        speed_up = (f"{reference['seconds'] / record['seconds']:.2f}x"
+                    if reference and record.get("complete") and record["seconds"] else "–")
+        per_worker = record.get("states_per_second_per_worker", record.get("states_per_second"))
+        table.add_row(*key, workers or "1", seconds(record), figure(record, "cpu_seconds"), speed_up,
+                      "–" if per_worker is None else f"{per_worker:,}",
+                      str(record.get("bytes_per_state", 0)), figure(record, "peak_memory_mb"))
+    return table
+
+
 def long_table(records: list[dict], machine: dict, max_states: int) -> Table:
     """One row per measurement: what an 80-column terminal shows whole."""
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']}, Python {machine['python']}; "

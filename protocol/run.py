@@ -61,6 +61,8 @@ class CheckResult:
     # With --fingerprints: TLC's estimates of the chance that two distinct states
     # shared a fingerprint, {"optimistic": p, "actual": p} (see fingerprints.py).
     fingerprint_collision: dict | None = None
+    # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...]}.
+    parallel: dict | None = None
 
     @property
     def config(self):
@@ -110,17 +112,25 @@ def check(
     liveness: bool = True,
     symmetry: bool = False,
     fingerprints: bool = False,
+    workers: int = 1,
+    cluster: str | None = None,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
     With `liveness` the explored graph's edges are kept and the liveness
     properties are decided on it after the safety ones; without, they are
     left out. With `symmetry` both are decided on one state per orbit.
+    With `workers` > 1 (or a Ray `cluster` address) the states are
+    partitioned over that many workers (engine/parallel.py); one worker is
+    the sequential search, untouched.
     """
     cfg = named.config
     started = time.perf_counter()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
+    if workers > 1 or cluster is not None:
+        return check_parallel(named, workers, cluster, max_states=max_states, stop_on_violation=stop_on_violation,
+                              on_progress=on_progress, liveness=liveness, started=started)
     run = explore_config(  # the fast engine: same states, order, edges and verdicts
         cfg,
         symmetry=symmetry,
@@ -149,6 +159,50 @@ def check(
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violations),
         fingerprint_collision=run.collision_probability() if fingerprints else None,
+    )
+
+
+def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liveness: bool, started: float,
+                   **options) -> CheckResult:
+    """`check` with the states partitioned over worker processes or Ray actors."""
+    from functools import partial
+
+    from .engine.parallel import explore_parallel
+
+    factory = partial(model_for, named.config)
+    pool = None
+    if cluster is not None:
+        from .engine.cluster import ClusterUnavailable, RayPool
+
+        try:
+            pool = RayPool(cluster, factory, workers, liveness)
+        except ClusterUnavailable as why:
+            raise ConfigError(str(why)) from None
+    run = explore_parallel(factory, workers, record_edges=liveness, pool=pool, **options)
+    model = model_for(named.config)
+    if run.interrupted:  # the workers are stopped: no trace to fetch, no verdict
+        verdicts = {name: Verdict(None) for name in [*model.invariants, *model.transition_properties,
+                                                     *(model.liveness if liveness else ())]}
+        return CheckResult(named=named, distinct_states=run.distinct_states, transitions=run.transitions,
+                           depth=run.depth, seconds=time.perf_counter() - started, complete=False,
+                           interrupted=True, properties=verdicts)
+    try:
+        verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
+        interrupted = run.interrupted
+        if liveness:
+            try:
+                verdicts.update(liveness_verdicts(run, model))
+            except KeyboardInterrupt:
+                verdicts.update({name: Verdict(None) for name in model.liveness})
+                interrupted = True
+    finally:
+        run.pool.close()
+    return CheckResult(
+        named=named, distinct_states=run.distinct_states, transitions=run.transitions, depth=run.depth,
+        seconds=time.perf_counter() - started, complete=run.complete, interrupted=interrupted,
+        properties=verdicts, stopped_on_violation=options.get("stop_on_violation", False) and bool(run.violations),
+        parallel={"workers": workers, "bytes_exchanged": run.bytes_exchanged, "worker_peak_bytes": run.worker_memory,
+                  "level_sizes": run.level_sizes},
     )
 
 
@@ -182,10 +236,13 @@ def liveness_verdicts(run: Exploration, model: Model) -> dict:
     if not (run.complete and run.edges_recorded):
         return {name: Verdict(None) for name in model.liveness}
     graph = fair_graph(run, model)
-    initial = [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
+    if hasattr(run, "initial_ids"):  # partitioned: the partitions know their initial states
+        initial = run.initial_ids()
+    else:
+        initial = [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
     verdicts = {}
     for name, pairs in model.liveness.items():
-        masks = pair_masks(run, pairs)
+        masks = pair_masks(run, pairs, name)
         if getattr(run, "reduction", None) is None:
             found = find_violation(graph, initial, masks)
         else:
@@ -197,9 +254,15 @@ def liveness_verdicts(run: Exploration, model: Model) -> dict:
     return verdicts
 
 
-def pair_masks(run: Exploration, pairs) -> list:
+def pair_masks(run: Exploration, pairs, name: str) -> list:
     """liveness.leads_to_masks over the stored states: per interned component with the
-    packed engine, else on every decoded state."""
+    packed engine (by each partition, when partitioned), else on every decoded state."""
+    if hasattr(run, "pair_masks"):
+        from functools import partial
+
+        from .engine.parallel import liveness_pairs
+
+        return run.pair_masks(partial(liveness_pairs, name))
     if getattr(run, "engine", None) is not None:
         return leads_to_masks_by_component(run.engine, run.states, pairs)
     states = (run.state(state_id) for state_id in range(run.distinct_states))

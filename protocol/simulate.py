@@ -184,3 +184,87 @@ def better_finding(old: Finding | None, run: Walk, prop: str, number: int) -> Fi
 def ordered(findings: dict, checks: Checks) -> dict:
     names = list(checks.state) + list(checks.transition)
     return {name: findings[name] for name in names if name in findings}
+
+
+# -------------------------------------------------------------- swarm (SPIN's)
+
+
+def walk_seed(seed: int, number: int) -> int:
+    """The seed of walk `number` in a swarm: its own, so the walk is the same whichever
+    worker runs it and however many there are."""
+    return seed * 1_000_003 + number
+
+
+def swarm_share(cfg, walks: int, depth: int, seed: int, first: int, stride: int) -> tuple:
+    """Walks first, first + stride, ... (1-based) of a swarm, each from its own seed: the
+    shortest violating walk per property (the earliest among equals) with its number and
+    how many walks violated it, the steps taken, and the fingerprints of the states seen."""
+    from array import array
+
+    from .engine.parallel import fingerprint
+
+    model, checks = model_for(cfg), checks_for(cfg)
+    best: dict = {}  # prop -> [length, number, steps, walks violating]
+    seen: set = set()
+    steps = 0
+    for number in range(first, walks + 1, stride):
+        rng = random.Random(walk_seed(seed, number))
+        run = walk(model, checks, lambda options: rng.randrange(len(options)), depth)
+        steps += run.length - 1
+        seen.update(step.state for step in run.steps)
+        for prop in run.violated:
+            entry = best.get(prop)
+            if entry is None:
+                best[prop] = [run.length, number, run.steps, 1, number]  # ..., the first walk
+            else:
+                entry[3] += 1
+                if (run.length, number) < (entry[0], entry[1]):
+                    entry[:3] = [run.length, number, run.steps]
+    return best, steps, array("Q", map(fingerprint, seen)).tobytes()
+
+
+def simulate_swarm(named: NamedConfig, *, walks: int, depth: int, seed: int, workers: int) -> SimulationResult:
+    """`simulate` as SPIN's swarm: `workers` processes run independent seeded walks
+    (walk k from its own seed, `walk_seed`), merged deterministically: the result does
+    not depend on the number of workers. Distinct states are counted by 64-bit
+    fingerprint of each state's canonical bytes."""
+    import multiprocessing
+    from array import array
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from .engine.parallel import WorkerLost
+
+    cfg = named.config
+    started = time.perf_counter()
+    shares = []
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(swarm_share, cfg, walks, depth, seed, first, workers)
+                   for first in range(1, workers + 1)]
+        for index, future in enumerate(futures):
+            try:
+                shares.append(future.result())
+            except BrokenProcessPool:
+                raise WorkerLost(f"a swarm worker died (share {index} of {workers}): "
+                                 "the simulation has no result") from None
+    findings, seen, steps = {}, set(), 0
+    for best, share_steps, fingerprints in shares:
+        steps += share_steps
+        seen.update(array("Q", fingerprints))
+        for prop, (length, number, walk_steps, count, first_walk) in best.items():
+            merged = findings.get(prop)
+            if merged is None:
+                findings[prop] = [length, number, walk_steps, count, first_walk]
+            else:
+                merged[3] += count
+                merged[4] = min(merged[4], first_walk)
+                if (length, number) < (merged[0], merged[1]):
+                    merged[:3] = [length, number, walk_steps]
+    checks = checks_for(cfg)
+    found = {prop: Finding(Trace(prop, walk_steps), first_walk, count)
+             for prop, (_, _, walk_steps, count, first_walk) in findings.items()}
+    return SimulationResult(
+        named=named, walks=walks, walks_run=walks, depth=depth, seed=seed, steps=steps,
+        distinct_states=len(seen), seconds=time.perf_counter() - started,
+        findings=ordered(found, checks), properties=tuple(checks.state) + tuple(checks.transition),
+    )

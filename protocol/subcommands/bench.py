@@ -4,6 +4,7 @@ keeps what was measured."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from ..bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS, ladder, machine
@@ -37,7 +38,21 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         default=DEFAULT_MAX_STATES, metavar="N",
                         help="a rung past N distinct states does not fit and is skipped "
                              f"(default {DEFAULT_MAX_STATES:,})")
+    parser.add_argument("--workers", metavar="1,2", type=worker_counts,
+                        help="measure safety and safety+liveness with each of these worker counts side by "
+                             "side (states/s per worker, bytes exchanged per state, speed-up over one), "
+                             "instead of every mode")
     parser.set_defaults(run=run)
+
+
+def worker_counts(text: str) -> tuple:
+    """`--workers 1,2,auto` as worker counts; argparse turns a bad one into a usage line."""
+    from .common import workers_count
+
+    counts = tuple(workers_count(part.strip()) for part in text.split(",") if part.strip())
+    if not counts:
+        raise argparse.ArgumentTypeError("give worker counts, e.g. 1,2")
+    return counts
 
 
 def rungs_from(args) -> tuple:
@@ -82,6 +97,9 @@ def line(record: dict) -> str:
     if "cpu_seconds" in record:
         figures.append(f"{record['cpu_seconds']:.2f} s CPU")
     figures.append(f"{record['peak_memory_mb']:,} MB peak")
+    if "workers" in record:
+        figures.append(f"{record['states_per_second_per_worker']:,} states/s per worker, "
+                       f"{record['bytes_per_state']} bytes exchanged per state")
     return f"{head} " + ", ".join(figures)
 
 
@@ -89,6 +107,10 @@ def run(args) -> int:
     rungs = rungs_from(args)
     names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
     modes = MODES + (SCC_MODES if args.scc else ())
+    if args.workers:
+        from ..bench import WORKER_MODES, worker_mode
+
+        modes = tuple(worker_mode(mode, workers) for mode in WORKER_MODES for workers in args.workers)
     records: list[dict] = []
     interrupted = False
     with output_to(None) as sink:
@@ -112,6 +134,10 @@ def run(args) -> int:
             from ..render_bench import bench_table, scc_table
 
             console.print(bench_table(records, machine(), args.max_states, width=console.width))
+            from ..render_bench import workers_table
+
+            if args.workers:
+                console.print(workers_table(records))
             split = scc_table(records)
             if split is not None:
                 console.print(split)

@@ -9,8 +9,9 @@ import time
 from .. import run as checking
 from ..config import ConfigError
 from .common import (
-    MAX_STATES_LIMIT, UsageError, add_constants_option, add_output_option, check_writable, make_console,
-    output_to, refuse_together, selected_configurations, settle, warn, whole_number,
+    MAX_STATES_LIMIT, RunFailure, UsageError, add_constants_option, add_output_option, add_workers_option,
+    check_writable, make_console, output_to, refuse_together, selected_configurations, settle,
+    warn, whole_number,
 )
 
 FORMATS = ("terminal", "markdown", "itf", "mermaid")
@@ -45,6 +46,11 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser.add_argument("--fingerprints", action="store_true",
                         help="keep a 64-bit fingerprint per state instead of the state (safety only; "
                              "TLC's memory bound), and report the chance of a collision")
+    add_workers_option(parser, "partition the states over N worker processes (auto: one per core); "
+                               "same counts, depths, verdicts and shortest lengths as one")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run the partitions as actors on the Ray cluster at ADDRESS (host:port, or "
+                             "`local` for a Ray started here); needs pip install '.[cluster]'")
     parser.set_defaults(run=run)
 
 
@@ -132,16 +138,26 @@ def check_options(named, args) -> dict:
     if args.fingerprints:
         checking.refuse_liveness_with_fingerprints(named, options.get("liveness", True))
         options.update(fingerprints=True)
+    if args.workers > 1 or args.cluster is not None:
+        for flag in ("symmetry", "fingerprints"):
+            if getattr(args, flag):
+                raise UsageError(f"--{flag} is sequential only: drop --{flag} or --workers/--cluster")
+        options.update(workers=max(args.workers, 2 if args.cluster is not None else 1), cluster=args.cluster)
     return options
 
 
 def check_one(named, options: dict, console, show_progress: bool):
-    if not show_progress:
-        return checking.check(named, **options)
-    from ..render import ProgressView
+    from ..engine.parallel import WorkerLost
 
-    with ProgressView(console, named.name) as view:
-        return checking.check(named, on_progress=view.update, **options)
+    try:
+        if not show_progress:
+            return checking.check(named, **options)
+        from ..render import ProgressView
+
+        with ProgressView(console, named.name) as view:
+            return checking.check(named, on_progress=view.update, **options)
+    except WorkerLost as lost:  # no verdict from a partial search: one line, exit 1
+        raise RunFailure(f"{named.name}: {lost}") from None
 
 
 def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> None:
@@ -189,6 +205,8 @@ def json_line(result) -> str:
         },
         "as_expected": result.as_expected,
     }
+    if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
+        record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
         record["fingerprint_collision_probability"] = result.fingerprint_collision
     return json.dumps(record)

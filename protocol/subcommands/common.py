@@ -63,6 +63,7 @@ DEPTH_LIMIT = 1_000_000
 WALKS_LIMIT = 100_000_000
 SEED_LIMIT = 2**64 - 1
 JOBS_LIMIT = 2 * (os.cpu_count() or 1)  # more workers than that only share the same CPUs
+WORKERS_LIMIT = max(JOBS_LIMIT, 64)  # partitions: a cluster may have more cores than this machine
 
 
 def whole_number(low: int, high: int, why: str = ""):
@@ -109,6 +110,19 @@ def selected_configurations(args) -> list:
     chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
     constants = constants_from(args)
     return [named.with_constants(constants) for named in chosen]
+
+
+def workers_count(text: str) -> int:
+    """An argparse type: a worker count, or `auto` for the cores this process may use."""
+    if text == "auto":
+        from ..engine.parallel import available_cores
+
+        return available_cores()
+    return whole_number(1, WORKERS_LIMIT, "more workers than that only share the same cores")(text)
+
+
+def add_workers_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--workers", type=workers_count, default=1, metavar="N|auto", help=help)
 
 
 def refuse_together(args, first: str, second: str, why: str = "") -> None:

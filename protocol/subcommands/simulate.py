@@ -11,7 +11,7 @@ from ..simulate import SimulationResult, simulate
 from .check import refuse_unchecked_expectation
 from .common import (
     DEPTH_LIMIT, SEED_LIMIT, WALKS_LIMIT, UsageError, add_constants_option, constants_from, make_console,
-    output_to, settle, whole_number,
+    add_workers_option, output_to, settle, whole_number, RunFailure,
 )
 
 # Each step of a walk evaluates the guard of every action instance (about a
@@ -35,6 +35,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="at most K states per walk, the initial state included (default 100)")
     parser.add_argument("--seed", type=whole_number(0, SEED_LIMIT), default=0, metavar="S",
                         help="random seed; the same seed gives the same walks (default 0)")
+    add_workers_option(parser, "run the walks in N processes (SPIN's swarm; auto: one per core): walk k "
+                               "from its own seed, so the result is the same for every N >= 2")
     parser.add_argument("--json", action="store_true", help="print one JSON object (one line)")
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
     parser.set_defaults(run=run)
@@ -60,7 +62,15 @@ def run(args) -> int:
     options = dict(walks=args.walks, depth=args.depth, seed=args.seed)
     with output_to(None) as sink:
         console = make_console(sink)
-        if console.is_terminal and not args.json:
+        if args.workers > 1:
+            from ..engine.parallel import WorkerLost
+            from ..simulate import simulate_swarm
+
+            try:
+                result = simulate_swarm(named, workers=args.workers, **options)
+            except WorkerLost as lost:
+                raise RunFailure(str(lost)) from None
+        elif console.is_terminal and not args.json:
             from ..render_simulate import walk_progress_bar
 
             with walk_progress_bar(console, named.name, args.walks) as on_progress:

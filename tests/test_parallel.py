@@ -1,0 +1,192 @@
+"""The partitioned search (engine/parallel.py), its Ray transport and the swarm
+simulation: the same counts, depths, verdicts and shortest lengths as the
+sequential search, traces that do not depend on the number of workers, and a
+worker that dies stops the run without a verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from protocol.config import lookup, named_configurations
+from protocol.engine.parallel import ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
+from protocol.model import model_for
+from protocol.run import check
+from protocol.simulate import simulate_swarm
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = list(named_configurations())
+
+
+def summary(result) -> dict:
+    """What must not depend on the number of workers."""
+    return {
+        "distinct_states": result.distinct_states,
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "complete": result.complete,
+        "verdicts": {name: (verdict.holds, verdict.trace_length) for name, verdict in result.properties.items()},
+        "as_expected": result.as_expected,
+    }
+
+
+def traces(result) -> dict:
+    return {name: [(str(step.action), step.state) for step in verdict.trace.steps]
+            for name, verdict in result.properties.items() if verdict.trace is not None}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_two_and_three_workers_find_what_one_finds(name):
+    named = lookup(name).with_constants({"MaxTime": 1})
+    one = check(named)
+    two, three = check(named, workers=2), check(named, workers=3)
+    assert summary(two) == summary(one)
+    assert summary(three) == summary(one)
+    assert traces(two) == traces(three)  # the chosen trace (a lasso's too) does not depend on N
+
+
+def test_a_violated_invariant_has_its_shortest_trace_in_parallel():
+    named = lookup("HoldsRouted")
+    result = check(named, workers=2, liveness=False)
+    trace = result.violation("I1")
+    assert trace is not None and trace.length == named.expected_violations()["I1"]
+    assert trace.steps[0].action is None and all(step.action is not None for step in trace.steps[1:])
+
+
+def test_canonical_bytes_do_not_depend_on_how_a_set_was_built():
+    built_up = frozenset([("Drop", 0), ("Create", 1, 2), 3])
+    other_order = frozenset([3, ("Create", 1, 2), ("Drop", 0)])
+    assert canonical(built_up) == canonical(other_order)
+    assert fingerprint(built_up) == fingerprint(other_order)
+    assert canonical((1, None, True)) != canonical((1, None, 1))  # a bool is not its int
+    with pytest.raises(TypeError, match="no canonical encoding"):
+        canonical(object())
+
+
+def test_a_killed_worker_stops_the_search_naming_it():
+    factory = partial(model_for, lookup("Holds").with_constants({"MaxTime": 1}).config)
+    pool = ProcessPool(factory, 2, record_edges=False)
+    victim = pool.processes[1]
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.join()
+    with pytest.raises(WorkerLost, match=rf"worker 1 \(pid {victim.pid}\) died \(killed by signal 9\)"):
+        explore_parallel(factory, 2, pool=pool)
+    assert not any(process.is_alive() for process in pool.processes)
+
+
+def run_cli(*argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "protocol", *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def test_the_cli_gives_the_same_json_with_two_workers():
+    records = []
+    for workers in ("1", "2"):
+        done = run_cli("check", "HoldsRouted", "-c", "MaxTime=1", "--json", "--workers", workers)
+        assert done.returncode == 0, done.stderr
+        record = json.loads(done.stdout)
+        record.pop("seconds")
+        records.append(record)
+    levels = records[1].pop("level_sizes")  # only a partitioned search counts per level
+    assert sum(levels) == records[1]["distinct_states"] and len(levels) == records[1]["depth"]
+    assert records[0] == records[1]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--workers", "0"], "out of range"),
+    (["--workers", "many"], "not a whole number"),
+    (["--workers", "2", "--symmetry"], "--symmetry is sequential only"),
+    (["--workers", "2", "--fingerprints", "--no-liveness"], "--fingerprints is sequential only"),
+])
+def test_bad_worker_options_are_one_usage_line(argv, words):
+    done = run_cli("check", "Holds", *argv)
+    assert done.returncode == 2
+    assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout == ""
+
+
+def test_the_swarm_does_not_depend_on_the_number_of_workers():
+    named = lookup("HoldsRouted")
+    two = simulate_swarm(named, walks=60, depth=30, seed=7, workers=2)
+    three = simulate_swarm(named, walks=60, depth=30, seed=7, workers=3)
+    assert (two.steps, two.distinct_states) == (three.steps, three.distinct_states)
+    assert {name: (f.trace, f.first_walk, f.walks) for name, f in two.findings.items()} == \
+        {name: (f.trace, f.first_walk, f.walks) for name, f in three.findings.items()}
+    assert "I1" in two.findings  # the walks do refute HoldsRouted
+
+
+# ------------------------------------------------------------------ slow
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(child) for child in text]
+    return found
+
+
+@pytest.mark.slow
+def test_a_worker_killed_during_a_cli_run_is_one_line_and_exit_1():
+    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    deadline = time.monotonic() + 60
+    workers = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        workers = children(process.pid)
+    assert len(workers) == 2, "the workers never started"
+    time.sleep(3)  # well into the search
+    os.kill(workers[1], signal.SIGKILL)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert len(err.strip().splitlines()) == 1 and "worker 1" in err and "died" in err
+    assert "holds" not in out and "violated" not in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [2, 3])
+def test_every_named_configuration_at_its_own_constants_in_parallel(workers):
+    for name in NAMES:
+        named = lookup(name)
+        assert summary(check(named, workers=workers)) == summary(check(named)), name
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install '.[cluster]' to run these")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
+    for name in NAMES:
+        named = lookup(name)
+        assert summary(check(named, cluster="local", workers=2)) == summary(check(named)), name
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
+    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2",
+                                "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    time.sleep(5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "interrupted" in err and len(err.strip().splitlines()) == 1
+    record = json.loads(out)
+    assert record["complete"] is False
+    assert all(verdict["holds"] is None for verdict in record["properties"].values())
