@@ -18,10 +18,23 @@ from test_fast import some_packed_states
 
 SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
 CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
+# The alias configurations are defined at one process, where symmetry reduces nothing:
+# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
+ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
 
 
-@pytest.mark.parametrize("constants", CONSTANTS, ids=["defaults", "P3-D1-T1"])
-@pytest.mark.parametrize("name", SYMMETRIC)
+def symmetric_cases(constants_list: list, ids: list) -> list:
+    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
+    cases = []
+    for name in SYMMETRIC:
+        if named_configurations()[name].config.alias != "none":
+            cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
+        else:
+            cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
+    return cases
+
+
+@pytest.mark.parametrize("name, constants", symmetric_cases(CONSTANTS, ["defaults", "P3-D1-T1"]))
 def test_reduction_keeps_verdicts_lengths_depth_and_unreduced_counts(name, constants):
     cfg = named_configurations()[name].config.evolve(**constants)
     full = explore_config(cfg)
@@ -93,14 +106,27 @@ def test_check_symmetry_refuses_the_cap(capsys):
 # ------------------------------------------------------------------ liveness
 
 LIVENESS_CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
+# The alias configurations are defined at one process, where symmetry reduces nothing:
+# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
+ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
+
+
+def symmetric_cases(constants_list: list, ids: list) -> list:
+    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
+    cases = []
+    for name in SYMMETRIC:
+        if named_configurations()[name].config.alias != "none":
+            cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
+        else:
+            cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
+    return cases
 
 
 def verdicts(result) -> dict:
     return {name: (verdict.holds, verdict.trace_length) for name, verdict in result.properties.items()}
 
 
-@pytest.mark.parametrize("constants", LIVENESS_CONSTANTS, ids=["defaults", "P3-D1-T1"])
-@pytest.mark.parametrize("name", SYMMETRIC)
+@pytest.mark.parametrize("name, constants", symmetric_cases(LIVENESS_CONSTANTS, ["defaults", "P3-D1-T1"]))
 def test_reduction_keeps_every_verdict_and_length_liveness_included(name, constants):
     named = named_configurations()[name].with_constants(constants)
     full, reduced = check(named), check(named, symmetry=True)
