@@ -155,7 +155,7 @@ def explorer_url():
         assert found, f"no address in {line!r}"
         yield found.group(1)
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=20)
+        _, stderr = process.communicate(timeout=60)  # a loaded CI machine starts slowly
         assert process.returncode == 0 and "Traceback" not in stderr
     finally:
         if process.poll() is None:
@@ -167,17 +167,24 @@ def test_walk_the_holds_routed_counterexample_in_the_explorer_and_back(browser, 
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from selenium.common.exceptions import StaleElementReferenceException
+
     result = checked("HoldsRouted")
     trace = result.violation("I1")
-    wait = WebDriverWait(browser, 15)
+    # The page redraws its lists after every step: an element found just before a redraw
+    # goes stale, and the wait simply looks again.
+    wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,))
     browser.get(explorer_url)
 
     def path_length(n):
         return lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#path li")) == n
 
     def take(action: str):
-        button = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f'#successors button[data-action="{action}"]'))
-        button.click()
+        def clicked(driver) -> bool:
+            driver.find_element(By.CSS_SELECTOR, f'#successors button[data-action="{action}"]').click()
+            return True
+
+        wait.until(clicked)
 
     def verdict(prop: str) -> str:
         return browser.find_element(By.CSS_SELECTOR, f'#verdicts li[data-property="{prop}"]').get_attribute("class")
@@ -187,7 +194,7 @@ def test_walk_the_holds_routed_counterexample_in_the_explorer_and_back(browser, 
         take(str(step.action))
         wait.until(path_length(number))
     wait.until(lambda d: verdict("I1") == "violated")
-    witness = browser.find_element(By.CSS_SELECTOR, '#verdicts li[data-property="I1"] .witness').text
+    witness = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#verdicts li[data-property="I1"] .witness').text)
     assert story(trace, result.config).violation[0] in witness
     assert "violates I1" in browser.find_element(By.ID, "where").text
     screenshot(browser, "explore-HoldsRouted")
@@ -200,7 +207,7 @@ def test_walk_the_holds_routed_counterexample_in_the_explorer_and_back(browser, 
     wait.until(lambda d: verdict("I1") == "violated")
     browser.find_element(By.ID, "shortest").click()
     wait.until(path_length(len(trace.steps)))
-    shown = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#path li")]
+    shown = wait.until(lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#path li")])
     assert shown == ["Initial state"] + [str(step.action) for step in trace.steps[1:]]
     outside = [url for url in requested_urls(browser)
                if url.startswith(NETWORK_SCHEMES) and not url.startswith(explorer_url)]
