@@ -251,7 +251,6 @@ def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
 
 def rendered_tables():
     """Every rich table the commands print, with the words it must show whole."""
-    from helpers import checked
     from protocol.config import lookup
     from protocol.matrix import Matrix, Outcome, plan
     from protocol.render import configurations_table, summary_table

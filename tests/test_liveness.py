@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import replace_action
-from protocol import actions, model
+from protocol import actions
 from protocol.config import lookup
 from protocol.engine.checker import explore
 from protocol.engine.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
