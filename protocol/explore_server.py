@@ -190,11 +190,22 @@ class Handler(BaseHTTPRequestHandler):
         pass  # the terminal is for the one line saying where the explorer is, not a request log
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True  # a browser's kept-alive connection never holds up the exit
+
+    def handle_error(self, request, client_address):
+        """A browser that drops a connection mid-request (a reload, a closed tab) is no
+        error of the explorer's: say nothing. Anything else is reported as usual."""
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(explorer: Explorer, port: int, host: str = LOOPBACK) -> ThreadingHTTPServer:
     """The explorer's server, bound (OSError if the port is taken) but not yet serving."""
     from .report import explorer_page
 
     handler = type("ExplorerHandler", (Handler,), {"explorer": explorer, "page": explorer_page(explorer.named.name)})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    return Server((host, port), handler)
