@@ -106,20 +106,6 @@ def test_check_symmetry_refuses_the_cap(capsys):
 # ------------------------------------------------------------------ liveness
 
 LIVENESS_CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
-# The alias configurations are defined at one process, where symmetry reduces nothing:
-# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
-ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
-
-
-def symmetric_cases(constants_list: list, ids: list) -> list:
-    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
-    cases = []
-    for name in SYMMETRIC:
-        if named_configurations()[name].config.alias != "none":
-            cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
-        else:
-            cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
-    return cases
 
 
 def verdicts(result) -> dict:
