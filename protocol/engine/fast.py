@@ -279,10 +279,23 @@ class Engine:
         It yields the successors in the enumeration order of the instances, which
         must list the controller's instances first and each action name's together
         (so the search always picks the same shortest trace)."""
+        lines, namespace = self.successor_body(
+            lambda label, state, globals_, first_locals: [f"append({self._edge(label, state)})"])
+        source = ["def successors(s):", "    out = []", "    append = out.append",
+                  *lines, "    return out"]
+        exec("\n".join(source), namespace)
+        return namespace["successors"]
+
+    def successor_body(self, emit: Callable[[str, str, str | None, int | None], list[str]]) -> tuple[list, dict]:
+        """The lines (indented once) that compute every successor of the packed state
+        `s`, in the instances' enumeration order, and the names they use. Each
+        successor is handed to the lines `emit(label, state, globals, first_locals)`
+        returns, given the expressions of its label id, of the packed successor, of
+        its globals' id and of its process 0's locals' id (each None where the step
+        leaves them as in `s`: `g`, `l0`)."""
         self._require_grouped_order()
         P, names = self.P, list(self.process_steps)
-        lines = ["def successors(s):", "    out = []", "    append = out.append",
-                 f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
+        lines = [f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
         lines += [f"    l{p} = (s >> {p * BITS}) & {MASK}" for p in range(P)]
         lines += [
             "    steps = controller_memo[g]",
@@ -297,9 +310,9 @@ class Engine:
                       f"            if n{p} is None:",
                       f"                n{p} = append_to(app, l{p})"]
         packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [f"            append({self._edge('label', f'(g2 << {P * BITS}) | {packed_locals}')})",
+        lines += [*indent(emit("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0"), 12),
                   "        else:",
-                  f"            append({self._edge('label', f'(g2 << {P * BITS}) | rest')})"]
+                  *indent(emit("label", f"(g2 << {P * BITS}) | rest", "g2", None), 12)]
         namespace = {
             "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
             "appended": self.appended, "append_to": self.append_to,
@@ -316,10 +329,8 @@ class Engine:
                 if self.local_reads[name]:
                     lines.append(f"    row_{index} = memo_{index}[projection_{index}[g]]")
             for label_id, _step, kind, p in self.process_steps[name]:
-                lines += self._process_step_lines(index, name, p, label_id, kind)
-        lines.append("    return out")
-        exec("\n".join(lines), namespace)
-        return namespace["successors"]
+                lines += self._process_step_lines(index, name, p, label_id, kind, emit)
+        return lines, namespace
 
     def _require_grouped_order(self) -> None:
         order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
@@ -332,19 +343,22 @@ class Engine:
         label to the permutation applied) when reducing by symmetry."""
         return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
 
-    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str) -> list[str]:
+    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit) -> list[str]:
         shift = p * BITS
         if kind == WIDE:
             wide = len(self.wide_steps)
             self.wide_steps.append(next(entry for entry in self.process_steps[name] if entry[0] == label_id))
-            others = " | ".join(f"(append_to(app, l{q}) << {q * BITS})" for q in range(self.P) if q != p) or "0"
+            others = [q for q in range(self.P) if q != p]
+            packed_others = " | ".join(f"(m{q} << {q * BITS})" for q in others) or "0"
             return [
                 f"    found = wide_memo.get(({wide}, g, l{p}), 0)",
                 "    if found == 0:",
                 f"        found = wide_successor({wide}, g, l{p})",
                 "    if found is not None:",
                 "        g2, n, app = found",
-                f"        append({self._edge(str(label_id), f'(g2 << {self.P * BITS}) | (n << {shift}) | {others}')})",
+                *[f"        m{q} = append_to(app, l{q})" for q in others],
+                *indent(emit(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
+                             "g2", "n" if p == 0 else "m0"), 8),
             ]
         projection = f"projection_{index}[g]" if self.local_reads[name] else "0"
         return [
@@ -352,7 +366,7 @@ class Engine:
             "    if n is None:",
             f"        n = local_successor({name!r}, l{p}, {projection})",
             "    if n >= 0:",
-            f"        append({self._edge(str(label_id), f's + ((n - l{p}) << {shift})')})",
+            *indent(emit(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None), 8),
         ]
 
     # --------------------------------------------------------- properties
@@ -420,6 +434,10 @@ def leads_to_masks(engine: Engine, states: list, pairs) -> list[tuple[bytearray,
         triggers = bytearray(map(and_, map(premise_of.__getitem__, global_ids), unmet))
         masks.append((triggers, unmet))
     return masks
+
+
+def indent(lines: list[str], spaces: int) -> list[str]:
+    return [" " * spaces + line for line in lines]
 
 
 def intern(values: list, ids: dict, value) -> tuple[int, bool]:

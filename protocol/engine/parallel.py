@@ -1,12 +1,14 @@
 """Shared-nothing parallel breadth-first search over a `Model`. Knows nothing of the protocol.
 
 States are hash-partitioned: each `Partition` (a worker process, or a Ray
-actor) owns the states whose key falls to it, keeps their seen-set and their
-parents, expands its share of each breadth-first level with the packed
-engine (engine/fast.py) and sends every successor it does not own to its
-owner, in one batch of raw bytes per owner and level. The search is
-level-synchronous: the coordinator (`explore_parallel`) runs one level at a
-time, expand then admit, and relays the batches.
+actor) owns the states whose owner (below) is its index, keeps their
+seen-set, expands its share of each breadth-first level with the packed
+engine's successor lines (engine/fast.py, generated into one loop per
+partition) and sends every successor it does not own to its owner, in one
+batch of raw bytes per owner and level. A successor it owns is admitted at
+once, as the sequential search does. The search is level-synchronous: the
+coordinator (`explore_parallel`) runs one level at a time, expand then
+admit, and relays the batches.
 
 Canonical encoding. The packed engine interns components per process, so a
 packed int means nothing elsewhere. Every component (the globals, one
@@ -15,19 +17,25 @@ canonical bytes (`canonical`: a deterministic encoding; sets sorted). A
 state on the wire is its P+1 component fingerprints; a batch first defines
 the components its receiver has not been sent yet, and a receiver that meets
 two components with one fingerprint stops loudly, so the exchange is exact,
-never probabilistic. A state's *key* XORs its component fingerprints (each
-process's multiplied by its position's odd factor) into 64 bits; keys order
-states deterministically. Its owner is the same XOR over its globals and
-process 0's locals only, mod N: a step of another process leaves the state
-with its owner, so only steps of the controller and of process 0 cross.
+never probabilistic. A state's owner is the sum of its globals' and process
+0's locals' fingerprints, each mod N, mod N: a step of another process leaves
+the state where it is, so only steps of the controller and of process 0 can
+cross. A state's *key* XORs its component fingerprints (each process's
+multiplied by its position's odd factor) into 64 bits; keys order states
+deterministically.
 
-Determinism, whatever N: each level's new states are numbered in key order,
-so each partition expands its share in key order; a new state's parent is
-the least (parent key, label id) among the steps into it in that level; the
-violation reported is the least key among the violating states of the first
-level where a property fails. So counts, depth, verdicts, shortest lengths
-and the traces are the same for every N >= 2 (with N = 1 the caller uses the
-sequential search: same counts and lengths, its own choice of trace).
+Determinism, whatever N. The partitions keep no parents: which states lie
+at which depth does not depend on N, and that is all the counts need. A
+trace is chosen after the search, backwards: the violation reported is the
+least key among the violating states of the first level where a property
+fails (for a transition property, the least (source key, label)); the step
+into a state is the least (key, label) among the steps into it from the
+level before, found by re-expanding that level in every partition (only
+the levels on the path, only when a trace is asked for). With edges kept
+(liveness), the states are numbered globally by (level, key). So counts,
+depth, verdicts, shortest lengths, traces and lassos are the same for every
+N >= 2 (with N = 1 the caller uses the sequential search: same counts and
+lengths, its own choice of trace).
 """
 
 from __future__ import annotations
@@ -39,7 +47,9 @@ import signal
 import time
 import traceback
 from array import array
-from itertools import repeat
+from bisect import bisect_right
+from itertools import filterfalse, repeat
+from operator import and_, or_, rshift
 from typing import Callable
 
 from . import Model
@@ -55,6 +65,16 @@ class WorkerLost(RuntimeError):
 
 class ComponentCollision(RuntimeError):
     """Two distinct components share a 64-bit fingerprint (never seen; stop rather than merge them)."""
+
+
+class AnyOf:
+    """True once any of its lists is non-empty."""
+
+    def __init__(self, lists: list):
+        self.lists = lists
+
+    def __bool__(self) -> bool:
+        return any(self.lists)
 
 
 def canonical(value) -> bytes:
@@ -81,22 +101,20 @@ def fingerprint(value) -> int:
 
 
 class Partition:
-    """One worker's share of the search: the states whose key % count == index."""
+    """One worker's share of the search: the states it owns (see `owner`)."""
 
     def __init__(self, model_factory: Callable[[], Model], index: int, count: int, record_edges: bool):
         self.model = model_factory()
         self.engine = Engine(self.model)
         self.me, self.count, self.record_edges = index, count, record_edges
         self.P = self.model.processes
-        self.index: dict = {}  # packed state -> local id
-        self.states: list = []  # local id -> packed state
-        self.keys = array("Q")  # local id -> key
-        self.parent_worker = array("b")  # -1 for an initial state
-        self.parent_id = array("q")
-        self.via = array("i")  # label id of the step in, -1 for an initial state
+        self.labels = len(self.model.labels)  # a step is one int: source id * labels + label id
+        self.states: list = []  # local id -> packed state, level by level
+        # The seen-set; with edges, packed -> local id (an edge's target needs its id).
+        self.seen: dict | set = {} if record_edges else set()
+        self.bounds: list[int] = []  # level k (from 1) holds ids bounds[k-1] .. bounds[k] (or the end)
         self.frontier = range(0)
-        self.level_starts: list[int] = []  # the first id of each level this partition has states in
-        self.candidates: dict = {}  # packed -> [key, parent key, label, parent worker, parent id]
+        self.level_first = 0  # the first id of the level being made
         # Component fingerprints: per interned id, and back (per kind).
         self.global_fps: list[int] = []
         self.local_fps: list[int] = []
@@ -104,19 +122,24 @@ class Partition:
         self.fp_local: dict = {}
         self.global_keys: list[int] = []  # what each component adds to a state's key
         self.local_keys: list[list[int]] = [[] for _ in range(self.P)]
+        # A state's owner: (owner_of_global[its globals] + owner_of_local[process 0's locals]) % count
+        self.owner_of_global: list[int] = []
+        self.owner_of_local: list[int] = []
+        # Per position in a packed state (globals, process 0, 1, ...): fingerprint -> the
+        # component's id shifted into that position (a batch is decoded by OR-ing them).
+        self.placed: list[dict] = [{} for _ in range(self.P + 1)]
         self._follow_interning()
         self.defined = [(set(), set()) for _ in range(count)]  # what each peer has been sent
-        self._expand_loop = self._compile_expand()
+        self._expand_level = self._compile_expand()
         self.key = self._compile_key()
         self._checks()
-        # Edges (with record_edges): final ones, and those waiting for their target's id.
-        self.edge_src, self.edge_label = array("q"), array("i")
-        self.edge_worker, self.edge_dst = array("b"), array("q")
-        # Every edge is recorded when its source is expanded, in the engine's order (so the
-        # rows do not depend on N); a target not yet numbered is filled in later.
-        self.waiting_own: list = []  # (edge index, packed target)
-        self.waiting: list = [[] for _ in range(count)]  # per owner: (edge index, slot in its batch)
-        self.sent_order: list = [None] * count  # per owner: packed targets in batch order
+        # Edges (with record_edges), in the engine's order: each as its step, the worker
+        # owning its target and the target's id there. A level's edges wait in
+        # `waiting` (steps, targets, owners) until `admit` and `resolve` number their targets.
+        self.edge_step, self.edge_worker, self.edge_dst = array("q"), array("b"), array("q")
+        self.waiting: tuple | None = None
+        self.sent: list = [None] * count  # per owner: the states of the batch sent this level
+        self.sorted_ids: array | None = None  # local ids in (level, key) order: see `levels`
 
     # ------------------------------------------------------------ encoding
 
@@ -159,7 +182,12 @@ class Partition:
                 fps.append(fp)
                 if fps is self.global_fps:
                     self.global_keys.append(fp)
+                    self.owner_of_global.append(fp % self.count)
+                    self.placed[0][fp] = component_id << (self.P * BITS)
                 else:
+                    self.owner_of_local.append(fp % self.count)
+                    for p in range(self.P):
+                        self.placed[1 + p][fp] = component_id << (p * BITS)
                     for p, keys in enumerate(self.local_keys):
                         keys.append((fp * (2 * p + 3)) & MASK64)
 
@@ -196,230 +224,305 @@ class Partition:
     # ------------------------------------------------------------ the search
 
     def owner(self, packed: int) -> int:
-        """The partition that owns a state: by its globals and process 0's locals only,
-        so that a step of another process keeps the state where it is (no exchange)."""
-        return (self.global_keys[packed >> (self.P * BITS)] ^ self.local_keys[0][packed & MASK]) % self.count
+        """The partition that owns a state: by its globals and process 0's locals, so
+        that a local step of another process keeps the state where it is."""
+        return (self.owner_of_global[packed >> (self.P * BITS)] + self.owner_of_local[packed & MASK]) % self.count
 
     def start(self) -> dict:
         """Admit the initial states this partition owns: level 1."""
         self._catch_up()
+        self.level_first = 0
         for state in self.model.initial_states:
             packed = self.engine.encode(state)
             self._catch_up()
-            if self.owner(packed) == self.me and packed not in self.candidates:
-                self.candidates[packed] = (0, -1, -1, -1)
+            if self.owner(packed) == self.me:
+                self._admit_own(packed)
         return self.admit([None] * self.count)
+
+    def _admit_own(self, packed: int) -> None:
+        if packed not in self.seen:
+            if self.record_edges:
+                self.seen[packed] = len(self.states)
+            else:
+                self.seen.add(packed)
+            self.states.append(packed)
 
     def expand(self) -> tuple[list, int, dict]:
         """Expand this partition's frontier: per owner, the batch of successors it is sent
-        (None for this partition's own, kept here), the transitions, and the least
-        violation of each transition property in this level (parent key, label, ...)."""
-        outgoing = [dict() for _ in range(self.count)]  # owner -> packed -> (parent key, label, parent id, slot)
+        (None for this partition's own, admitted here as they are made), the
+        transitions, and the least violation of each transition property in this
+        level (source key, label, ...)."""
+        count, me = self.count, self.me
         step_violations: dict = {}
-        transitions = self._expand_loop(self.frontier, outgoing, step_violations)
+        check, watching = self._step_checker(step_violations)
+        self.level_first = len(self.states)  # the next level starts with the successors kept here
+        if self.record_edges:
+            # per owner: its batch, as packed -> slot (the edges name a sent target by its slot)
+            slots: list = [None if owner == me else {} for owner in range(count)]
+            steps, owners, targets = array("q"), array("b"), array("q")
+            transitions = self._expand_level(self.frontier, self.states, slots, steps.append, owners.append,
+                                             targets.append, check, watching)
+            self.waiting = (steps, owners, targets)
+            self.sent = [None if owner == me else list(slots[owner]) for owner in range(count)]
+        else:
+            sets: list = [None if owner == me else set() for owner in range(count)]
+            transitions = self._expand_level(self.frontier, self.states,
+                                             [None if found is None else found.add for found in sets],
+                                             check, watching)
+            self.sent = [None if found is None else list(found) for found in sets]
         self._catch_up()
-        return [None if owner == self.me else self._batch(owner, outgoing[owner]) for owner in range(self.count)], \
-            transitions, step_violations
+        batches = [None if owner == me else self._batch(owner, self.sent[owner]) for owner in range(count)]
+        return batches, transitions, step_violations
 
     def _compile_expand(self):
-        """The hot loop of `expand`, its owner test inline (no call per successor), with or
-        without recording edges."""
-        P, record = self.P, self.record_edges
-        owner = f"(gk[after >> {P * BITS}] ^ lk0[after & {MASK}]) % count"
+        """The hot loop of `expand`: the engine's successor lines, each successor handed
+        on as it is made, with no call per successor but a set or list operation.
+        Its owner comes from the component ids, not the packed int; a local step of a
+        process other than 0 keeps the globals and process 0's locals, so it stays
+        here. A successor owned here is admitted at once (as the sequential search
+        does); one owned elsewhere goes into that owner's batch, once. With edges,
+        every step is kept: its step int, its target's owner and its target's id
+        there (for a target sent elsewhere, its slot in the batch until `resolve`)."""
+        me, count, record = self.me, self.count, self.record_edges
+        owner_of = (lambda g, l0: f"owner_of_global[{g}] ^ owner_of_local[{l0}]") if count == 2 else \
+            (lambda g, l0: f"(owner_of_global[{g}] + owner_of_local[{l0}]) % {count}")
+
+        def route(label: str, state: str, globals_: str | None, first_locals: str | None) -> list[str]:
+            stays = globals_ is None and first_locals is None
+            if record:
+                keep = ["target = seen_get(after)", "if target is None:",
+                        "    target = seen[after] = len(states)", "    add_state(after)",
+                        f"to_step(base + {label})", f"to_owner({me})", "to_target(target)"]
+                send = ["batch = slots[owner]", "target = batch.get(after)", "if target is None:",
+                        "    target = batch[after] = len(batch)",
+                        f"to_step(base + {label})", "to_owner(owner)", "to_target(target)"]
+            else:
+                keep = ["if after not in seen:", "    seen_add(after)", "    add_state(after)"]
+                send = ["slots[owner](after)"]
+            if stays:
+                return ["after = " + state, "transitions += 1", *keep]
+            return ["after = " + state, "transitions += 1", f"owner = {owner_of(globals_ or 'g', first_locals or 'l0')}",
+                    f"if owner == {me}:", *["    " + line for line in keep],
+                    "else:", *["    " + line for line in send]]
+
+        body, namespace = self.engine.successor_body(route)
+        head = ("def expand_level(frontier, states, slots, to_step, to_owner, to_target, check, watching):"
+                if record else "def expand_level(frontier, states, slots, check, watching):")
         lines = [
-            "def expand_loop(self, frontier, outgoing, step_violations):",
-            "    successors, index, candidates = self.engine.successors, self.index, self.candidates",
-            "    states, keys, me, count, engine = self.states, self.keys, self.me, self.count, self.engine",
-            "    edge, waiting_own, waiting = self._edge, self.waiting_own, self.waiting",
-            "    edge_dst = self.edge_dst",
-            "    steps = self._active(self.steps)",
-            "    dormant = [prop.watch for name, prop in self.steps if isinstance(prop, Guarded)]",
+            head,
+            "    add_state = states.append",
             "    transitions = 0",
-            "    gk, lk0 = self.global_keys, self.local_keys[0]",
             "    for source in frontier:",
-            "        found = successors(states[source])",
-            "        transitions += len(found)",
-            "        parent_key = keys[source]",
-        ]
-        lines += ["        if dormant and any(dormant):",
-                  "            steps = self._active(self.steps)",
-                  "        if steps:",
-                  "            for label, after in found:",
-                  "                self._check_step(steps, step_violations, source, label, after, parent_key)"]
-        lines += [
-            "        for label, after in found:",
-            f"            owner = {owner}",
-            "            if owner == me:",
-            "                target = index.get(after)",
-            "                if target is not None:",
-            *(["                    edge(source, label, me, target)"] if record else []),
-            "                    continue",
-            "                if after not in candidates:  # expanded in key order: the first step in is the least",
-            "                    candidates[after] = (parent_key, label, me, source)",
-            *(["                waiting_own.append((len(edge_dst), after))",
-               "                edge(source, label, me, -1)"] if record else []),
-            "            else:",
-            "                batch = outgoing[owner]",
-            "                entry = batch.get(after)",
-            "                if entry is None:",
-            "                    entry = batch[after] = (parent_key, label, source, len(batch))",
-            *(["                waiting[owner].append((len(edge_dst), entry[3]))",
-               "                edge(source, label, owner, -1)"] if record else []),
+            "        s = states[source]",
+            f"        base = source * {self.labels}",
+            *["    " + line for line in body],
+            # after the successors: making them may have found a component that fails one
+            "        if watching:",
+            "            check(source, s)",
             "    return transitions",
         ]
-        namespace = {"Guarded": Guarded}
+        seen = self.seen
+        namespace.update(owner_of_global=self.owner_of_global, owner_of_local=self.owner_of_local, seen=seen,
+                         seen_get=getattr(seen, "get", None), seen_add=getattr(seen, "add", None))
         exec("\n".join(lines), namespace)
-        return namespace["expand_loop"].__get__(self)
+        return namespace["expand_level"]
 
-    def _check_step(self, steps, step_violations, source, label, after, parent_key) -> None:
-        for name, holds in steps:
-            if name not in step_violations and not holds(self.states[source], after):
-                step_violations[name] = (parent_key, label, self.me, source, self.engine.decode(after))
+    def _step_checker(self, step_violations: dict) -> tuple:
+        """(check, watching): `check(source, s)` checks a source's steps against the
+        transition properties not yet violated, keeping each one's least violation by
+        (source key, label); it is called when `watching` is true: always if one of
+        them is unguarded, else once a guarded one's watch is non-empty, which can
+        happen mid-level (a component that fails it)."""
+        unviolated = [(name, prop) for name, prop in self.steps if name not in self.violated]
+        if not unviolated:
+            return None, False
+        watches = [prop.watch for _, prop in unviolated if isinstance(prop, Guarded)]
+        if len(watches) < len(unviolated):
+            watching = True
+        elif len(watches) == 1:
+            watching = watches[0]  # a list: true once non-empty
+        else:
+            watching = AnyOf(watches)
+        successors, me, decode, key = self.engine.successors, self.me, self.engine.decode, self.key
 
-    def _edge(self, source: int, label: int, worker: int, target: int) -> None:
-        self.edge_src.append(source)
-        self.edge_label.append(label)
-        self.edge_worker.append(worker)
-        self.edge_dst.append(target)
+        def check(source: int, s: int) -> None:
+            steps = self._active(self.steps)
+            for label, after in successors(s):
+                for name, holds in steps:
+                    if not holds(s, after):
+                        found = step_violations.get(name)
+                        if found is None or (key(s), label) < found[:2]:
+                            step_violations[name] = (key(s), label, me, source, decode(after))
 
-    def _batch(self, owner: int, entries: dict) -> bytes:
+        return check, watching
+
+    def _columns(self, states: list) -> list:
+        """The component ids of `states`, by position: globals, then process 0, 1, ...
+        (C-level maps over the packed ints: no Python code per state)."""
+        shift = self.P * BITS
+        columns = [list(map(rshift, states, repeat(shift))), list(map(and_, states, repeat(MASK)))]
+        columns += [list(map(and_, map(rshift, states, repeat(p * BITS)), repeat(MASK))) for p in range(1, self.P)]
+        return columns
+
+    def _batch(self, owner: int, states: list) -> bytes:
         """One owner's batch: the components it has not been sent, pickled (few), then
-        per state its record (component fingerprints), parent key and
-        (label << 32 | parent id), as raw uint64s."""
-        sent_globals, sent_locals = self.defined[owner]
-        engine, shift, P = self.engine, self.P * BITS, self.P
-        global_fps, local_fps = self.global_fps, self.local_fps
-        new_globals = [(global_fps[g], engine.globals[g]) for g in {packed >> shift for packed in entries}
-                       if global_fps[g] not in sent_globals]
-        used = {(packed >> (p * BITS)) & MASK for packed in entries for p in range(P)}
-        new_locals = [(local_fps[lid], engine.locals[lid]) for lid in used if local_fps[lid] not in sent_locals]
-        sent_globals.update(fp for fp, _ in new_globals)
-        sent_locals.update(fp for fp, _ in new_locals)
-        width = P + 3
-        flat = array("Q", bytes(8 * width * len(entries)))
-        packed_states = list(entries)
-        flat[0::width] = array("Q", [global_fps[packed >> shift] for packed in packed_states])
-        for p in range(P):
-            flat[1 + p::width] = array("Q", [local_fps[(packed >> (p * BITS)) & MASK] for packed in packed_states])
-        values = entries.values()
-        flat[P + 1::width] = array("Q", [parent_key for parent_key, _, _, _ in values])
-        flat[P + 2::width] = array("Q", [(label << 32) | parent for _, label, parent, _ in values])
-        definitions = pickle.dumps((sorted(new_globals), sorted(new_locals)), protocol=pickle.HIGHEST_PROTOCOL)
+        per state its record (component fingerprints), as raw uint64s."""
+        sent_globals, sent_locals = self.defined[owner]  # component ids sent to this owner
+        engine, width = self.engine, self.P + 1
+        columns = self._columns(states)
+        new_globals = set(columns[0]).difference(sent_globals)
+        new_locals = set().union(*columns[1:]).difference(sent_locals)
+        sent_globals.update(new_globals)
+        sent_locals.update(new_locals)
+        flat = array("Q", bytes(8 * width * len(states)))
+        for position, column in enumerate(columns):
+            fps = self.global_fps if position == 0 else self.local_fps
+            flat[position::width] = array("Q", map(fps.__getitem__, column))
+        definitions = pickle.dumps(
+            (sorted((self.global_fps[g], engine.globals[g]) for g in new_globals),
+             sorted((self.local_fps[lid], engine.locals[lid]) for lid in new_locals)),
+            protocol=pickle.HIGHEST_PROTOCOL)
         return len(definitions).to_bytes(8, "little") + definitions + flat.tobytes()
 
+    def _decode_batch(self, batch: bytes) -> list:
+        """A peer's batch as packed states here (interning the components it defines):
+        each fingerprint looked up as its component id already shifted into place, the
+        shifted ids OR-ed together (C-level maps again)."""
+        size = int.from_bytes(batch[:8], "little")
+        self._learn(batch[8:8 + size])
+        flat = array("Q")
+        flat.frombytes(batch[8 + size:])
+        width = self.P + 1
+        placed = [map(self.placed[position].__getitem__, flat[position::width]) for position in range(width)]
+        packed = placed[0]
+        for column in placed[1:]:
+            packed = map(or_, packed, column)
+        return list(packed)
+
     def admit(self, incoming: list) -> dict:
-        """Admit the successors sent here (one batch per sender, None for none) and this
-        partition's own: number the new ones in key order, check the invariants on them.
-        Returns the new count, each invariant's least violating (key, id) in this level,
+        """Admit the successors sent here (one batch per sender, None for none), after
+        those made here: check the invariants on the level's new states. Returns the
+        new count, each invariant's least violating (key, worker, id) in this level,
         and (with edges) per sender the ids of its batch's states, in its order."""
-        candidates, index, P = self.candidates, self.index, self.P
-        width = P + 3
+        seen, states = self.seen, self.states
         answers = [None] * self.count
         for sender, batch in enumerate(incoming):
             if batch is None:
                 continue
-            size = int.from_bytes(batch[:8], "little")
-            self._learn(batch[8:8 + size])
-            flat = array("Q")
-            flat.frombytes(batch[8 + size:])
-            packed_states = [g << (P * BITS) for g in map(self.fp_global.__getitem__, flat[0::width])]
-            for p in range(P):
-                local_ids = map(self.fp_local.__getitem__, flat[1 + p::width])
-                packed_states = [packed | (lid << (p * BITS)) for packed, lid in zip(packed_states, local_ids)]
-            for after, parent_key, packed_label in zip(packed_states, flat[P + 1::width], flat[P + 2::width]):
-                if after in index:
-                    continue
-                label = packed_label >> 32
-                entry = candidates.get(after)
-                if entry is None or (parent_key, label) < entry[:2]:
-                    candidates[after] = (parent_key, label, sender, packed_label & 0xFFFFFFFF)
-            answers[sender] = packed_states if self.record_edges else None
-        first = len(self.states)
-        unordered = list(candidates)
-        unordered_keys = list(map(self.key, unordered))
-        order = sorted(range(len(unordered)), key=unordered_keys.__getitem__)
-        new = list(map(unordered.__getitem__, order))
-        self.states.extend(new)
-        index.update(zip(new, range(first, first + len(new))))
-        self.keys.extend(map(unordered_keys.__getitem__, order))
-        entries = list(map(candidates.__getitem__, new))
-        self.via.extend([label for _, label, _, _ in entries])
-        self.parent_worker.extend([worker for _, _, worker, _ in entries])
-        self.parent_id.extend([parent for _, _, _, parent in entries])
-        candidates.clear()
-        self.frontier = range(first, len(self.states))
-        if self.frontier:
-            self.level_starts.append(first)
+            received = self._decode_batch(batch)
+            fresh = list(filterfalse(seen.__contains__, received))
+            if self.record_edges:
+                seen.update(zip(fresh, range(len(states), len(states) + len(fresh))))
+                answers[sender] = array("q", map(seen.__getitem__, received)).tobytes()
+            else:
+                seen.update(fresh)
+            states.extend(fresh)
+        first = self.level_first
+        self.bounds.append(first)
+        self.frontier = range(first, len(states))
         violations = self._check_states(self.frontier)
-        if self.record_edges:
-            for at, after in self.waiting_own:
-                self.edge_dst[at] = index[after]
-            self.waiting_own.clear()
-            answers = [None if order is None else array("q", map(index.__getitem__, order)).tobytes()
-                       for order in answers]
         return {"new": len(self.frontier), "violations": violations, "answers": answers}
 
     def _check_states(self, ids) -> dict:
-        """Each active invariant's least violating state among `ids` (they are in key order)."""
+        """Each active invariant's least violating state among `ids`, by key."""
         found = {}
         invariants = self._active(self.invariants)
         if not invariants:
             return found
         for state_id in ids:
             for name, holds in invariants:
-                if name not in found and not holds(self.states[state_id]):
-                    found[name] = (self.keys[state_id], self.me, state_id)
+                if not holds(self.states[state_id]):
+                    key = self.key(self.states[state_id])
+                    if name not in found or key < found[name][0]:
+                        found[name] = (key, self.me, state_id)
         return found
 
     def resolve(self, answers: list) -> None:
-        """The ids the owners gave the states this partition sent them: the waiting edges' targets."""
+        """The ids the owners gave the states this partition sent them: record this
+        level's edges (a sent target was named by its slot in the batch)."""
+        if self.waiting is None:
+            return
+        steps, owners, targets = self.waiting
+        ids_of = [None] * self.count
         for owner, answer in enumerate(answers):
-            if answer is None:
-                continue
-            ids = array("q")
-            ids.frombytes(answer)
-            for at, slot in self.waiting[owner]:
-                self.edge_dst[at] = ids[slot]
-            self.waiting[owner].clear()
+            if answer is not None:
+                ids_of[owner] = array("q")
+                ids_of[owner].frombytes(answer)
+        me = self.me
+        self.edge_step.extend(steps)
+        self.edge_worker.extend(owners)
+        self.edge_dst.extend([target if owner == me else ids_of[owner][target]
+                              for owner, target in zip(owners, targets)])
+        self.waiting, self.sent = None, [None] * self.count
+
+    # ------------------------------------------------------------ traces
+
+    def level_of(self, state_id: int) -> int:
+        """The level (from 1) of one of this partition's states."""
+        return bisect_right(self.bounds, state_id)
+
+    def predecessor(self, target, level: int):
+        """Among this partition's states at `level`, the least (key, label) with a step to
+        the readable state `target`: (key, label id, id, readable state), or None."""
+        if level > len(self.bounds):
+            return None
+        wanted = self.engine.encode(target)
+        self._catch_up()
+        start = self.bounds[level - 1]
+        end = self.bounds[level] if level < len(self.bounds) else len(self.states)
+        best = None
+        for state_id in range(start, end):
+            s = self.states[state_id]
+            label = next((label for label, after in self.engine.successors(s) if after == wanted), None)
+            if label is not None and (best is None or (self.key(s), label) < best[:2]):
+                best = (self.key(s), label, state_id)
+        self._catch_up()
+        return None if best is None else (*best, self.engine.decode(self.states[best[2]]))
 
     # ------------------------------------------------------------ results
 
     def size(self) -> int:
         return len(self.states)
 
-    def origin(self, state_id: int) -> tuple:
-        """(parent worker, parent id, label id, readable state) of one state."""
-        return (self.parent_worker[state_id], self.parent_id[state_id], self.via[state_id],
-                self.engine.decode(self.states[state_id]))
-
     def readable(self, state_id: int):
         return self.engine.decode(self.states[state_id])
 
     def initial_ids(self) -> list[int]:
-        return [state_id for state_id, worker in enumerate(self.parent_worker) if worker < 0]
+        return list(range(self.bounds[0], self.bounds[1] if len(self.bounds) > 1 else len(self.states)))
 
-    def levels(self) -> tuple[bytes, list[int]]:
-        """This partition's keys in id order, and where each level's ids start."""
-        return self.keys.tobytes(), self.level_starts
+    def levels(self) -> tuple[bytes, list[int], bytes]:
+        """This partition's ids in (level, key) order, the order of the global numbering,
+        with their keys, and where each level starts (by level, from 1)."""
+        keys = list(map(self.key, self.states))
+        order = array("q")
+        ends = self.bounds[1:] + [len(self.states)]
+        for start, end in zip(self.bounds, ends):
+            order.extend(sorted(range(start, end), key=keys.__getitem__))
+        self.sorted_ids = order
+        return array("Q", map(keys.__getitem__, order)).tobytes(), list(self.bounds), order.tobytes()
 
     def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
         """This partition's edges in global ids (`global_ids[w]`: worker w's local id ->
-        global id, raw int64s), as raw arrays."""
+        global id, raw int64s), as raw arrays; a source's edges in label order."""
         maps = []
         for raw in global_ids:
             ids = array("q")
             ids.frombytes(raw)
             maps.append(ids)
-        mine = maps[self.me]
-        src = array("q", map(mine.__getitem__, self.edge_src))
-        dst = array("q", (maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)))
-        return src.tobytes(), self.edge_label.tobytes(), dst.tobytes()
+        mine, labels = maps[self.me], self.labels
+        src = array("q", [mine[step // labels] for step in self.edge_step])
+        label = array("i", [step % labels for step in self.edge_step])
+        dst = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
+        return src.tobytes(), label.tobytes(), dst.tobytes()
 
     def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
+        """Per leads-to pair, (triggers, unmet) over this partition's states in the order
+        of the global numbering (`levels` first)."""
         from .fast import leads_to_masks
 
         pairs = pairs_of(self.model)
-        return [(bytes(a), bytes(b)) for a, b in leads_to_masks(self.engine, self.states, pairs)]
+        states = list(map(self.states.__getitem__, self.sorted_ids))
+        return [(bytes(a), bytes(b)) for a, b in leads_to_masks(self.engine, states, pairs)]
 
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""
@@ -540,36 +643,29 @@ class ParallelExploration:
         self.edge_src = self.edge_label = self.edge_dst = None
         self.worker_memory: list[int] = []
         self.reduction = None
-        self.worker_levels: list[list[int]] = []  # per worker: the level number of each of its levels
 
     def number_globally(self) -> None:
         """Global ids independent of N: every state by (level, key), merged from the
-        partitions (each already in that order). Sets `owner_of[gid]`, `local_of[gid]`
-        and each worker's local -> global ids (`global_ids`)."""
+        partitions (each gives its ids in that order). Sets `owner_of[gid]`,
+        `local_of[gid]` and each worker's local -> global ids (`global_ids`)."""
         import heapq
 
         parts = self.pool.call("levels", [()] * len(self.sizes))
         streams = []
-        for worker, (raw, starts) in enumerate(parts):
-            keys = array("Q")
-            keys.frombytes(raw)
+        for worker, (raw_keys, bounds, raw_ids) in enumerate(parts):
+            keys, ids = array("Q"), array("q")
+            keys.frombytes(raw_keys)
+            ids.frombytes(raw_ids)
             level_of = array("l", bytes(8 * len(keys)))
-            levels = self._level_numbers(worker, starts, len(keys))
-            for (start, end), level in levels:
+            for level, (start, end) in enumerate(zip(bounds, bounds[1:] + [len(keys)]), start=1):
                 level_of[start:end] = array("l", [level]) * (end - start)
-            streams.append(zip(level_of, keys, repeat(worker), range(len(keys))))
+            streams.append(zip(level_of, keys, repeat(worker), ids))
         self.owner_of, self.local_of = array("b"), array("q")
-        self.global_ids = [array("q", bytes(8 * len(raw))) for raw, _ in parts]
+        self.global_ids = [array("q", bytes(len(raw_ids))) for _, _, raw_ids in parts]
         for global_id, (_, _, worker, local) in enumerate(heapq.merge(*streams)):
             self.owner_of.append(worker)
             self.local_of.append(local)
             self.global_ids[worker][local] = global_id
-
-    def _level_numbers(self, worker: int, starts: list[int], size: int) -> list:
-        """((first id, end id), level number) of each of a partition's levels."""
-        levels = self.worker_levels[worker]
-        ends = starts[1:] + [size]
-        return [((start, end), level) for start, end, level in zip(starts, ends, levels)]
 
     def locate(self, state_id: int) -> tuple[int, int]:
         return self.owner_of[state_id], self.local_of[state_id]
@@ -579,11 +675,20 @@ class ParallelExploration:
         return self.pool.call_one(worker, "readable", local)
 
     def stored_path(self, worker: int, local: int) -> list:
+        """The path to one state, chosen whatever N: backwards, level by level, its
+        predecessor of least (key, label) in the level before, over every partition
+        (the search keeps no parents: it re-expands one level per step back)."""
+        state = self.pool.call_one(worker, "readable", local)
+        level = self.pool.call_one(worker, "level_of", local)
         steps = []
-        while worker >= 0:
-            parent_worker, parent, label, state = self.pool.call_one(worker, "origin", local)
-            steps.append((None if label < 0 else self.labels[label], state))
-            worker, local = parent_worker, parent
+        while level > 1:
+            level -= 1
+            found = [answer for answer in self.pool.call("predecessor", [(state, level)] * len(self.sizes))
+                     if answer is not None]
+            _key, label, _id, parent = min(found, key=lambda answer: answer[:2])
+            steps.append((self.labels[label], state))
+            state = parent
+        steps.append((None, state))
         steps.reverse()
         return steps
 
@@ -652,11 +757,6 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
                 break
             run.depth += 1
             run.level_sizes.append(new)
-            while len(run.worker_levels) < workers:
-                run.worker_levels.append([])
-            for worker, answer in enumerate(admitted):
-                if answer["new"]:
-                    run.worker_levels[worker].append(run.depth)
             run.distinct_states += new
             found = [name for name in _note_state_violations(run, admitted)]
             if found:
