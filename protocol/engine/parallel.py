@@ -48,7 +48,8 @@ import time
 import traceback
 from array import array
 from bisect import bisect_right
-from itertools import filterfalse, repeat
+from collections import Counter
+from itertools import accumulate, chain, filterfalse, repeat
 from operator import and_, or_, rshift
 from typing import Callable
 
@@ -503,17 +504,27 @@ class Partition:
 
     def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
         """This partition's edges in global ids (`global_ids[w]`: worker w's local id ->
-        global id, raw int64s), as raw arrays; a source's edges in label order."""
+        global id, raw int64s), as raw arrays: each state's out-degree, then the edges'
+        labels and targets, by source in the order of the global numbering (`levels`
+        first), a source's edges in label order (the engine's)."""
         maps = []
         for raw in global_ids:
             ids = array("q")
             ids.frombytes(raw)
             maps.append(ids)
-        mine, labels = maps[self.me], self.labels
-        src = array("q", [mine[step // labels] for step in self.edge_step])
-        label = array("i", [step % labels for step in self.edge_step])
-        dst = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
-        return src.tobytes(), label.tobytes(), dst.tobytes()
+        labels = self.labels
+        # A source's edges are consecutive, sources in id order: rows by local id.
+        degree = Counter(step // labels for step in self.edge_step)
+        offsets = array("q", accumulate(map(degree.__getitem__, range(len(self.states))), initial=0))
+        label_of = array("i", [step % labels for step in self.edge_step])
+        target_of = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
+        degrees, label_out, target_out = array("q"), array("i"), array("q")
+        for local in self.sorted_ids:
+            start, end = offsets[local], offsets[local + 1]
+            degrees.append(end - start)
+            label_out.extend(label_of[start:end])
+            target_out.extend(target_of[start:end])
+        return degrees.tobytes(), label_out.tobytes(), target_out.tobytes()
 
     def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
         """Per leads-to pair, (triggers, unmet) over this partition's states in the order
@@ -718,15 +729,31 @@ class ParallelExploration:
                 for i in range(len(per_worker[0]))]
 
     def gather_edges(self) -> None:
+        """The edges of every partition, grouped by source in global id order (so that the
+        liveness graph takes them as they are): each partition's rows, interleaved as
+        the global numbering interleaves the partitions' states."""
         self.number_globally()
         raw_ids = [ids.tobytes() for ids in self.global_ids]
-        parts = self.pool.call("edges", [(raw_ids,)] * len(self.sizes))
-        self.edge_src, self.edge_label, self.edge_dst = array("q"), array("i"), array("q")
-        for src, label, dst in parts:
-            self.edge_src.frombytes(src)
-            self.edge_label.frombytes(label)
-            self.edge_dst.frombytes(dst)
-        self.edge_label = array("q", self.edge_label)
+        parts = []
+        for degrees_raw, labels_raw, targets_raw in self.pool.call("edges", [(raw_ids,)] * len(self.sizes)):
+            degrees, labels, targets = array("q"), array("i"), array("q")
+            degrees.frombytes(degrees_raw)
+            labels.frombytes(labels_raw)
+            targets.frombytes(targets_raw)
+            parts.append((iter(degrees), labels, targets))
+        labels_in_order, self.edge_dst = array("i"), array("q")
+        at = [0] * len(parts)
+        degree_of = array("q")
+        for worker in self.owner_of:
+            degrees, labels, targets = parts[worker]
+            degree = next(degrees)
+            start = at[worker]
+            at[worker] = start + degree
+            degree_of.append(degree)
+            labels_in_order.extend(labels[start:start + degree])
+            self.edge_dst.extend(targets[start:start + degree])
+        self.edge_label = array("q", labels_in_order)
+        self.edge_src = array("q", chain.from_iterable(map(repeat, range(len(degree_of)), degree_of)))
         self.edges_recorded = True
 
 
