@@ -290,7 +290,8 @@ def fair_graph(run: Exploration, model: Model) -> FairGraph:
     family_of = {instance.label: instance.family for instance in model.instances}
     label_family = [family_of.get(label) for label in run.labels]
     return FairGraph(
-        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, model.fair_families, label_family
+        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, model.fair_families, label_family,
+        enabled=getattr(run, "enabled", None),  # a partitioned search gathers them with the edges
     )
 
 

@@ -93,14 +93,17 @@ class FairGraph:
         edge_dst: Sequence[int],
         families: Sequence[Hashable],
         label_family: Sequence[Hashable | None],
+        enabled: list[int] | None = None,
     ):
+        """`enabled`, when given, is each state's enabled families as `_enabled_masks`
+        would compute them (the partitions of a parallel search compute their own)."""
         self.n = n
         self.families = list(families)
         bit_of = {family: 1 << i for i, family in enumerate(self.families)}
         self.label_bit = [bit_of.get(family, 0) if family is not None else 0 for family in label_family]
         self.all_families = (1 << len(self.families)) - 1
         self.offsets, self.targets, self.labels = compressed_rows(n, edge_src, edge_label, edge_dst)
-        self.enabled = self._enabled_masks()
+        self.enabled = self._enabled_masks() if enabled is None else enabled
         self._cyclic = None
         self._stutters = None
 

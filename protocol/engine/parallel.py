@@ -49,6 +49,7 @@ import traceback
 from array import array
 from bisect import bisect_right
 from collections import Counter
+from functools import reduce
 from itertools import accumulate, chain, filterfalse, repeat
 from operator import and_, or_, rshift
 from typing import Callable
@@ -506,7 +507,8 @@ class Partition:
         """This partition's edges in global ids (`global_ids[w]`: worker w's local id ->
         global id, raw int64s), as raw arrays: each state's out-degree, then the edges'
         labels and targets, by source in the order of the global numbering (`levels`
-        first), a source's edges in label order (the engine's)."""
+        first), a source's edges in label order (the engine's); and each state's
+        enabled fair families (a bit mask)."""
         maps = []
         for raw in global_ids:
             ids = array("q")
@@ -519,12 +521,22 @@ class Partition:
         label_of = array("i", [step % labels for step in self.edge_step])
         target_of = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
         degrees, label_out, target_out = array("q"), array("i"), array("q")
+        enabled, bit_of_label = array("q"), self._fair_bits()
         for local in self.sorted_ids:
             start, end = offsets[local], offsets[local + 1]
             degrees.append(end - start)
             label_out.extend(label_of[start:end])
             target_out.extend(target_of[start:end])
-        return degrees.tobytes(), label_out.tobytes(), target_out.tobytes()
+            enabled.append(reduce(or_, map(bit_of_label.__getitem__, label_of[start:end]), 0))
+        return degrees.tobytes(), label_out.tobytes(), target_out.tobytes(), enabled.tobytes()
+
+    def _fair_bits(self) -> list[int]:
+        """Per label id, the bit of its weak-fairness family (0 when it is not fair), as
+        the liveness graph numbers the families: so each state's enabled families are
+        computed here, in parallel, instead of on the coordinator."""
+        bit_of = {family: 1 << i for i, family in enumerate(self.model.fair_families)}
+        return [bit_of.get(instance.family, 0) if instance.family is not None else 0
+                for instance in self.model.instances]
 
     def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
         """Per leads-to pair, (triggers, unmet) over this partition's states in the order
@@ -652,6 +664,7 @@ class ParallelExploration:
         self.bytes_exchanged = 0
         self.edges_recorded = False
         self.edge_src = self.edge_label = self.edge_dst = None
+        self.enabled = None  # per state, its enabled fair families (gathered with the edges)
         self.worker_memory: list[int] = []
         self.reduction = None
 
@@ -734,13 +747,18 @@ class ParallelExploration:
         the global numbering interleaves the partitions' states."""
         self.number_globally()
         raw_ids = [ids.tobytes() for ids in self.global_ids]
-        parts = []
-        for degrees_raw, labels_raw, targets_raw in self.pool.call("edges", [(raw_ids,)] * len(self.sizes)):
-            degrees, labels, targets = array("q"), array("i"), array("q")
+        parts, enabled = [], []
+        for degrees_raw, labels_raw, targets_raw, enabled_raw in self.pool.call("edges",
+                                                                                [(raw_ids,)] * len(self.sizes)):
+            degrees, labels, targets, masks = array("q"), array("i"), array("q"), array("q")
             degrees.frombytes(degrees_raw)
             labels.frombytes(labels_raw)
             targets.frombytes(targets_raw)
+            masks.frombytes(enabled_raw)
             parts.append((iter(degrees), labels, targets))
+            enabled.append(iter(masks))
+        # each state's enabled fair families, for the liveness graph (`run.enabled`)
+        self.enabled = list(map(next, map(enabled.__getitem__, self.owner_of)))
         labels_in_order, self.edge_dst = array("i"), array("q")
         at = [0] * len(parts)
         degree_of = array("q")
