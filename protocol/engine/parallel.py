@@ -51,7 +51,7 @@ from bisect import bisect_right
 from collections import Counter
 from functools import reduce
 from itertools import accumulate, chain, filterfalse, repeat
-from operator import and_, or_, rshift
+from operator import add, and_, floordiv, mod, or_, rshift
 from typing import Callable
 
 from . import Model
@@ -503,7 +503,7 @@ class Partition:
         self.sorted_ids = order
         return array("Q", map(keys.__getitem__, order)).tobytes(), list(self.bounds), order.tobytes()
 
-    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
+    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes, bytes]:
         """This partition's edges in global ids (`global_ids[w]`: worker w's local id ->
         global id, raw int64s), as raw arrays: each state's out-degree, then the edges'
         labels and targets, by source in the order of the global numbering (`levels`
@@ -516,10 +516,14 @@ class Partition:
             maps.append(ids)
         labels = self.labels
         # A source's edges are consecutive, sources in id order: rows by local id.
-        degree = Counter(step // labels for step in self.edge_step)
+        degree = Counter(map(floordiv, self.edge_step, repeat(labels)))
         offsets = array("q", accumulate(map(degree.__getitem__, range(len(self.states))), initial=0))
-        label_of = array("i", [step % labels for step in self.edge_step])
-        target_of = array("q", [maps[worker][target] for worker, target in zip(self.edge_worker, self.edge_dst)])
+        label_of = array("i", map(mod, self.edge_step, repeat(labels)))
+        # every worker's local -> global ids end to end: a target is at its worker's start + its id
+        every = array("q", chain.from_iterable(maps))
+        start_of = list(accumulate(map(len, maps), initial=0))
+        target_of = array("q", map(every.__getitem__, map(add, map(start_of.__getitem__, self.edge_worker),
+                                                          self.edge_dst)))
         degrees, label_out, target_out = array("q"), array("i"), array("q")
         enabled, bit_of_label = array("q"), self._fair_bits()
         for local in self.sorted_ids:
