@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,12 @@ def summary(result) -> dict:
         "verdicts": {name: (verdict.holds, verdict.trace_length) for name, verdict in result.properties.items()},
         "as_expected": result.as_expected,
     }
+
+
+@cache
+def sequential_summary(name: str) -> dict:
+    """One sequential check per named configuration, shared by the tests that compare with it."""
+    return summary(check(lookup(name)))
 
 
 def traces(result) -> dict:
@@ -157,8 +163,7 @@ def test_a_worker_killed_during_a_cli_run_is_one_line_and_exit_1():
 @pytest.mark.parametrize("workers", [2, 3])
 def test_every_named_configuration_at_its_own_constants_in_parallel(workers):
     for name in NAMES:
-        named = lookup(name)
-        assert summary(check(named, workers=workers)) == summary(check(named)), name
+        assert summary(check(lookup(name), workers=workers)) == sequential_summary(name), name
 
 
 @pytest.fixture(scope="module")
@@ -173,8 +178,7 @@ def local_ray():
 @pytest.mark.slow
 def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
     for name in NAMES:
-        named = lookup(name)
-        assert summary(check(named, cluster="local", workers=2)) == summary(check(named)), name
+        assert summary(check(lookup(name), cluster="local", workers=2)) == sequential_summary(name), name
 
 
 @pytest.mark.slow
