@@ -8,6 +8,7 @@ test session, so the refutation and CLI tests share the explorations.
 
 from __future__ import annotations
 
+import signal
 from functools import lru_cache
 
 import pytest
@@ -138,3 +139,11 @@ def replace_action(monkeypatch, name: str, step) -> None:
 
     monkeypatch.setattr(model, "ACTIONS", tuple(
         attrs.evolve(action, step=step) if action.name == name else action for action in model.ACTIONS))
+
+
+def ctrl_c_reaches_it() -> None:
+    """For a child a test will interrupt (subprocess's preexec_fn): Ctrl-C at its default.
+    A shell without job control starts background commands with SIGINT ignored, and
+    Python then installs no handler for it: run from such a job, an interrupted
+    child would never see the Ctrl-C the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

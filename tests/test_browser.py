@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checked
+from helpers import checked, ctrl_c_reaches_it
 from protocol.config import named_configurations
 from protocol.narrate import story
 from protocol.report import report_html
@@ -148,7 +148,7 @@ def test_a_refutations_report_renders_steps_to_the_witness_without_the_network(b
 def explorer_url():
     """`python -m protocol explore HoldsRouted` on a free loopback port, stopped by Ctrl-C."""
     process = subprocess.Popen([sys.executable, "-m", "protocol", "explore", "HoldsRouted", "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it)
     try:
         line = process.stdout.readline()
         found = re.search(r"(http://127\.0\.0\.1:\d+/)", line)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ctrl_c_reaches_it
+
 # Each case starts a fresh interpreter (about half a second of CPU): the module runs in the
 # slow run, which CI adds; the in-process CLI tests (test_cli.py) keep the quick run's share.
 pytestmark = pytest.mark.slow
@@ -26,7 +28,7 @@ OLD = "the previous run's output\n"
 def start(*argv, cwd=ROOT, env=None):
     environment = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.Popen([sys.executable, "-m", "protocol", *argv], cwd=cwd, env=environment,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it)
 
 
 def run(*argv, cwd=ROOT, env=None, timeout=120):

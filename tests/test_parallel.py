@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ctrl_c_reaches_it
+
 from protocol.config import lookup, named_configurations
 from protocol.engine.parallel import ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
 from protocol.model import model_for
@@ -185,7 +187,7 @@ def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
 def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
     process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2",
                                 "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)), preexec_fn=ctrl_c_reaches_it)
     time.sleep(5)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from helpers import checked, cli  # noqa: F401 - cli is a fixture
+from helpers import checked, cli, ctrl_c_reaches_it  # noqa: F401 - cli is a fixture
 from protocol.config import named_configurations
 from protocol.explore_server import Explorer, make_server
 from protocol.matrix import Matrix, Outcome, plan
@@ -255,7 +255,7 @@ def test_the_json_api_walks_to_a_state_and_back():
 
 def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
     process = subprocess.Popen([sys.executable, "-m", "protocol", "explore", "Holds", "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it)
     try:
         line = process.stdout.readline()
         port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
