@@ -108,7 +108,7 @@ def refutations_markdown(results: dict) -> str:
         for n in refutations()
     ]
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
-    first_alias = next(i for i, n in enumerate(refutations()) if n.config.alias != "none")
+    first_alias = next((i for i, n in enumerate(refutations()) if n.config.alias != "none"), len(sections))
     sections.insert(first_alias, sound_alias_section())
     return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
 

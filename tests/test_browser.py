@@ -23,7 +23,7 @@ from protocol.config import named_configurations
 from protocol.narrate import story
 from protocol.report import report_html
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 REFUTATIONS = [name for name, named in named_configurations().items() if named.violates]
 ARTEFACTS = Path(__file__).resolve().parent.parent / ".ci" / "artefacts"

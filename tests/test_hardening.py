@@ -19,7 +19,7 @@ from helpers import ctrl_c_reaches_it
 
 # Each case starts a fresh interpreter (about half a second of CPU): the module runs in the
 # slow run, which CI adds; the in-process CLI tests (test_cli.py) keep the quick run's share.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = "the previous run's output\n"

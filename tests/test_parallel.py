@@ -143,6 +143,7 @@ def children(pid: int) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_a_worker_killed_during_a_cli_run_is_one_line_and_exit_1():
     process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -178,12 +179,14 @@ def local_ray():
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
     for name in NAMES:
         assert summary(check(lookup(name), cluster="local", workers=2)) == sequential_summary(name), name
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
     process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2",
                                 "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
