@@ -140,7 +140,6 @@ class Partition:
         # `waiting` (steps, targets, owners) until `admit` and `resolve` number their targets.
         self.edge_step, self.edge_worker, self.edge_dst = array("q"), array("b"), array("q")
         self.waiting: tuple | None = None
-        self.sent: list = [None] * count  # per owner: the states of the batch sent this level
         self.sorted_ids: array | None = None  # local ids in (level, key) order: see `levels`
 
     # ------------------------------------------------------------ encoding
@@ -265,15 +264,15 @@ class Partition:
             transitions = self._expand_level(self.frontier, self.states, slots, steps.append, owners.append,
                                              targets.append, check, watching)
             self.waiting = (steps, owners, targets)
-            self.sent = [None if owner == me else list(slots[owner]) for owner in range(count)]
+            sent = [None if owner == me else list(slots[owner]) for owner in range(count)]
         else:
             sets: list = [None if owner == me else set() for owner in range(count)]
             transitions = self._expand_level(self.frontier, self.states,
                                              [None if found is None else found.add for found in sets],
                                              check, watching)
-            self.sent = [None if found is None else list(found) for found in sets]
+            sent = [None if found is None else list(found) for found in sets]
         self._catch_up()
-        batches = [None if owner == me else self._batch(owner, self.sent[owner]) for owner in range(count)]
+        batches = [None if owner == me else self._batch(owner, sent[owner]) for owner in range(count)]
         return batches, transitions, step_violations
 
     def _compile_expand(self):
@@ -316,7 +315,7 @@ class Partition:
             "    transitions = 0",
             "    for source in frontier:",
             "        s = states[source]",
-            f"        base = source * {self.labels}",
+            *([f"        base = source * {self.labels}"] if record else []),
             *["    " + line for line in body],
             # after the successors: making them may have found a component that fails one
             "        if watching:",
@@ -455,7 +454,7 @@ class Partition:
         self.edge_worker.extend(owners)
         self.edge_dst.extend([target if owner == me else ids_of[owner][target]
                               for owner, target in zip(owners, targets)])
-        self.waiting, self.sent = None, [None] * self.count
+        self.waiting = None
 
     # ------------------------------------------------------------ traces
 
