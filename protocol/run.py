@@ -61,7 +61,8 @@ class CheckResult:
     # With --fingerprints: TLC's estimates of the chance that two distinct states
     # shared a fingerprint, {"optimistic": p, "actual": p} (see fingerprints.py).
     fingerprint_collision: dict | None = None
-    # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...]}.
+    # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...],
+    # "graph_gathered": whether liveness needed the whole graph on the coordinator}.
     parallel: dict | None = None
 
     @property
@@ -195,6 +196,8 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
             except KeyboardInterrupt:
                 verdicts.update({name: Verdict(None) for name in model.liveness})
                 interrupted = True
+        if not interrupted:  # the workers' peaks once liveness, decided in them or not, is done too
+            run.worker_memory = run.pool.call("memory", [()] * workers)
     finally:
         run.pool.close()
     return CheckResult(
@@ -202,7 +205,7 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
         seconds=time.perf_counter() - started, complete=run.complete, interrupted=interrupted,
         properties=verdicts, stopped_on_violation=options.get("stop_on_violation", False) and bool(run.violations),
         parallel={"workers": workers, "bytes_exchanged": run.bytes_exchanged, "worker_peak_bytes": run.worker_memory,
-                  "level_sizes": run.level_sizes},
+                  "level_sizes": run.level_sizes, "graph_gathered": run.gathered},
     )
 
 
@@ -231,17 +234,19 @@ def liveness_verdicts(run: Exploration, model: Model) -> dict:
     """Each liveness property's verdict, decided on the recorded graph under the model's fairness.
 
     Unknown when the graph is incomplete or its edges were not recorded: a
-    state not expanded might still have a way out of a stall.
+    state not expanded might still have a way out of a stall. A partitioned
+    search first tries to decide where its edges lie (`liveness_holds`); the
+    graph is gathered only for a property that might fail there.
     """
     if not (run.complete and run.edges_recorded):
         return {name: Verdict(None) for name in model.liveness}
-    graph = fair_graph(run, model)
-    if hasattr(run, "initial_ids"):  # partitioned: the partitions know their initial states
-        initial = run.initial_ids()
-    else:
-        initial = [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
-    verdicts = {}
+    verdicts, graph, initial = {}, None, None
     for name, pairs in model.liveness.items():
+        if holds_in_place(run, name):
+            verdicts[name] = Verdict(True)
+            continue
+        if graph is None:
+            graph, initial = decision_graph(run, model)
         masks = pair_masks(run, pairs, name)
         if getattr(run, "reduction", None) is None:
             found = find_violation(graph, initial, masks)
@@ -252,6 +257,27 @@ def liveness_verdicts(run: Exploration, model: Model) -> dict:
         else:
             verdicts[name] = Verdict(False, lasso_trace(run, graph, name, pairs[found.pair], found.lasso))
     return verdicts
+
+
+def holds_in_place(run: Exploration, name: str) -> bool:
+    """Whether a partitioned search decided, without gathering its graph, that property
+    `name` holds (engine/parallel.py: `liveness_holds`). False for any other search."""
+    if not hasattr(run, "liveness_holds"):
+        return False
+    from functools import partial
+
+    from .engine.parallel import liveness_pairs
+
+    return run.liveness_holds(partial(liveness_pairs, name))
+
+
+def decision_graph(run: Exploration, model: Model) -> tuple[FairGraph, list[int]]:
+    """The fair graph the liveness properties are decided on, and its initial states
+    (a partitioned search gathers its edges first)."""
+    if hasattr(run, "gather_edges"):
+        run.gather_edges()
+        return fair_graph(run, model), run.initial_ids()
+    return fair_graph(run, model), [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
 
 
 def pair_masks(run: Exploration, pairs, name: str) -> list:

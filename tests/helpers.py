@@ -141,6 +141,15 @@ def replace_action(monkeypatch, name: str, step) -> None:
         attrs.evolve(action, step=step) if action.name == name else action for action in model.ACTIONS))
 
 
+def publish_blind_to_standing(s, cfg, p):
+    """Publish, reading every standing hold as its initial 0: since never rises
+    (a sabotaged action for `replace_action`: compaction stalls under fairness)."""
+    from protocol import actions
+
+    after = actions.publish(s._replace(standing=(0,) * len(s.standing)), cfg, p)
+    return None if after is None else after._replace(standing=s.standing)
+
+
 def ctrl_c_reaches_it() -> None:
     """For a child a test will interrupt (subprocess's preexec_fn): Ctrl-C at its default.
     A shell without job control starts background commands with SIGINT ignored, and

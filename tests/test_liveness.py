@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import replace_action
-from protocol import actions
+from helpers import publish_blind_to_standing, replace_action
 from protocol.config import lookup
 from protocol.engine.checker import explore
 from protocol.engine.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
@@ -340,12 +339,6 @@ def test_without_fairness_compaction_stalls_right_after_the_first_allowance():
     assert [str(step.action) for step in trace.steps] == ["None", "AdvancePolicy"]
     assert trace.stutters and trace.loop == 1
     assert trace.steps[-1].state.sent > trace.steps[-1].state.since[0]
-
-
-def publish_blind_to_standing(s, cfg, p):
-    """Publish, reading every standing hold as its initial 0: since never rises."""
-    after = actions.publish(s._replace(standing=(0,) * len(s.standing)), cfg, p)
-    return None if after is None else after._replace(standing=s.standing)
 
 
 @pytest.mark.parametrize("symmetry", [False, True], ids=["full", "symmetry"])

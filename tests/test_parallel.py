@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ctrl_c_reaches_it
+from helpers import ctrl_c_reaches_it, publish_blind_to_standing, replace_action
 
+from protocol import actions
 from protocol.config import lookup, named_configurations
 from protocol.engine.parallel import ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
 from protocol.model import model_for
@@ -67,6 +68,34 @@ def test_a_violated_invariant_has_its_shortest_trace_in_parallel():
     trace = result.violation("I1")
     assert trace is not None and trace.length == named.expected_violations()["I1"]
     assert trace.steps[0].action is None and all(step.action is not None for step in trace.steps[1:])
+
+
+def test_liveness_that_holds_is_decided_where_the_edges_lie():
+    result = check(lookup("Holds").with_constants({"MaxTime": 1}), workers=2)
+    assert result.properties["CompactionNotStalled"].holds is True
+    assert result.parallel["graph_gathered"] is False
+
+
+def publish_that_spins(s, cfg, p):
+    """Publish, staying put where it would raise since: a step from a state to itself,
+    so the graph has cycles (the protocol's own graphs have none)."""
+    return None if actions.publish(s, cfg, p) is None else s
+
+
+@pytest.mark.parametrize("sabotage, stutters", [(publish_that_spins, False), (publish_blind_to_standing, True)],
+                         ids=["cycle", "stutter"])
+def test_a_stall_that_might_exist_gathers_the_graph_and_finds_the_same_lasso(monkeypatch, sabotage, stutters):
+    """A fair cycle (Publish taken forever, going nowhere) or a stutter where compaction
+    waits: deciding in place must not say it holds; the gathered graph gives the
+    sequential verdict and length, and the lasso does not depend on N."""
+    replace_action(monkeypatch, "Publish", sabotage)
+    named = lookup("Holds").with_constants({"MaxTime": 1})
+    one, two, three = check(named), check(named, workers=2), check(named, workers=3)
+    verdict = one.properties["CompactionNotStalled"]
+    assert verdict.holds is False and verdict.trace.stutters is stutters
+    assert summary(two) == summary(one) and summary(three) == summary(one)
+    assert traces(two) == traces(three)
+    assert two.parallel["graph_gathered"] and three.parallel["graph_gathered"]
 
 
 def test_canonical_bytes_do_not_depend_on_how_a_set_was_built():
@@ -188,9 +217,11 @@ def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
 @pytest.mark.slow
 @pytest.mark.serial
 def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
-    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2",
-                                "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, PYTHONPATH=str(ROOT)), preexec_fn=ctrl_c_reaches_it)
+    # big enough (9.7 million states) that five seconds in, the workers are still exploring
+    argv = ["check", "Holds", "-c", "P=2", "-c", "D=2", "-c", "MaxTime=3", "--workers", "2", "--json"]
+    process = subprocess.Popen([sys.executable, "-m", "protocol", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                               preexec_fn=ctrl_c_reaches_it)
     time.sleep(5)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)

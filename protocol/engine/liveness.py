@@ -177,18 +177,37 @@ def after_cycles(offsets, targets, n: int) -> bytearray:
     """Per state, 1 when it lies on a cycle or is reachable from one (Kahn's peeling:
     what is left after repeatedly removing states with no edge in). A few times
     cheaper per edge than Tarjan, and on an acyclic graph it settles everything."""
-    counted = Counter(targets)
-    incoming = array("q", map(counted.__getitem__, range(n)))
+    incoming = in_degrees(targets, n)
     ready = [v for v in range(n) if not incoming[v]]
-    left = n - len(ready)
+    left = n - peel(offsets, targets, incoming, ready)
+    return bytearray(map(bool, incoming)) if left else bytearray(n)
+
+
+def in_degrees(targets, n: int) -> array:
+    """Per state 0..n-1, how many of `targets` name it."""
+    counted = Counter(targets)
+    return array("q", map(counted.__getitem__, range(n)))
+
+
+def peel(offsets, targets, incoming: array, ready: list, remote=()) -> int:
+    """Kahn's peeling: remove the states in `ready` (no edge left into them), then every
+    state that removing leaves with no edge in, lowering `incoming` as it goes; how
+    many were removed.
+
+    For one part of a partitioned graph, `remote` gives the rows of its edges into
+    each other part, with an outbox: (offsets, targets, outbox). A removed state's
+    edges there are appended to the outbox, for that part to lower its own counts."""
+    removed = 0
     while ready:
         v = ready.pop()
+        removed += 1
         for w in targets[offsets[v]:offsets[v + 1]]:
             incoming[w] -= 1
             if not incoming[w]:
                 ready.append(w)
-                left -= 1
-    return bytearray(map(bool, incoming)) if left else bytearray(n)
+        for row_offsets, row_targets, outbox in remote:
+            outbox.extend(row_targets[row_offsets[v]:row_offsets[v + 1]])
+    return removed
 
 
 def strongly_connected_components(offsets, targets, n: int, within: bytearray | None = None):
@@ -303,15 +322,22 @@ def could_stall(graph: FairGraph, unmet: bytearray) -> bool:
 def stalled_region(graph: FairGraph, triggers: bytearray, unmet: bytearray) -> bytearray:
     """The states where the conclusion fails, reachable from a trigger without it holding."""
     region = bytearray(triggers)
-    offsets, targets = graph.offsets, graph.targets
-    frontier = deque(compress(range(graph.n), triggers))
+    spread(graph.offsets, graph.targets, region, unmet, deque(compress(range(graph.n), triggers)))
+    return region
+
+
+def spread(offsets, targets, region: bytearray, unmet: bytearray, frontier: deque, remote=()) -> None:
+    """Grow `region` from the states in `frontier` (already in it) along the edges into
+    states where `unmet` holds, breadth-first. `remote` as for `peel`: the edges into
+    other parts go to their outboxes, for those parts to grow their own regions."""
     while frontier:
         v = frontier.popleft()
         for w in targets[offsets[v]:offsets[v + 1]]:
             if unmet[w] and not region[w]:
                 region[w] = 1
                 frontier.append(w)
-    return region
+        for row_offsets, row_targets, outbox in remote:
+            outbox.extend(row_targets[row_offsets[v]:row_offsets[v + 1]])
 
 
 class FairComponents(NamedTuple):

@@ -48,15 +48,15 @@ import time
 import traceback
 from array import array
 from bisect import bisect_right
-from collections import Counter
-from functools import reduce
-from itertools import accumulate, chain, filterfalse, repeat
-from operator import add, and_, floordiv, mod, or_, rshift
+from collections import deque
+from itertools import chain, compress, filterfalse, repeat
+from operator import add, and_, not_, or_, rshift
 from typing import Callable
 
 from . import Model
 from .checker import Guarded
 from .fast import BITS, MASK, Engine
+from .liveness import in_degrees, peel, spread
 
 MASK64 = (1 << 64) - 1
 
@@ -110,7 +110,6 @@ class Partition:
         self.engine = Engine(self.model)
         self.me, self.count, self.record_edges = index, count, record_edges
         self.P = self.model.processes
-        self.labels = len(self.model.labels)  # a step is one int: source id * labels + label id
         self.states: list = []  # local id -> packed state, level by level
         # The seen-set; with edges, packed -> local id (an edge's target needs its id).
         self.seen: dict | set = {} if record_edges else set()
@@ -132,15 +131,22 @@ class Partition:
         self.placed: list[dict] = [{} for _ in range(self.P + 1)]
         self._follow_interning()
         self.defined = [(set(), set()) for _ in range(count)]  # what each peer has been sent
+        # Edges (with record_edges): rows by local source, one set per owner of the targets
+        # (so that liveness can be decided where they lie, see `screen_rows`): per owner,
+        # each source's first edge (`row_offsets`), the edges' labels and their targets'
+        # ids there. A target sent elsewhere is named by its slot in the batch until
+        # `resolve` learns its id; `resolving[o]` is where owner o's unresolved ones start.
+        self.row_offsets = [array("q") for _ in range(count)]
+        self.row_labels = [array("i") for _ in range(count)]
+        self.row_targets = [array("q") for _ in range(count)]
+        self.resolving = [0] * count
+        self.enabled = array("q")  # per state, the fair families enabled in it (bits as in `_fair_bits`)
         self._expand_level = self._compile_expand()
         self.key = self._compile_key()
         self._checks()
-        # Edges (with record_edges), in the engine's order: each as its step, the worker
-        # owning its target and the target's id there. A level's edges wait in
-        # `waiting` (steps, targets, owners) until `admit` and `resolve` number their targets.
-        self.edge_step, self.edge_worker, self.edge_dst = array("q"), array("b"), array("q")
-        self.waiting: tuple | None = None
         self.sorted_ids: array | None = None  # local ids in (level, key) order: see `levels`
+        # Deciding liveness in place (`screen_rows` on): rows, stuttering states, masks, counts.
+        self.rows = self.stutters = self.masks = self.incoming = self.region = self.unmet = None
 
     # ------------------------------------------------------------ encoding
 
@@ -260,10 +266,8 @@ class Partition:
         if self.record_edges:
             # per owner: its batch, as packed -> slot (the edges name a sent target by its slot)
             slots: list = [None if owner == me else {} for owner in range(count)]
-            steps, owners, targets = array("q"), array("b"), array("q")
-            transitions = self._expand_level(self.frontier, self.states, slots, steps.append, owners.append,
-                                             targets.append, check, watching)
-            self.waiting = (steps, owners, targets)
+            self.resolving = list(map(len, self.row_targets))
+            transitions = self._expand_level(self.frontier, self.states, slots, check, watching)
             sent = [None if owner == me else list(slots[owner]) for owner in range(count)]
         else:
             sets: list = [None if owner == me else set() for owner in range(count)]
@@ -282,41 +286,49 @@ class Partition:
         process other than 0 keeps the globals and process 0's locals, so it stays
         here. A successor owned here is admitted at once (as the sequential search
         does); one owned elsewhere goes into that owner's batch, once. With edges,
-        every step is kept: its step int, its target's owner and its target's id
-        there (for a target sent elsewhere, its slot in the batch until `resolve`)."""
+        every step is kept in the rows of its target's owner: its label and its
+        target's id there (for a target sent elsewhere, its slot in the batch until
+        `resolve`); and each state's enabled fair families, from its steps' labels."""
         me, count, record = self.me, self.count, self.record_edges
         owner_of = (lambda g, l0: f"owner_of_global[{g}] ^ owner_of_local[{l0}]") if count == 2 else \
             (lambda g, l0: f"(owner_of_global[{g}] + owner_of_local[{l0}]) % {count}")
+        fair_bits = self._fair_bits()
+
+        def enables(label: str) -> list[str]:
+            if not label.isdigit():
+                return [f"enabled |= fair_bits[{label}]"]
+            return [f"enabled |= {fair_bits[int(label)]}"] if fair_bits[int(label)] else []
 
         def route(label: str, state: str, globals_: str | None, first_locals: str | None) -> list[str]:
             stays = globals_ is None and first_locals is None
             if record:
                 keep = ["target = seen_get(after)", "if target is None:",
                         "    target = seen[after] = len(states)", "    add_state(after)",
-                        f"to_step(base + {label})", f"to_owner({me})", "to_target(target)"]
+                        f"label_here({label})", "target_here(target)"]
                 send = ["batch = slots[owner]", "target = batch.get(after)", "if target is None:",
                         "    target = batch[after] = len(batch)",
-                        f"to_step(base + {label})", "to_owner(owner)", "to_target(target)"]
+                        f"label_to[owner]({label})", "target_to[owner](target)"]
             else:
                 keep = ["if after not in seen:", "    seen_add(after)", "    add_state(after)"]
                 send = ["slots[owner](after)"]
+            made = ["after = " + state, "transitions += 1", *(enables(label) if record else [])]
             if stays:
-                return ["after = " + state, "transitions += 1", *keep]
-            return ["after = " + state, "transitions += 1", f"owner = {owner_of(globals_ or 'g', first_locals or 'l0')}",
+                return [*made, *keep]
+            return [*made, f"owner = {owner_of(globals_ or 'g', first_locals or 'l0')}",
                     f"if owner == {me}:", *["    " + line for line in keep],
                     "else:", *["    " + line for line in send]]
 
         body, namespace = self.engine.successor_body(route)
-        head = ("def expand_level(frontier, states, slots, to_step, to_owner, to_target, check, watching):"
-                if record else "def expand_level(frontier, states, slots, check, watching):")
+        rows = [f"        offset_to_{owner}(len(targets_{owner}))" for owner in range(count)] if record else []
         lines = [
-            head,
+            "def expand_level(frontier, states, slots, check, watching):",
             "    add_state = states.append",
             "    transitions = 0",
             "    for source in frontier:",
             "        s = states[source]",
-            *([f"        base = source * {self.labels}"] if record else []),
+            *(["        enabled = 0", *rows] if record else []),
             *["    " + line for line in body],
+            *(["        enabled_of(enabled)"] if record else []),
             # after the successors: making them may have found a component that fails one
             "        if watching:",
             "            check(source, s)",
@@ -324,7 +336,13 @@ class Partition:
         ]
         seen = self.seen
         namespace.update(owner_of_global=self.owner_of_global, owner_of_local=self.owner_of_local, seen=seen,
-                         seen_get=getattr(seen, "get", None), seen_add=getattr(seen, "add", None))
+                         seen_get=getattr(seen, "get", None), seen_add=getattr(seen, "add", None),
+                         fair_bits=fair_bits, enabled_of=self.enabled.append,
+                         label_to=[labels.append for labels in self.row_labels],
+                         target_to=[targets.append for targets in self.row_targets],
+                         label_here=self.row_labels[me].append, target_here=self.row_targets[me].append,
+                         **{f"targets_{owner}": self.row_targets[owner] for owner in range(count)},
+                         **{f"offset_to_{owner}": self.row_offsets[owner].append for owner in range(count)})
         exec("\n".join(lines), namespace)
         return namespace["expand_level"]
 
@@ -439,22 +457,15 @@ class Partition:
         return found
 
     def resolve(self, answers: list) -> None:
-        """The ids the owners gave the states this partition sent them: record this
-        level's edges (a sent target was named by its slot in the batch)."""
-        if self.waiting is None:
-            return
-        steps, owners, targets = self.waiting
-        ids_of = [None] * self.count
+        """The ids the owners gave the states this partition sent them: this level's edges
+        into each owner named its targets by their slots in the batch, now by their ids."""
         for owner, answer in enumerate(answers):
-            if answer is not None:
-                ids_of[owner] = array("q")
-                ids_of[owner].frombytes(answer)
-        me = self.me
-        self.edge_step.extend(steps)
-        self.edge_worker.extend(owners)
-        self.edge_dst.extend([target if owner == me else ids_of[owner][target]
-                              for owner, target in zip(owners, targets)])
-        self.waiting = None
+            if answer is None or owner == self.me:
+                continue
+            ids = array("q")
+            ids.frombytes(answer)
+            targets, start = self.row_targets[owner], self.resolving[owner]
+            targets[start:] = array("q", map(ids.__getitem__, targets[start:]))
 
     # ------------------------------------------------------------ traces
 
@@ -508,30 +519,34 @@ class Partition:
         labels and targets, by source in the order of the global numbering (`levels`
         first), a source's edges in label order (the engine's); and each state's
         enabled fair families (a bit mask)."""
-        maps = []
-        for raw in global_ids:
+        rows = []
+        for owner, raw in enumerate(global_ids):
             ids = array("q")
             ids.frombytes(raw)
-            maps.append(ids)
-        labels = self.labels
-        # A source's edges are consecutive, sources in id order: rows by local id.
-        degree = Counter(map(floordiv, self.edge_step, repeat(labels)))
-        offsets = array("q", accumulate(map(degree.__getitem__, range(len(self.states))), initial=0))
-        label_of = array("i", map(mod, self.edge_step, repeat(labels)))
-        # every worker's local -> global ids end to end: a target is at its worker's start + its id
-        every = array("q", chain.from_iterable(maps))
-        start_of = list(accumulate(map(len, maps), initial=0))
-        target_of = array("q", map(every.__getitem__, map(add, map(start_of.__getitem__, self.edge_worker),
-                                                          self.edge_dst)))
+            rows.append((self._row_offsets(owner), self.row_labels[owner],
+                         array("q", map(ids.__getitem__, self.row_targets[owner]))))
         degrees, label_out, target_out = array("q"), array("i"), array("q")
-        enabled, bit_of_label = array("q"), self._fair_bits()
         for local in self.sorted_ids:
-            start, end = offsets[local], offsets[local + 1]
-            degrees.append(end - start)
-            label_out.extend(label_of[start:end])
-            target_out.extend(target_of[start:end])
-            enabled.append(reduce(or_, map(bit_of_label.__getitem__, label_of[start:end]), 0))
+            pieces = [(labels[offsets[local]:offsets[local + 1]], targets[offsets[local]:offsets[local + 1]])
+                      for offsets, labels, targets in rows]
+            pieces = [piece for piece in pieces if piece[0]]
+            if len(pieces) == 1:
+                label_out.extend(pieces[0][0])
+                target_out.extend(pieces[0][1])
+            elif pieces:  # edges into several owners: merged back into label order
+                merged = sorted(zip(chain.from_iterable(labels for labels, _ in pieces),
+                                    chain.from_iterable(targets for _, targets in pieces)))
+                label_out.extend(label for label, _ in merged)
+                target_out.extend(target for _, target in merged)
+            degrees.append(sum(len(labels) for labels, _ in pieces))
+        enabled = array("q", map(self.enabled.__getitem__, self.sorted_ids))
         return degrees.tobytes(), label_out.tobytes(), target_out.tobytes(), enabled.tobytes()
+
+    def _row_offsets(self, owner: int) -> array:
+        """Where each source's edges into `owner` start, and where the last one's end."""
+        offsets = array("q", self.row_offsets[owner])
+        offsets.append(len(self.row_targets[owner]))
+        return offsets
 
     def _fair_bits(self) -> list[int]:
         """Per label id, the bit of its weak-fairness family (0 when it is not fair), as
@@ -549,6 +564,109 @@ class Partition:
         pairs = pairs_of(self.model)
         states = list(map(self.states.__getitem__, self.sorted_ids))
         return [(bytes(a), bytes(b)) for a, b in leads_to_masks(self.engine, states, pairs)]
+
+    # ------------------------------------------------------------ liveness, in place
+
+    def screen_rows(self, sizes: list[int]) -> list:
+        """Set up deciding liveness where the edges lie (`ParallelExploration.liveness_holds`):
+        the rows of edges by owner of their targets, which states stutter (no fair
+        family enabled in them). Returns, per other partition, how many edges go from
+        here into each of its states (raw int64s), for its in-degrees."""
+        self.rows = [(self._row_offsets(owner), self.row_targets[owner]) for owner in range(self.count)]
+        self.stutters = bytearray(map(not_, self.enabled))
+        return [None if owner == self.me else in_degrees(self.row_targets[owner], sizes[owner]).tobytes()
+                for owner in range(self.count)]
+
+    def _remote(self) -> tuple[list, list]:
+        """The rows into other partitions with an empty outbox each, and the outboxes by owner."""
+        boxes = [None if owner == self.me else array("q") for owner in range(self.count)]
+        remote = [(*self.rows[owner], boxes[owner]) for owner in range(self.count) if owner != self.me]
+        return remote, boxes
+
+    @staticmethod
+    def _sent(boxes: list) -> list:
+        return [box.tobytes() if box else None for box in boxes]
+
+    @staticmethod
+    def _received(batches: list):
+        """The state ids in the batches sent here, one after another."""
+        for raw in batches:
+            if raw:
+                ids = array("q")
+                ids.frombytes(raw)
+                yield from ids
+
+    def peel_start(self, counts: list) -> list:
+        """Kahn's peeling over the whole graph, this partition's share: the in-degrees of
+        its states (the edges from here and, `counts`, from the others), then the
+        peeling of what has none. Returns the outboxes (edges into other partitions
+        from the states removed)."""
+        offsets, targets = self.rows[self.me]
+        self.incoming = in_degrees(targets, len(self.states))
+        for raw in counts:
+            if raw:
+                more = array("q")
+                more.frombytes(raw)
+                self.incoming = array("q", map(add, self.incoming, more))
+        ready = [v for v, degree in enumerate(self.incoming) if not degree]
+        return self._peel(ready)
+
+    def peel_more(self, batches: list) -> list:
+        """Lower the in-degrees by the edges the other partitions' removed states sent here,
+        and go on peeling."""
+        incoming, ready = self.incoming, []
+        for w in self._received(batches):
+            incoming[w] -= 1
+            if not incoming[w]:
+                ready.append(w)
+        return self._peel(ready)
+
+    def _peel(self, ready: list) -> list:
+        remote, boxes = self._remote()
+        peel(*self.rows[self.me], self.incoming, ready, remote)
+        return self._sent(boxes)
+
+    def peel_left(self) -> int:
+        """How many of this partition's states peeling left: on or after a cycle."""
+        return sum(map(bool, self.incoming))
+
+    def screen_pairs(self, pairs_of: Callable) -> list[tuple[bool, bool]]:
+        """The leads-to masks over this partition's states, kept for `spread_start`; per
+        pair, whether a trigger lies here, and whether a state here where the
+        conclusion fails could stutter."""
+        from .fast import leads_to_masks
+
+        self.masks = leads_to_masks(self.engine, self.states, pairs_of(self.model))
+        return [(any(triggers), any(map(and_, unmet, self.stutters))) for triggers, unmet in self.masks]
+
+    def spread_start(self, pair: int) -> list:
+        """The stalled region of one pair, this partition's share: grown from its triggers
+        (`liveness.stalled_region`). Returns the outboxes."""
+        triggers, unmet = self.masks[pair]
+        self.region, self.unmet = bytearray(triggers), unmet
+        return self._spread(deque(compress(range(len(self.states)), triggers)))
+
+    def spread_more(self, batches: list) -> list:
+        """Grow the region into the states the other partitions' regions reach here."""
+        region, unmet, frontier = self.region, self.unmet, deque()
+        for w in self._received(batches):
+            if unmet[w] and not region[w]:
+                region[w] = 1
+                frontier.append(w)
+        return self._spread(frontier)
+
+    def _spread(self, frontier: deque) -> list:
+        remote, boxes = self._remote()
+        spread(*self.rows[self.me], self.region, self.unmet, frontier, remote)
+        return self._sent(boxes)
+
+    def region_stalls(self) -> bool:
+        """Whether a state of this partition's share of the region may stutter there."""
+        return any(map(and_, self.region, self.stutters))
+
+    def screen_done(self) -> None:
+        """Drop what deciding in place kept (the graph is gathered next, or not at all)."""
+        self.rows = self.masks = self.incoming = self.region = self.unmet = self.stutters = None
 
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""
@@ -668,6 +786,8 @@ class ParallelExploration:
         self.edges_recorded = False
         self.edge_src = self.edge_label = self.edge_dst = None
         self.enabled = None  # per state, its enabled fair families (gathered with the edges)
+        self.gathered = False  # the edges are on the coordinator (`gather_edges`)
+        self.acyclic = None  # once peeled: whether the graph has no cycle (`liveness_holds`)
         self.worker_memory: list[int] = []
         self.reduction = None
 
@@ -744,10 +864,56 @@ class ParallelExploration:
         return [(interleaved([masks[i][0] for masks in per_worker]), interleaved([masks[i][1] for masks in per_worker]))
                 for i in range(len(per_worker[0]))]
 
+    def liveness_holds(self, pairs_of: Callable) -> bool:
+        """Whether every leads-to pair of `pairs_of(model)` holds, decided by the partitions
+        on the edges where they lie, without gathering the graph. True only when it
+        holds; False when this cannot tell, and then the caller gathers the graph and
+        decides (and finds the lasso) as the sequential search does.
+
+        It decides as `liveness.find_violation` does on a graph without a cycle, which
+        Kahn's peeling across the partitions proves (once per run). There a fair
+        behaviour can stay among the states where a conclusion fails only by
+        stuttering in one where no fair family is enabled; so a pair holds when it
+        has no trigger, or no such state fails its conclusion, or none lies in its
+        stalled region (grown from the triggers across the partitions)."""
+        if self.gathered:
+            return False
+        if self.acyclic is None:
+            self.acyclic = self._peel()
+        if not self.acyclic:
+            return False
+        flags = self.pool.call("screen_pairs", [(pairs_of,)] * len(self.sizes))
+        for pair in range(len(flags[0])):
+            if not any(found[pair][0] for found in flags) or not any(found[pair][1] for found in flags):
+                continue  # no trigger, or nowhere to stutter while the conclusion fails
+            self._rounds("spread_start", [(pair,)] * len(self.sizes), "spread_more")
+            if any(self.pool.call("region_stalls", [()] * len(self.sizes))):
+                return False
+        return True
+
+    def _peel(self) -> bool:
+        """Kahn's peeling across the partitions: whether it removes every state (no cycle)."""
+        workers = len(self.sizes)
+        counts = self.pool.call("screen_rows", [(self.sizes,)] * workers)
+        self._rounds("peel_start", [([counts[sender][owner] for sender in range(workers)],)
+                                    for owner in range(workers)], "peel_more")
+        return not sum(self.pool.call("peel_left", [()] * workers))
+
+    def _rounds(self, start: str, arguments: list, more: str) -> None:
+        """Partition methods that spread along edges: `start`, then `more` with what the
+        others sent each partition, until none sends anything (each answers its
+        outboxes, raw state ids per owner)."""
+        workers = len(self.sizes)
+        outboxes = self.pool.call(start, arguments)
+        while any(box for boxes in outboxes for box in boxes):
+            outboxes = self.pool.call(more, [([boxes[owner] for boxes in outboxes],) for owner in range(workers)])
+
     def gather_edges(self) -> None:
         """The edges of every partition, grouped by source in global id order (so that the
         liveness graph takes them as they are): each partition's rows, interleaved as
         the global numbering interleaves the partitions' states."""
+        if self.acyclic is not None:
+            self.pool.call("screen_done", [()] * len(self.sizes))
         self.number_globally()
         raw_ids = [ids.tobytes() for ids in self.global_ids]
         parts, enabled = [], []
@@ -775,7 +941,7 @@ class ParallelExploration:
             self.edge_dst.extend(targets[start:start + degree])
         self.edge_label = array("q", labels_in_order)
         self.edge_src = array("q", chain.from_iterable(map(repeat, range(len(degree_of)), degree_of)))
-        self.edges_recorded = True
+        self.gathered = True
 
 
 def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record_edges: bool = False,
@@ -824,9 +990,6 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
             if record_edges:  # each sender learns the ids its successors got: its edges' targets
                 pool.call("resolve", [([admitted[owner]["answers"][me] for owner in range(workers)],)
                                       for me in range(workers)])
-        if record_edges and run.complete:
-            run.sizes = pool.call("size", [()] * workers)
-            run.gather_edges()
     except KeyboardInterrupt:  # the pipes may hold answers never read: stop the workers
         run.interrupted = True
         run.complete = False
