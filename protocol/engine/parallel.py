@@ -31,8 +31,10 @@ least key among the violating states of the first level where a property
 fails (for a transition property, the least (source key, label)); the step
 into a state is the least (key, label) among the steps into it from the
 level before, found by re-expanding that level in every partition (only
-the levels on the path, only when a trace is asked for). With edges kept
-(liveness), the states are numbered globally by (level, key). So counts,
+the levels on the path, only when a trace is asked for). Liveness is decided
+where the edges lie (`ParallelExploration.liveness_holds`); only to find a
+lasso are the edges gathered, the states numbered globally by (level, key)
+for it. So counts,
 depth, verdicts, shortest lengths, traces and lassos are the same for every
 N >= 2 (with N = 1 the caller uses the sequential search: same counts and
 lengths, its own choice of trace).
