@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import networkx as nx
 import pytest
 from hypothesis import given, settings
@@ -371,20 +372,24 @@ def test_liveness_has_no_verdict_without_the_whole_graph():
     assert check(holds, max_states=100).properties["CompactionNotStalled"].holds is None
 
 
-def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch):
-    """An interrupt after the search leaves liveness unknown and the run not as expected."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch, workers):
+    """An interrupt after the search leaves liveness unknown and the run not as
+    expected, and the one line on stderr says what was cut short."""
     import protocol.run
-    from protocol.config import lookup
+    from protocol.subcommands.check import interrupted_why
 
     def interrupted(run, cfg):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(protocol.run, "liveness_verdicts", interrupted)
-    result = protocol.run.check(lookup("Holds"))
+    result = protocol.run.check(lookup("Holds").with_constants({"MaxTime": 1}), workers=workers)
     assert result.complete and result.interrupted
     assert result.properties["I1"].holds is True
     assert result.properties["CompactionNotStalled"].holds is None
     assert not result.as_expected
+    assert "deciding liveness" in interrupted_why([result])
+    assert "cut short" in interrupted_why([attrs.evolve(result, complete=False)])
 
 
 def test_a_trace_counts_a_state_its_cycle_passes_twice_once():

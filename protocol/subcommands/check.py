@@ -97,8 +97,15 @@ def run(args) -> int:
             complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),
             as_expected=all(r.as_expected for r in results),
             interrupted=any(r.interrupted for r in results),
-            why="the search was cut short; its counts are those explored",
+            why=interrupted_why(results),
         )
+
+
+def interrupted_why(results: list) -> str:
+    """What a Ctrl-C cut short: the search, or (the search complete) the liveness decision."""
+    if any(result.interrupted and result.complete for result in results):
+        return "interrupted while deciding liveness; the safety verdicts stand"
+    return "the search was cut short; its counts are those explored"
 
 
 def checkable(chosen: list, args) -> tuple[list, list]:
