@@ -20,7 +20,7 @@ from helpers import ctrl_c_reaches_it, publish_blind_to_standing, replace_action
 
 from protocol import actions
 from protocol.config import lookup, named_configurations
-from protocol.engine.parallel import ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
+from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
 from protocol.model import model_for
 from protocol.run import check
 from protocol.simulate import simulate_swarm
@@ -198,6 +198,14 @@ def test_every_named_configuration_at_its_own_constants_in_parallel(name):
     machine's cores), in one test so that they share the sequential run."""
     for workers in (2, 3):
         assert summary(check(lookup(name), workers=workers)) == sequential_summary(name), workers
+
+
+def test_no_partition_method_is_shadowed_by_a_ray_actor_attribute():
+    """Ray builds an actor class from Partition and overwrites what they share (a method
+    once named `_remote` was replaced by Ray's, with only a warning)."""
+    actor = pytest.importorskip("ray.actor", reason="Ray is not installed: pip install '.[cluster]' to run this")
+    ours = {name for name in vars(Partition) if not (name.startswith("__") and name.endswith("__"))}
+    assert not ours & set(dir(actor.ActorClass))
 
 
 @pytest.fixture(scope="module")

@@ -579,7 +579,7 @@ class Partition:
         return [None if owner == self.me else in_degrees(self.row_targets[owner], sizes[owner]).tobytes()
                 for owner in range(self.count)]
 
-    def _remote(self) -> tuple[list, list]:
+    def _outboxes(self) -> tuple[list, list]:
         """The rows into other partitions with an empty outbox each, and the outboxes by owner."""
         boxes = [None if owner == self.me else array("q") for owner in range(self.count)]
         remote = [(*self.rows[owner], boxes[owner]) for owner in range(self.count) if owner != self.me]
@@ -624,7 +624,7 @@ class Partition:
         return self._peel(ready)
 
     def _peel(self, ready: list) -> list:
-        remote, boxes = self._remote()
+        remote, boxes = self._outboxes()
         peel(*self.rows[self.me], self.incoming, ready, remote)
         return self._sent(boxes)
 
@@ -658,7 +658,7 @@ class Partition:
         return self._spread(frontier)
 
     def _spread(self, frontier: deque) -> list:
-        remote, boxes = self._remote()
+        remote, boxes = self._outboxes()
         spread(*self.rows[self.me], self.region, self.unmet, frontier, remote)
         return self._sent(boxes)
 
