@@ -200,6 +200,7 @@ def test_every_named_configuration_at_its_own_constants_in_parallel(name):
         assert summary(check(lookup(name), workers=workers)) == sequential_summary(name), workers
 
 
+@pytest.mark.slow  # with the cluster tests: CI installs Ray for the slow run only
 def test_no_partition_method_is_shadowed_by_a_ray_actor_attribute():
     """Ray builds an actor class from Partition and overwrites what they share (a method
     once named `_remote` was replaced by Ray's, with only a warning)."""
