@@ -789,7 +789,11 @@ class ParallelExploration:
         self.edge_src = self.edge_label = self.edge_dst = None
         self.enabled = None  # per state, its enabled fair families (gathered with the edges)
         self.gathered = False  # the edges are on the coordinator (`gather_edges`)
-        self.acyclic = None  # once peeled: whether the graph has no cycle (`liveness_holds`)
+        # Deciding liveness in place (`liveness_holds`): whether the partitions have laid
+        # out their rows, what each sends each other's in-degrees until the peeling,
+        # and once peeled, whether the graph has no cycle.
+        self.laid_out = False
+        self.in_degrees = self.acyclic = None
         self.worker_memory: list[int] = []
         self.reduction = None
 
@@ -872,18 +876,19 @@ class ParallelExploration:
         holds; False when this cannot tell, and then the caller gathers the graph and
         decides (and finds the lasso) as the sequential search does.
 
-        It decides as `liveness.find_violation` does on a graph without a cycle, which
-        Kahn's peeling across the partitions proves (once per run). There a fair
-        behaviour can stay among the states where a conclusion fails only by
+        It decides as `liveness.find_violation` does on a graph without a cycle. There
+        a fair behaviour can stay among the states where a conclusion fails only by
         stuttering in one where no fair family is enabled; so a pair holds when it
         has no trigger, or no such state fails its conclusion, or none lies in its
-        stalled region (grown from the triggers across the partitions)."""
+        stalled region (grown from the triggers across the partitions). A region
+        that has such a state fails with or without cycles, so the regions come
+        first; then Kahn's peeling across the partitions (once per run) proves
+        that there is no cycle, where a fair behaviour might go round instead."""
         if self.gathered:
             return False
-        if self.acyclic is None:
-            self.acyclic = self._peel()
-        if not self.acyclic:
-            return False
+        if not self.laid_out:
+            self.in_degrees = self.pool.call("screen_rows", [(self.sizes,)] * len(self.sizes))
+            self.laid_out = True
         flags = self.pool.call("screen_pairs", [(pairs_of,)] * len(self.sizes))
         for pair in range(len(flags[0])):
             if not any(found[pair][0] for found in flags) or not any(found[pair][1] for found in flags):
@@ -891,14 +896,16 @@ class ParallelExploration:
             self._rounds("spread_start", [(pair,)] * len(self.sizes), "spread_more")
             if any(self.pool.call("region_stalls", [()] * len(self.sizes))):
                 return False
-        return True
+        if self.acyclic is None:
+            self.acyclic = self._peel()
+        return self.acyclic
 
     def _peel(self) -> bool:
         """Kahn's peeling across the partitions: whether it removes every state (no cycle)."""
         workers = len(self.sizes)
-        counts = self.pool.call("screen_rows", [(self.sizes,)] * workers)
-        self._rounds("peel_start", [([counts[sender][owner] for sender in range(workers)],)
+        self._rounds("peel_start", [([self.in_degrees[sender][owner] for sender in range(workers)],)
                                     for owner in range(workers)], "peel_more")
+        self.in_degrees = None  # used: a few bytes per state, not kept
         return not sum(self.pool.call("peel_left", [()] * workers))
 
     def _rounds(self, start: str, arguments: list, more: str) -> None:
@@ -914,7 +921,7 @@ class ParallelExploration:
         """The edges of every partition, grouped by source in global id order (so that the
         liveness graph takes them as they are): each partition's rows, interleaved as
         the global numbering interleaves the partitions' states."""
-        if self.acyclic is not None:
+        if self.laid_out:
             self.pool.call("screen_done", [()] * len(self.sizes))
         self.number_globally()
         raw_ids = [ids.tobytes() for ids in self.global_ids]
