@@ -264,11 +264,16 @@ def holds_in_place(run: Exploration, name: str) -> bool:
     `name` holds (engine/parallel.py: `liveness_holds`). False for any other search."""
     if not hasattr(run, "liveness_holds"):
         return False
+    return run.liveness_holds(pairs_in_partition(name))
+
+
+def pairs_in_partition(name: str):
+    """What a partition calls on its own model for property `name`'s leads-to pairs."""
     from functools import partial
 
     from .engine.parallel import liveness_pairs
 
-    return run.liveness_holds(partial(liveness_pairs, name))
+    return partial(liveness_pairs, name)
 
 
 def decision_graph(run: Exploration, model: Model) -> tuple[FairGraph, list[int]]:
@@ -284,11 +289,7 @@ def pair_masks(run: Exploration, pairs, name: str) -> list:
     """liveness.leads_to_masks over the stored states: per interned component with the
     packed engine (by each partition, when partitioned), else on every decoded state."""
     if hasattr(run, "pair_masks"):
-        from functools import partial
-
-        from .engine.parallel import liveness_pairs
-
-        return run.pair_masks(partial(liveness_pairs, name))
+        return run.pair_masks(pairs_in_partition(name))
     if getattr(run, "engine", None) is not None:
         return leads_to_masks_by_component(run.engine, run.states, pairs)
     states = (run.state(state_id) for state_id in range(run.distinct_states))

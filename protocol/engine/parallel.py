@@ -525,7 +525,7 @@ class Partition:
         for owner, raw in enumerate(global_ids):
             ids = array("q")
             ids.frombytes(raw)
-            rows.append((self._row_offsets(owner), self.row_labels[owner],
+            rows.append((self._closed_row_offsets(owner), self.row_labels[owner],
                          array("q", map(ids.__getitem__, self.row_targets[owner]))))
         degrees, label_out, target_out = array("q"), array("i"), array("q")
         for local in self.sorted_ids:
@@ -544,10 +544,12 @@ class Partition:
         enabled = array("q", map(self.enabled.__getitem__, self.sorted_ids))
         return degrees.tobytes(), label_out.tobytes(), target_out.tobytes(), enabled.tobytes()
 
-    def _row_offsets(self, owner: int) -> array:
-        """Where each source's edges into `owner` start, and where the last one's end."""
-        offsets = array("q", self.row_offsets[owner])
-        offsets.append(len(self.row_targets[owner]))
+    def _closed_row_offsets(self, owner: int) -> array:
+        """Where each source's edges into `owner` start, and where the last one's end:
+        the search is over (every state was expanded), so the end is added in place, once."""
+        offsets = self.row_offsets[owner]
+        if len(offsets) == len(self.states):
+            offsets.append(len(self.row_targets[owner]))
         return offsets
 
     def _fair_bits(self) -> list[int]:
@@ -574,7 +576,7 @@ class Partition:
         the rows of edges by owner of their targets, which states stutter (no fair
         family enabled in them). Returns, per other partition, how many edges go from
         here into each of its states (raw int64s), for its in-degrees."""
-        self.rows = [(self._row_offsets(owner), self.row_targets[owner]) for owner in range(self.count)]
+        self.rows = [(self._closed_row_offsets(owner), self.row_targets[owner]) for owner in range(self.count)]
         self.stutters = bytearray(map(not_, self.enabled))
         return [None if owner == self.me else in_degrees(self.row_targets[owner], sizes[owner]).tobytes()
                 for owner in range(self.count)]
