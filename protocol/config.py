@@ -29,6 +29,10 @@ CONSTANT_LIMIT_WHY = {
 # Every (peek id, time) pair is a CreatePeek instance, listed in memory before
 # the search starts (about 200 bytes each): 2^20 of them take about 200 MB.
 INSTANCE_LIMIT = 2**20
+# A named configuration of at most this many distinct states (pinned) explores in a
+# fraction of a second in every mode: the tests over every configuration run it in the
+# quick run, the others in the slow one. The manifest's `size` overrides it.
+QUICK_STATES = 10_000
 
 
 class ConfigError(ValueError):
@@ -209,6 +213,33 @@ class NamedConfig:
         (prop, tuple(dict(at).items())) for prop, at in dict(m).items()))
     doc: str = attrs.field(default="", eq=False)
     pinned: tuple | None = attrs.field(default=None, eq=False)
+    # The constants the manifest defines it at: where alone `pinned` is compared.
+    own_constants: Mapping | None = attrs.field(default=None, eq=False,
+                                                converter=lambda m: None if m is None else tuple(dict(m).items()))
+    size: str | None = attrs.field(default=None, eq=False)  # the manifest's `size`, if it says
+
+    @property
+    def size_class(self) -> str:
+        """"quick" or "slow": the manifest's `size`, else quick when its pinned distinct
+        states are at most QUICK_STATES (tests over every configuration run the quick
+        ones in the quick run, the others with `-m slow`)."""
+        if self.size is not None:
+            return self.size
+        return "quick" if self.pinned is not None and self.pinned[0] <= QUICK_STATES else "slow"
+
+    def at_own_constants(self) -> bool:
+        """Whether it is run at the constants the manifest defines it at (and pins counts for)."""
+        return self.own_constants is not None and self.config.constants == dict(self.own_constants)
+
+    def pinned_differences(self, distinct_states: int, depth: int) -> list[str]:
+        """How a complete search's counts differ from the pinned ones: compared only at
+        the configuration's own constants, where the manifest pins them."""
+        if self.pinned is None or not self.at_own_constants():
+            return []
+        fix = f"if the change is intended, run `python -m protocol pin {self.name}`"
+        return [f"{what} {found:,}, but the manifest pins {pinned:,} ({fix})"
+                for what, found, pinned in zip(("distinct states", "depth"), (distinct_states, depth), self.pinned)
+                if found != pinned]
 
     def with_constants(self, constants: Mapping[str, int]) -> "NamedConfig":
         return attrs.evolve(self, config=self.config.evolve(**constants))
@@ -257,36 +288,40 @@ class NamedConfig:
         return dict(self.expect).get(self.violates)
 
 
-def _config_of(name: str, table: dict, tables: dict) -> Config:
-    based_on = table.get("based_on", "Holds" if name != "Holds" else None)
-    base = _config_of(based_on, tables[based_on], tables) if based_on else Config()
-    constants = {**DEFAULT_CONSTANTS, **table.get("constants", {})}
-    try:
-        return base.evolve(**table.get("switches", {}), **constants)
-    except (TypeError, ConfigError) as error:
-        raise ConfigError(f"refutations/manifest.toml, [{name}]: {error}") from None
-
-
 def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
+    """Entry `name` of the manifest, validated against its schema (protocol/manifest.py)."""
     import refutations
 
+    from . import manifest
+
+    manifest.validate(name, table, tables)
+    cfg = manifest.config_of(name, tables)
+    manifest.refuse_foreign_properties(name, table, cfg)
     doc = refutations.why(table["module"]) if "module" in table else table.get("doc", "")
     pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
-    return NamedConfig(name, _config_of(name, table, tables), table.get("expect", {}), table.get("needs", {}),
-                       table.get("length_only_at", {}), " ".join(doc.split()), pinned)
+    return NamedConfig(name, cfg, table.get("expect", {}), table.get("needs", {}),
+                       table.get("length_only_at", {}), " ".join(doc.split()), pinned,
+                       own_constants=cfg.constants, size=table.get("size"))
 
 
 def named_configurations() -> dict[str, NamedConfig]:
-    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5)."""
-    global _NAMED
-    if _NAMED is None:
-        import refutations
+    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
 
-        tables = refutations.manifest()
+    Read once per manifest ($PROTOCOL_MANIFEST names another one, for tests)."""
+    global _NAMED, _NAMED_FROM
+    import refutations
+
+    path = refutations.manifest_path()
+    if _NAMED is None or _NAMED_FROM != path:
+        from .manifest import read_tables
+
+        tables = read_tables()
         _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}
+        _NAMED_FROM = path
     return dict(_NAMED)
 
 
+_NAMED_FROM = None
 _NAMED: dict | None = None
 HOLDS = Config(compaction="broadcast", standing_hold=True, physical="from_since", fairness=True)
 

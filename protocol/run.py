@@ -91,7 +91,12 @@ class CheckResult:
                 found.append(f"{name} violated unexpectedly")
             elif verdict.holds is None and not stopped:
                 found.append(f"{name} has no verdict: the check was cut short")
-        return found
+        return found + self.count_mismatches()
+
+    def count_mismatches(self) -> list[str]:
+        """How a complete search's distinct states and depth differ from the pinned ones
+        (compared at the configuration's own constants only)."""
+        return self.named.pinned_differences(self.distinct_states, self.depth) if self.complete else []
 
     @property
     def as_expected(self) -> bool:

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from protocol.cli import main
-from protocol.config import HOLDS, Config, named_configurations
+from protocol.config import HOLDS, SWITCHES, Config, named_configurations
 from protocol.matrix import (
     LIVENESS,
     Matrix,
@@ -128,11 +128,13 @@ def test_cap_rows_point_at_the_routed_row_of_the_same_system():
     assert len(rows) - len(duplicates) == len({same_system(row.config) for row in rows})
 
 
-def test_each_fair_named_configuration_is_exactly_one_row():
-    # the configurations of section 10 set switches the matrix keeps at their defaults
-    fair = [n.name for n in named_configurations().values() if n.config.fairness
-            and n.config.alias == "none" and not n.config.reconnect]
-    assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(fair)
+def test_each_named_configuration_of_the_matrix_switches_is_exactly_one_row():
+    # the matrix varies the switches declared `in_matrix` and keeps every other at its
+    # default (fairness on): a named configuration that sets another one is no row
+    fixed = [switch for switch in SWITCHES.values() if not switch.in_matrix]
+    in_matrix = [n.name for n in named_configurations().values()
+                 if all(getattr(n.config, switch.name) == switch.default for switch in fixed)]
+    assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(in_matrix)
 
 
 # ------------------------------------------------------------ real rows
