@@ -32,8 +32,7 @@ PREAMBLE = f"""# Refutations
 A refutation is a retired design kept as a configuration that must keep
 failing: `Holds` with a few switches changed, the property it must violate
 and the length of its shortest counterexample at its constants (the
-defaults P=2, D=1, MaxTime=2, or P=1 for the re-export and reconnection
-designs of the last four rows). A refutation may name several properties;
+defaults P=2, D=1, MaxTime=2{{elsewhere}}). A refutation may name several properties;
 it is as expected when each fails with its stated length and every other
 property holds. `python -m protocol check NAME` exits 0 while the
 refutation fails exactly so, and 1 if it stops failing or fails with another
@@ -100,6 +99,32 @@ def sound_alias_section() -> str:
             "HoldsAliasOverwrite below are this design with one of its two fixes taken back.\n")
 
 
+def other_constants_words(configurations) -> str:
+    """Which of `configurations` are defined at other constants than the defaults, grouped by
+    their constants: ", or P=1 for HoldsAliasShared, HoldsAliasOverwrite and HoldsCapReconnect"."""
+    groups: dict[str, list[str]] = {}
+    for named in configurations:
+        changed = constants_words(named).removeprefix(" At ").removesuffix(".")
+        if changed:
+            groups.setdefault(changed, []).append(named.name)
+    return "".join(f", or {constants} for {and_list(names)}" for constants, names in groups.items())
+
+
+def and_list(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def preamble() -> str:
+    """PREAMBLE with the constants of the refutations not at the defaults, its first paragraph
+    reflowed (their names are derived: a new one cannot leave the prose counting wrong)."""
+    import textwrap
+
+    head, _, rest = PREAMBLE.partition("A refutation is")
+    first, _, rest = ("A refutation is" + rest).partition("\n\n")
+    first = first.replace("{elsewhere}", other_constants_words(refutations()))
+    return head + textwrap.fill(" ".join(first.split()), width=76) + "\n\n" + rest
+
+
 def refutations_markdown(results: dict) -> str:
     """docs/refutations.md from each refutation's CheckResult, by name."""
     rows = [
@@ -110,7 +135,7 @@ def refutations_markdown(results: dict) -> str:
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
     first_alias = next((i for i, n in enumerate(refutations()) if n.config.alias != "none"), len(sections))
     sections.insert(first_alias, sound_alias_section())
-    return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
+    return preamble() + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
 VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
@@ -120,6 +145,9 @@ def protocol_doc(text: str) -> str:
     """docs/protocol.md with its variable table regenerated from the state schema."""
     from .state import variables_table
 
+    if VARIABLES_START not in text or VARIABLES_END not in text:
+        raise DocsError(f"docs/protocol.md has lost its {VARIABLES_START.strip()} ... {VARIABLES_END.strip()} "
+                        "markers, between which the variable table is generated: put them back")
     start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
     return text[:start] + variables_table() + text[end:]
 
@@ -150,11 +178,24 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
         files[path] = golden_text(name, result)
+    for path in quoting_files(root):
+        files[path] = with_quotes(path, files[path] if path in files else stored(path), root)
     return files
 
 
+class DocsError(ValueError):
+    """A file `docs` reads that cannot be read, or prose that lost a declared quote: one line."""
+
+
 def stored(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    """What `path` holds now ("" if it does not exist)."""
+    try:
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+    except UnicodeDecodeError as error:
+        raise DocsError(f"{shown(path)} is not UTF-8 text (byte {error.start}): "
+                        f"regenerate it with `{REGENERATE}`, or restore it (git checkout)") from None
+    except OSError as error:
+        raise DocsError(f"cannot read {shown(path)}: {error.strerror or error}") from None
 
 
 def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
@@ -163,3 +204,146 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
+
+
+# ------------------------------------------------------------------ figures the prose quotes
+#
+# README.md and docs/ quote figures of the manifest in prose: distinct states,
+# depths, shortest lengths, counts of configurations. Each quote is declared
+# here once, as the text around the figure with the figure as a placeholder,
+# so `docs --check` finds the quote, compares its figure with the manifest's,
+# and `docs --write` puts the manifest's figure in (a re-pinned count cannot
+# leave the prose stale). A placeholder is one of
+#
+#   {states:NAME}  {depth:NAME}     what the manifest pins for NAME
+#   {length:NAME:PROP}              NAME's expected shortest length for PROP
+#   {violated_by:PROP}              every configuration expected to violate PROP, with its length
+#   {count:all}  {count:P=1}        how many configurations (at P=1), in words up to twelve
+#
+# `after` anchors a quote whose text occurs more than once (the first occurrence
+# after it is meant).
+
+import re as _re  # noqa: E402
+
+import attrs  # noqa: E402
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve")
+PLACEHOLDER = _re.compile(r"\{(?P<kind>states|depth|length|violated_by|count):(?P<what>[^}]+)\}")
+FIGURE_PATTERN = {"states": r"[0-9][0-9,]*", "depth": r"[0-9]+", "length": r"[0-9]+",
+                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+"}
+
+
+@attrs.frozen
+class Quote:
+    file: str  # relative to the checkout
+    text: str  # with placeholders
+    after: str = ""
+
+
+QUOTES = (
+    Quote("README.md", "│ distinct states │ {states:Holds} ", after="$ python -m protocol check Holds\n"),
+    Quote("README.md", "│ depth           │ {depth:Holds} ", after="$ python -m protocol check Holds\n"),
+    Quote("README.md", "│ distinct states │ {states:HoldsRouted} ", after="$ python -m protocol check HoldsRouted\n"),
+    Quote("README.md", "│ depth           │ {depth:HoldsRouted} ", after="$ python -m protocol check HoldsRouted\n"),
+    Quote("README.md", "Counterexample to I1: {length:HoldsRouted:I1} states"),
+    Quote("README.md", "both ids: I1 in {length:HoldsAliasShared:I1} states and NoRegression in "
+                       "{length:HoldsAliasShared:NoRegression})"),
+    Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
+    Quote("README.md", "cap: I1 in {length:HoldsCapReconnect:I1}\nstates with one process"),
+    Quote("docs/protocol.md", "(`HoldsRouted`, I1 in {length:HoldsRouted:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsCap`, I1 in {length:HoldsCap:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsReleaseOnMaint`, I1 in {length:HoldsReleaseOnMaint:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsBroadcast`, I1 in {length:HoldsBroadcast:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsPhysicalFromUpper`, PhysicalLeSince in "
+                              "{length:HoldsPhysicalFromUpper:PhysicalLeSince} states)"),
+    Quote("docs/protocol.md", "it: I1 fails in {length:HoldsAliasShared:I1} states"),
+    Quote("docs/protocol.md", "so NoRegression fails in {length:HoldsAliasShared:NoRegression}."),
+    Quote("docs/protocol.md", "ImportsBacked with a lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
+    Quote("docs/protocol.md", "violates I1 in {length:HoldsCapReconnect:I1} states"),
+    Quote("docs/protocol.md", "`Holds` {states:Holds} distinct states, depth {depth:Holds}; I1 counterexamples of "
+                              "{length:HoldsRouted:I1}, {length:HoldsBroadcast:I1}, {length:HoldsCap:I1} and "
+                              "{length:HoldsReleaseOnMaint:I1} states; PhysicalLeSince in "
+                              "{length:HoldsPhysicalFromUpper:PhysicalLeSince}."),
+    *(Quote("docs/properties.md", f"| {prop} | {kind} | {{violated_by:{prop}}} |") for prop, kind in (
+        ("I1", "state invariant | `i1` in `invariants/i1.py`"),
+        ("PhysicalLeSince", "state invariant | `physical_le_since` in `invariants/physical_le_since.py`"),
+        ("NoRegression", "transition property | `no_regression` in `invariants/no_regression.py`"),
+        ("CompactionNotStalled", "liveness, under weak fairness | `compaction_not_stalled` in "
+                                 "`invariants/leads_to.py` (leads-to pairs of `sent_at_least` and `since_at_least`)"),
+        ("ImportsBacked", "liveness, under weak fairness; only with `alias` | `imports_backed` in "
+                          "`invariants/leads_to.py` (leads-to pairs of `registered` and `gone_or_backed`)"),
+    )),
+    Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
+    Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
+    Quote("docs/checker.md", "| Holds | P=2, D=1, MaxTime=2 | {states:Holds} | {depth:Holds} |"),
+    Quote("docs/checker.md", "| HoldsAlias | P=1, D=1, MaxTime=2 | {states:HoldsAlias} | {depth:HoldsAlias} |"),
+    Quote("docs/report.md", "`--all` ({count:all} configurations)"),
+)
+
+
+class QuoteMissing(DocsError):
+    """A declared quote no longer occurs in its file: the prose or QUOTES must change."""
+
+
+def number_words(count: int) -> str:
+    return NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
+
+
+def figure(kind: str, what: str, named: dict) -> str:
+    """The manifest's figure a placeholder stands for."""
+    from invariants import LIVENESS, PROPERTIES
+
+    if kind == "count":
+        chosen = named.values() if what == "all" else [
+            n for n in named.values() if f"P={dict(n.own_constants)['P']}" == what]
+        return number_words(len(chosen))
+    if kind == "violated_by":
+        lasso = any(prop.name == what and prop.kind == LIVENESS for prop in PROPERTIES)
+        return ", ".join(f"`{n.name}` ({'lasso of ' if lasso else ''}{dict(n.expect)[what]})"
+                         for n in named.values() if what in dict(n.expect)) or "nothing"
+    name, _, prop = what.partition(":")
+    if name not in named:
+        raise QuoteMissing(f"a quote names {name}, which the manifest does not have: update QUOTES in protocol/docs.py")
+    if kind == "length":
+        return str(dict(named[name].expect)[prop])
+    states, depth = named[name].pinned
+    return f"{states:,}" if kind == "states" else str(depth)
+
+
+def quote_pattern(text: str) -> _re.Pattern:
+    """The quote with each placeholder's figure left open."""
+    parts, last = [], 0
+    for match in PLACEHOLDER.finditer(text):
+        parts += [_re.escape(text[last:match.start()]), f"(?:{FIGURE_PATTERN[match['kind']]})"]
+        last = match.end()
+    return _re.compile("".join(parts) + _re.escape(text[last:]))
+
+
+def quoted(text: str, quote: Quote, named: dict) -> str:
+    """`text` with `quote`'s figures set to the manifest's."""
+    start = text.find(quote.after) if quote.after else 0
+    found = quote_pattern(quote.text).search(text, max(start, 0)) if start >= 0 else None
+    if found is None:
+        raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
+                           + (f" after {quote.after.strip()!r}" if quote.after else "")
+                           + ": update the quote in QUOTES (protocol/docs.py)")
+    current = PLACEHOLDER.sub(lambda m: figure(m["kind"], m["what"], named), quote.text)
+    rest = text[found.end():]
+    if quote.text.endswith(" "):  # a cell of a drawn table: keep the line's width
+        padding = len(rest) - len(rest.lstrip(" "))
+        rest = " " * max(0, padding + len(found[0]) - len(current)) + rest.lstrip(" ")
+    return text[:found.start()] + current + rest
+
+
+def with_quotes(path: Path, text: str, root: Path) -> str:
+    """`text` (the file at `path`) with every figure QUOTES declares in it set to the manifest's."""
+    named = named_configurations()
+    for quote in QUOTES:
+        if root / quote.file == path:
+            text = quoted(text, quote, named)
+    return text
+
+
+def quoting_files(root: Path) -> list[Path]:
+    return list(dict.fromkeys(root / quote.file for quote in QUOTES))

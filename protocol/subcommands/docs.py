@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from ..docs import PACKAGE_ROOT, REGENERATE, derived_files, find_checkout, shown, stored
+from ..docs import PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, shown, stored
 from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
 
 
@@ -27,15 +27,24 @@ def run(args) -> int:
     if root is None:
         raise UsageError("docs works on the project's checkout (pyproject.toml, docs/, refutations/), "
                          "and none was found here or above: run it from inside the checkout")
-    files = derived_files(root)
-    where = lambda path: shown(path, root)  # noqa: E731
-    if args.write:
-        with output_to(None) as sink:
-            for path, text in files.items():
-                with output_to(str(path)) as file:
-                    file.write(text)
-                print(f"wrote {where(path)}", file=sink)
-        return EXIT_AS_EXPECTED
+    try:
+        files = derived_files(root)
+        where = lambda path: shown(path, root)  # noqa: E731
+        return write(files, where) if args.write else compare(files, where, root)
+    except DocsError as error:
+        raise UsageError(str(error)) from None
+
+
+def write(files: dict, where) -> int:
+    with output_to(None) as sink:
+        for path, text in files.items():
+            with output_to(str(path)) as file:
+                file.write(text)
+            print(f"wrote {where(path)}", file=sink)
+    return EXIT_AS_EXPECTED
+
+
+def compare(files: dict, where, root) -> int:
     stale = [path for path, text in files.items() if stored(path) != text]
     with output_to(None) as sink:
         for path in stale:
