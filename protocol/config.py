@@ -295,7 +295,7 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
     from . import manifest
 
     manifest.validate(name, table, tables)
-    cfg = manifest.config_of(name, tables)
+    cfg = manifest.config_of(name, {**tables, name: table})
     manifest.refuse_foreign_properties(name, table, cfg)
     doc = refutations.why(table["module"]) if "module" in table else table.get("doc", "")
     pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
@@ -307,17 +307,22 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
 def named_configurations() -> dict[str, NamedConfig]:
     """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
 
-    Read once per manifest ($PROTOCOL_MANIFEST names another one, for tests)."""
+    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests)."""
     global _NAMED, _NAMED_FROM
     import refutations
 
     path = refutations.manifest_path()
-    if _NAMED is None or _NAMED_FROM != path:
+    try:
+        stat = path.stat()
+        version = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)  # re-read once pinned or edited
+    except OSError:
+        version = (path,)  # read_tables says why it cannot be read
+    if _NAMED is None or _NAMED_FROM != version:
         from .manifest import read_tables
 
         tables = read_tables()
         _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}
-        _NAMED_FROM = path
+        _NAMED_FROM = version
     return dict(_NAMED)
 
 
