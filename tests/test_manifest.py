@@ -17,7 +17,8 @@ import refutations
 from helpers import checked
 from protocol.cli import main
 from protocol.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
-from protocol.manifest import KEYS, repinned
+from protocol.config import MANIFEST_KEYS as KEYS
+from protocol.repin import repinned
 
 NAMES = list(named_configurations())
 

@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 
 from .. import run as checking
-from ..manifest import PINNED_KEYS, repinned, where
+from ..config import manifest_where as where
+from ..repin import PINNED_KEYS, repinned
 from .common import (
     EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, output_to, selected_configurations,
 )
