@@ -179,7 +179,8 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
         path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
         files[path] = golden_text(name, result)
     for path in quoting_files(root):
-        files[path] = with_quotes(path, files[path] if path in files else stored(path), root)
+        if path in files or path.exists():  # a checkout of the derived files alone has no README
+            files[path] = with_quotes(path, files[path] if path in files else stored(path), root)
     return files
 
 

@@ -65,3 +65,23 @@ def test_an_unreadable_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, ca
     assert main(["docs", "--check"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not UTF-8 text" in err and "docs --write" in err
+
+
+@pytest.mark.parametrize("state", ["missing", "empty"])
+def test_a_missing_or_empty_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, capsys, state):
+    import protocol.subcommands.docs as subcommand
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "refutations").mkdir()
+    (tmp_path / "docs" / "protocol.md").write_text(stored(PACKAGE_ROOT / "docs" / "protocol.md"))
+    monkeypatch.setattr(subcommand, "find_checkout", lambda: tmp_path)
+    few = [named for named in docs.refutations() if named.name == "HoldsCapReconnect"]
+    monkeypatch.setattr(docs, "refutations", lambda: few)
+    assert main(["docs", "--write"]) == 0
+    trace = tmp_path / "refutations" / "HoldsCapReconnect.txt"
+    trace.unlink() if state == "missing" else trace.write_text("")
+    capsys.readouterr()
+    assert main(["docs", "--check"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert f"refutations/HoldsCapReconnect.txt is {state}: regenerate it with" in captured.err

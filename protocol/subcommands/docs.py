@@ -45,6 +45,11 @@ def write(files: dict, where) -> int:
 
 
 def compare(files: dict, where, root) -> int:
+    for path in files:  # nothing to diff against: one line, not the whole file as a diff
+        if not stored(path):
+            state = "empty" if path.exists() else "missing"
+            raise UsageError(f"{where(path)} is {state}: regenerate it with `{REGENERATE}`, "
+                             "or restore it (git checkout)")
     stale = [path for path, text in files.items() if stored(path) != text]
     with output_to(None) as sink:
         for path in stale:
