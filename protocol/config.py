@@ -220,6 +220,11 @@ class NamedConfig:
     own_constants: Mapping | None = attrs.field(default=None, eq=False,
                                                 converter=lambda m: None if m is None else tuple(dict(m).items()))
     size: str | None = attrs.field(default=None, eq=False)  # the manifest's `size`, if it says
+    # Vacuity (read here, checked by the run): the liveness properties whose premises must
+    # be reached, property -> why it may hold vacuously, the states that must be reached.
+    nonvacuous: tuple = attrs.field(default=(), eq=False, converter=tuple)
+    vacuous_ok: Mapping = attrs.field(factory=dict, eq=False, converter=lambda m: tuple(dict(m).items()))
+    reachable: tuple = attrs.field(default=(), eq=False, converter=tuple)
 
     @property
     def size_class(self) -> str:
@@ -302,7 +307,9 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
     pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
     return NamedConfig(name, cfg, table.get("expect", {}), table.get("needs", {}),
                        table.get("length_only_at", {}), " ".join(doc.split()), pinned,
-                       own_constants=cfg.constants, size=table.get("size"))
+                       own_constants=cfg.constants, size=table.get("size"),
+                       nonvacuous=table.get("nonvacuous", ()), vacuous_ok=table.get("vacuous_ok", {}),
+                       reachable=table.get("reachable", ()))
 
 
 def named_configurations() -> dict[str, NamedConfig]:

@@ -156,8 +156,12 @@ def test_the_keys_the_next_issue_needs_are_accepted(manifest_copy, capsys):
     edit(manifest_copy, "[HoldsCapReconnect]", '[HoldsCapReconnect]\nalso = 1')
     assert "unknown key `also`" in one_line_refusal(capsys)
     edit(manifest_copy, "also = 1\n", "")
-    edit(manifest_copy, 'vacuous_ok = { ImportsBacked = "no alias" }\n', "")
+    edit(manifest_copy, 'vacuous_ok = { ImportsBacked = "no alias" }\n',
+         'vacuous_ok = { CompactionNotStalled = "no peek is ever sent" }\n')
     assert main(["check", SMALL, "--no-trace"]) == 0
+    named = named_configurations()[SMALL]
+    assert (named.nonvacuous, dict(named.vacuous_ok), named.reachable, named.size_class) == (
+        ("CompactionNotStalled",), {"CompactionNotStalled": "no peek is ever sent"}, ("a peek is created",), "quick")
 
 
 @pytest.mark.parametrize("content, says", [
