@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import pytest
 
@@ -34,6 +35,8 @@ from protocol.render_matrix import render_matrix
 # Small enough that the whole matrix runs in seconds, large enough that every
 # refutation's defect still shows (each needs only times 0 and 1).
 SMALL = {"P": 2, "D": 1, "MaxTime": 1}
+# One row per combination of the values of the switches declared `in_matrix`.
+EVERY_COMBINATION = math.prod(len(switch.values) for switch in SWITCHES.values() if switch.in_matrix)
 
 
 def S(*mechs):  # noqa: N802 - reads as a set literal in the tables below
@@ -112,7 +115,7 @@ def test_remarks_on_a_hand_made_matrix():
 
 def test_every_combination_once_with_fairness_on():
     configs = combinations(SMALL)
-    assert len(configs) == len(set(configs)) == 2 * 2 * 2 * 3 * 2
+    assert len(configs) == len(set(configs)) == EVERY_COMBINATION
     assert all(cfg.fairness and cfg.constants == SMALL for cfg in configs)
     assert len({mechanisms(cfg) for cfg in configs}) == len(configs)
 
@@ -213,5 +216,5 @@ def test_cli_json_and_bad_jobs(capsys):
     assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
     assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 * 2 * 2 * 3 * 2 + 1
+    assert len(lines) == EVERY_COMBINATION + 1
     assert all(isinstance(json.loads(line), dict) for line in lines)
