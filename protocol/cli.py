@@ -24,7 +24,7 @@ SUBCOMMANDS = {
     "matrix": ("matrix", "check every combination of the mechanism switches; derive the minimal sets"),
     "graph": ("graph", "export the reachable state graph (dot or graphml)"),
     "bench": ("bench", "measure the search on a ladder of constants (prints figures)"),
-    "docs": ("docs", "regenerate or check docs/refutations.md and the golden traces"),
+    "docs": ("docs", "regenerate or check docs/refutations.md, the golden traces and the quoted figures"),
     "report": ("report", "write one self-contained HTML page of checked configurations, for review"),
     "explore": ("explore", "step through the model's states in a browser (a local web server)"),
 }

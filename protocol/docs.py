@@ -3,9 +3,10 @@
     python -m protocol docs --write   # regenerate them after an intended change
     python -m protocol docs --check   # exit 1, with a diff, if any is stale (CI runs this)
 
-Two kinds: docs/refutations.md, and each refutation's golden trace
-refutations/<Name>.txt (protocol/golden.py). A change to the model that
-changes a counterexample then shows in review as a diff of both.
+Three kinds: docs/refutations.md, each refutation's golden trace
+refutations/<Name>.txt (protocol/golden.py), and the manifest's figures that
+README.md and docs/ quote in prose (`QUOTES`). A change to the model that
+changes a counterexample or a count then shows in review as a diff of them.
 
 Each refutation's section is its switches (what it changes relative to
 Holds), what it must violate, the reason from its docstring, and its
@@ -14,7 +15,11 @@ shortest counterexample rendered as Markdown by the exporter.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
+
+import attrs
 
 from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
 from .export import trace_markdown
@@ -117,8 +122,6 @@ def and_list(words: list[str]) -> str:
 def preamble() -> str:
     """PREAMBLE with the constants of the refutations not at the defaults, its first paragraph
     reflowed (their names are derived: a new one cannot leave the prose counting wrong)."""
-    import textwrap
-
     head, _, rest = PREAMBLE.partition("A refutation is")
     first, _, rest = ("A refutation is" + rest).partition("\n\n")
     first = first.replace("{elsewhere}", other_constants_words(refutations()))
@@ -224,13 +227,9 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 # `after` anchors a quote whose text occurs more than once (the first occurrence
 # after it is meant).
 
-import re as _re  # noqa: E402
-
-import attrs  # noqa: E402
-
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
-PLACEHOLDER = _re.compile(r"\{(?P<kind>states|depth|length|violated_by|count):(?P<what>[^}]+)\}")
+PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count):(?P<what>[^}]+)\}")
 FIGURE_PATTERN = {"states": r"[0-9][0-9,]*", "depth": r"[0-9]+", "length": r"[0-9]+",
                   "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+"}
 
@@ -312,13 +311,13 @@ def figure(kind: str, what: str, named: dict) -> str:
     return f"{states:,}" if kind == "states" else str(depth)
 
 
-def quote_pattern(text: str) -> _re.Pattern:
+def quote_pattern(text: str) -> re.Pattern:
     """The quote with each placeholder's figure left open."""
     parts, last = [], 0
     for match in PLACEHOLDER.finditer(text):
-        parts += [_re.escape(text[last:match.start()]), f"(?:{FIGURE_PATTERN[match['kind']]})"]
+        parts += [re.escape(text[last:match.start()]), f"(?:{FIGURE_PATTERN[match['kind']]})"]
         last = match.end()
-    return _re.compile("".join(parts) + _re.escape(text[last:]))
+    return re.compile("".join(parts) + re.escape(text[last:]))
 
 
 def quoted(text: str, quote: Quote, named: dict) -> str:

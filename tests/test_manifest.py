@@ -241,3 +241,12 @@ def test_the_size_class_is_the_manifests_size_else_the_pinned_states_against_one
     assert _named_from("Small", {**small, "distinct_states": QUICK_STATES + 1}, tables).size_class == "slow"
     assert _named_from("Small", {**small, "size": "slow"}, tables).size_class == "slow"
     assert _named_from("Unpinned", {"doc": "d"}, tables).size_class == "slow"
+
+
+def test_pin_writes_the_figures_of_an_entry_that_has_none(manifest_copy, capsys):
+    original = manifest_copy.read_bytes()
+    edit(manifest_copy, "distinct_states = 691\ndepth = 12\n", "")
+    assert named_configurations()[SMALL].pinned is None
+    assert main(["pin", SMALL]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{SMALL}: pinned distinct states 691, depth 12"
+    assert manifest_copy.read_bytes() == original  # the entry's last lines, where they were

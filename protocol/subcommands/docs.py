@@ -1,5 +1,6 @@
 """`protocol docs --write | --check`: the files derived from refutations/
-(docs/refutations.md and the golden traces), in the project's checkout."""
+(docs/refutations.md, the golden traces, and the manifest's figures README.md
+and docs/ quote), in the project's checkout."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_t
 def add_parser(subparsers, name: str, help: str) -> None:
     parser = subparsers.add_parser(
         name, help=help,
-        description="The files derived from refutations/: docs/refutations.md and each "
-                    "refutation's golden trace refutations/<Name>.txt, in the project's checkout "
+        description="The files derived from refutations/: docs/refutations.md, each "
+                    "refutation's golden trace refutations/<Name>.txt and the manifest's figures "
+                    "README.md and docs/ quote, in the project's checkout "
                     "(the one this package runs from, or the working directory's).",
     )
     mode = parser.add_mutually_exclusive_group(required=True)
