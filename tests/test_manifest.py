@@ -250,3 +250,16 @@ def test_pin_writes_the_figures_of_an_entry_that_has_none(manifest_copy, capsys)
     assert main(["pin", SMALL]) == 0
     assert capsys.readouterr().out.splitlines()[0] == f"{SMALL}: pinned distinct states 691, depth 12"
     assert manifest_copy.read_bytes() == original  # the entry's last lines, where they were
+
+
+def test_every_output_that_says_as_expected_compares_the_counts(manifest_copy, capsys, tmp_path):
+    edit(manifest_copy, "distinct_states = 691", "distinct_states = 690")
+    assert main(["check", "HoldsRouted", SMALL, "--no-trace"]) == 1  # the totals of several
+    totals = capsys.readouterr().out.split("check --all")[-1]
+    assert re.search(rf"HoldsRouted .* yes\s*\n.*{SMALL} .* NO", totals)
+    assert "2 configurations, 1 not as expected" in totals
+    page = tmp_path / "report.html"
+    assert main(["report", SMALL, "--output", str(page)]) == 1
+    assert "distinct states 691, but the manifest pins 690" in page.read_text()
+    assert main(["check", SMALL, "--format", "markdown", "--no-trace"]) == 1
+    assert "**NOT as expected**" in capsys.readouterr().out
