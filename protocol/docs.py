@@ -183,8 +183,46 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
         files[path] = golden_text(name, result)
     for path in quoting_files(root):
         if path in files or path.exists():  # a checkout of the derived files alone has no README
-            files[path] = with_quotes(path, files[path] if path in files else stored(path), root)
+            text = with_quotes(path, files[path] if path in files else stored(path), root)
+            files[path] = with_check_outputs(text, results)
     return files
+
+
+# ------------------------------------------------------------------ outputs the prose shows
+#
+# A fenced block that starts with `$ python -m protocol check NAME` shows what
+# that command prints (at 80 columns, without ANSI codes): it is regenerated from
+# a run, all but the seconds, which are the committed ones (they vary run to run).
+
+CHECK_OUTPUT = re.compile(r"^\$ python -m protocol check (?P<name>\w+)\n(?P<output>.*?)(?=^```)", re.M | re.S)
+SECONDS_ROW = re.compile(r"^│ seconds .*$", re.M)
+OUTPUT_WIDTH = 80
+
+
+def check_output(result, shown: str) -> str:
+    """What `check NAME` prints for `result`, with the seconds row of `shown` (the committed block)."""
+    from .render import plain_text, summary_table, trace_table
+
+    drawn = [plain_text(summary_table(result), OUTPUT_WIDTH)]
+    drawn += [plain_text(trace_table(verdict.trace, cfg=result.config), OUTPUT_WIDTH)
+              for verdict in result.properties.values() if verdict.trace is not None]
+    text = "".join(drawn).rstrip("\n") + "\n"  # the block's fence follows the last line
+    committed = SECONDS_ROW.search(shown)
+    return SECONDS_ROW.sub(lambda _: committed[0], text) if committed else text
+
+
+def with_check_outputs(text: str, results: dict) -> str:
+    """`text` with every `$ python -m protocol check NAME` block regenerated from a run of NAME
+    (the refutations' runs in `results`, others run here)."""
+    from .config import lookup
+
+    def regenerated(block: re.Match) -> str:
+        name = block["name"]
+        if name not in results:
+            results[name] = check(lookup(name))
+        return f"$ python -m protocol check {name}\n" + check_output(results[name], block["output"])
+
+    return CHECK_OUTPUT.sub(regenerated, text)
 
 
 class DocsError(ValueError):
@@ -225,7 +263,8 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 #   {count:all}  {count:P=1}        how many configurations (at P=1), in words up to twelve
 #
 # `after` anchors a quote whose text occurs more than once (the first occurrence
-# after it is meant).
+# after it is meant). The outputs of `check` that the prose shows are regenerated
+# whole (below), so they are not quoted here.
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
@@ -242,11 +281,6 @@ class Quote:
 
 
 QUOTES = (
-    Quote("README.md", "│ distinct states │ {states:Holds} ", after="$ python -m protocol check Holds\n"),
-    Quote("README.md", "│ depth           │ {depth:Holds} ", after="$ python -m protocol check Holds\n"),
-    Quote("README.md", "│ distinct states │ {states:HoldsRouted} ", after="$ python -m protocol check HoldsRouted\n"),
-    Quote("README.md", "│ depth           │ {depth:HoldsRouted} ", after="$ python -m protocol check HoldsRouted\n"),
-    Quote("README.md", "Counterexample to I1: {length:HoldsRouted:I1} states"),
     Quote("README.md", "both ids: I1 in {length:HoldsAliasShared:I1} states and NoRegression in "
                        "{length:HoldsAliasShared:NoRegression})"),
     Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
@@ -329,11 +363,7 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
                            + (f" after {quote.after.strip()!r}" if quote.after else "")
                            + ": update the quote in QUOTES (protocol/docs.py)")
     current = PLACEHOLDER.sub(lambda m: figure(m["kind"], m["what"], named), quote.text)
-    rest = text[found.end():]
-    if quote.text.endswith(" "):  # a cell of a drawn table: keep the line's width
-        padding = len(rest) - len(rest.lstrip(" "))
-        rest = " " * max(0, padding + len(found[0]) - len(current)) + rest.lstrip(" ")
-    return text[:found.start()] + current + rest
+    return text[:found.start()] + current + text[found.end():]
 
 
 def with_quotes(path: Path, text: str, root: Path) -> str:

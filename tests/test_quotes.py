@@ -18,11 +18,11 @@ def test_every_declared_quote_is_in_its_file_with_the_manifests_figures():
         assert with_quotes(path, text, PACKAGE_ROOT) == text, path
 
 
-def test_a_stale_figure_is_replaced_and_a_drawn_cell_keeps_its_width():
+def test_a_stale_figure_is_replaced():
     named = named_configurations()
-    cell = Quote("README.md", "│ distinct states │ {states:Holds} ")
-    line = "│ distinct states │ 1,234,567          │\n"
-    assert quoted(line, cell, named) == "│ distinct states │ 27,031             │\n"
+    row = Quote("x.md", "| Holds | {states:Holds} | {depth:Holds} |", after="## Level sizes")
+    table = "| Holds | 1 | 2 |\n## Level sizes\n| Holds | 1,234,567 | 9 |\n"
+    assert quoted(table, row, named) == "| Holds | 1 | 2 |\n## Level sizes\n| Holds | 27,031 | 21 |\n"
     prose = Quote("x.md", "I1 in {length:HoldsRouted:I1} states, {count:all} configurations")
     assert quoted("so I1 in 9 states, eight configurations.", prose, named) == \
         f"so I1 in 6 states, {docs.number_words(len(named))} configurations."
@@ -85,3 +85,14 @@ def test_a_missing_or_empty_derived_file_is_one_line_exit_2(tmp_path, monkeypatc
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert f"refutations/HoldsCapReconnect.txt is {state}: regenerate it with" in captured.err
+
+
+def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_seconds():
+    from helpers import checked
+
+    result = checked("HoldsCapReconnect")
+    stale = ("$ python -m protocol check HoldsCapReconnect\nHoldsCapReconnect  as expected\n"
+             "│ seconds         │ 9.99                                                       │\n```\n")
+    fresh = docs.with_check_outputs("```\n" + stale, {"HoldsCapReconnect": result})
+    assert "│ distinct states │ 691 " in fresh and "Counterexample to I1: 7 states" in fresh
+    assert "│ seconds         │ 9.99 " in fresh and fresh.endswith("queued on process 0's interactive stream\n```\n")
