@@ -126,6 +126,10 @@ INVALID = [
      "[HoldsCapReconnect], `based_on`: no configuration 'HoldCap' to base [HoldsCapReconnect] on: "
      "did you mean `HoldsCap`?"),
     ('module = "holds_routed"', 'module = "holds_routd"', "[HoldsRouted], `module`: no module refutations/holds_routd.py"),
+    ('module = "holds_cap"', 'module = "holds_cap"\nbased_on = "HoldsCapReconnect"',
+     "[HoldsCap], `based_on`: a cycle (HoldsCap -> HoldsCapReconnect -> HoldsCap): break it"),
+    ('switches = { reconnect = true }', 'switches = { reconnect = true, cap = false }',
+     "[HoldsCapReconnect]: switch reconnect=True needs cap=True: drop reconnect or set cap=True"),
     ('module = "holds_routed"', 'doc = "x"\nmodule = "holds_routed"', "[HoldsRouted]: give `doc`"),
     ("distinct_states = 8917\n", "", "[HoldsRouted]: pins one of `distinct_states` and `depth`: give both, "
                                       "or run `python -m protocol pin HoldsRouted`"),
