@@ -261,6 +261,7 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 #   {length:NAME:PROP}              NAME's expected shortest length for PROP
 #   {violated_by:PROP}              every configuration expected to violate PROP, with its length
 #   {count:all}  {count:P=1}        how many configurations (at P=1), in words up to twelve
+#   {names:sound}                   the configurations expected to violate nothing
 #
 # `after` anchors a quote whose text occurs more than once (the first occurrence
 # after it is meant). The outputs of `check` that the prose shows are regenerated
@@ -268,9 +269,9 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
-PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count):(?P<what>[^}]+)\}")
+PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count|names):(?P<what>[^}]+)\}")
 FIGURE_PATTERN = {"states": r"[0-9][0-9,]*", "depth": r"[0-9]+", "length": r"[0-9]+",
-                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+"}
+                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+", "names": r"`\w+`(?:(?:, | and )`\w+`)*"}
 
 
 @attrs.frozen
@@ -309,6 +310,7 @@ QUOTES = (
                           "`invariants/leads_to.py` (leads-to pairs of `registered` and `gone_or_backed`)"),
     )),
     Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
+    Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
     Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
     Quote("docs/checker.md", "| Holds | P=2, D=1, MaxTime=2 | {states:Holds} | {depth:Holds} |"),
     Quote("docs/checker.md", "| HoldsAlias | P=1, D=1, MaxTime=2 | {states:HoldsAlias} | {depth:HoldsAlias} |"),
@@ -332,6 +334,10 @@ def figure(kind: str, what: str, named: dict) -> str:
         chosen = named.values() if what == "all" else [
             n for n in named.values() if f"P={dict(n.own_constants)['P']}" == what]
         return number_words(len(chosen))
+    if kind == "names":
+        if what != "sound":
+            raise QuoteMissing(f"a quote asks for the names {what!r}; only {{names:sound}} is known")
+        return and_list([f"`{n.name}`" for n in named.values() if not n.expect])
     if kind == "violated_by":
         lasso = any(prop.name == what and prop.kind == LIVENESS for prop in PROPERTIES)
         return ", ".join(f"`{n.name}` ({'lasso of ' if lasso else ''}{dict(n.expect)[what]})"

@@ -96,3 +96,11 @@ def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_se
     fresh = docs.with_check_outputs("```\n" + stale, {"HoldsCapReconnect": result})
     assert "│ distinct states │ 691 " in fresh and "Counterexample to I1: 7 states" in fresh
     assert "│ seconds         │ 9.99 " in fresh and fresh.endswith("queued on process 0's interactive stream\n```\n")
+
+
+def test_the_configurations_expected_to_violate_nothing_are_listed():
+    named = named_configurations()
+    sound = [f"`{n.name}`" for n in named.values() if not n.expect]
+    assert docs.figure("names", "sound", named) == docs.and_list(sound)
+    quote = Quote("x.md", "nothing, {names:sound}, satisfy")
+    assert quoted("nothing, `Holds` and `HoldsX`, satisfy", quote, named) == f"nothing, {docs.and_list(sound)}, satisfy"
