@@ -452,11 +452,10 @@ def constants_table(value, *context) -> None:
 def switches_table(value, *_) -> None:
     if not isinstance(value, dict):
         raise Invalid(f"{value!r} is not a table {{ switch = value, ... }}")
-    declared = SWITCHES
     for name, chosen in value.items():
-        if name not in declared:
-            raise Invalid(f"no switch `{name}`: {close_to(name, declared)}")
-        switch = declared[name]
+        if name not in SWITCHES:
+            raise Invalid(f"no switch `{name}`: {close_to(name, SWITCHES)}")
+        switch = SWITCHES[name]
         if chosen not in switch.values or type(chosen) is not type(switch.default):
             shown = ", ".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in switch.values)
             raise Invalid(f"{name} = {chosen!r} is not one of: {shown}")
@@ -506,8 +505,8 @@ def refutation_module(value, *_) -> None:
     except ModuleNotFoundError as error:
         if error.name != f"refutations.{value}":  # the module is there, but fails to import
             raise
-        raise Invalid(f"no module refutations/{value}.py: write it, with a docstring saying why the design fails") \
-            from None
+        raise Invalid(f"no module refutations/{value}.py: write it, with a docstring saying why "
+                      "the design fails") from None
     if not why.strip():
         raise Invalid(f"refutations/{value}.py has no docstring: say there why the design fails")
 
@@ -516,10 +515,6 @@ def liveness_name(name, *context) -> None:
     from invariants import LIVENESS
 
     property_name(LIVENESS)(name)
-
-
-def reason_text(value, *_) -> None:
-    nonempty_text(value)
 
 
 # Every key of a configuration's table in the manifest, one line each.
@@ -540,8 +535,10 @@ MANIFEST_KEYS = {key.name: key for key in (
     ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run",
                 one_of_words(*SIZES)),
     ManifestKey("nonvacuous", "liveness properties whose premises must be reached", list_of(liveness_name)),
-    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously", table_of(liveness_name, reason_text)),
-    ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached", list_of(reason_text)),
+    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously",
+                table_of(liveness_name, nonempty_text)),
+    ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached",
+                list_of(nonempty_text)),
 )}
 
 
@@ -559,23 +556,25 @@ def read_tables() -> dict:
     except OSError as error:
         raise ConfigError(f"cannot read {manifest_where()}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{manifest_where()} is not UTF-8 text (byte {error.start} is {error.object[error.start]:#04x}): "
-                          "restore it (git checkout)") from None
+        byte = f"byte {error.start} is {error.object[error.start]:#04x}"
+        raise ConfigError(f"{manifest_where()} is not UTF-8 text ({byte}): restore it (git checkout)") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{manifest_where()} is not valid TOML: {error}") from None
     if not tables:
         raise ConfigError(f"{manifest_where()} names no configuration: add a [Name] table for each")
     for name, table in tables.items():
         if not isinstance(table, dict):
-            raise ConfigError(f"{manifest_where()}: `{name} = ...` stands outside any [Name] table: move it under one")
+            raise ConfigError(f"{manifest_where()}: `{name} = ...` stands outside any [Name] table: "
+                              "move it under one")
     return tables
 
 
 def validate(name: str, table: dict, tables: dict) -> None:
-    """Refuse, in one line naming the entry and the key, anything `KEYS` does not allow."""
+    """Refuse, in one line naming the entry and the key, anything `MANIFEST_KEYS` does not allow."""
     for key, value in table.items():
         if key not in MANIFEST_KEYS:
-            raise ConfigError(f"{manifest_where()}, [{name}]: unknown key `{key}`: {close_to(key, MANIFEST_KEYS)}")
+            raise ConfigError(f"{manifest_where()}, [{name}]: unknown key `{key}`: "
+                              f"{close_to(key, MANIFEST_KEYS)}")
         try:
             MANIFEST_KEYS[key].check(value, name, tables)
         except Invalid as invalid:
@@ -597,7 +596,8 @@ def config_of(name: str, tables: dict, seen: tuple = ()):
     """The configuration of entry `name`: its base's with its switches and constants applied."""
     table = tables[name]
     if name in seen:
-        raise ConfigError(f"{manifest_where()}, [{name}], `based_on`: a cycle ({' -> '.join((*seen, name))}): break it")
+        cycle = " -> ".join((*seen, name))
+        raise ConfigError(f"{manifest_where()}, [{name}], `based_on`: a cycle ({cycle}): break it")
     based_on = table.get("based_on", "Holds" if name != "Holds" else None)
     if based_on is not None and based_on not in tables:
         raise ConfigError(f"{manifest_where()}, [{name}]: no [{based_on}] to base it on: add it, or set `based_on`")

@@ -125,7 +125,8 @@ INVALID = [
     ('based_on = "HoldsCap"', 'based_on = "HoldCap"',
      "[HoldsCapReconnect], `based_on`: no configuration 'HoldCap' to base [HoldsCapReconnect] on: "
      "did you mean `HoldsCap`?"),
-    ('module = "holds_routed"', 'module = "holds_routd"', "[HoldsRouted], `module`: no module refutations/holds_routd.py"),
+    ('module = "holds_routed"', 'module = "holds_routd"',
+     "[HoldsRouted], `module`: no module refutations/holds_routd.py"),
     ('module = "holds_cap"', 'module = "holds_cap"\nbased_on = "HoldsCapReconnect"',
      "[HoldsCap], `based_on`: a cycle (HoldsCap -> HoldsCapReconnect -> HoldsCap): break it"),
     ('switches = { reconnect = true }', 'switches = { reconnect = true, cap = false }',
