@@ -101,11 +101,14 @@ def sentence(events) -> str:
     return head.words() + head.joined([event.words() for event in rest])
 
 
-def narrate(label, before, after, cfg) -> str:
-    """The step `before --label--> after` of configuration `cfg` in protocol words: what
-    the events it records say (its label, for a step that records none)."""
-    events = explain(cfg, label, before, after)
+def step_words(label, events) -> str:
+    """What a step's events say; its label, for a step that records none."""
     return sentence(events) if events else str(label)
+
+
+def narrate(label, before, after, cfg) -> str:
+    """The step `before --label--> after` of configuration `cfg` in protocol words."""
+    return step_words(label, explain(cfg, label, before, after))
 
 
 # ---------------------------------------------------------------- witnesses
@@ -113,16 +116,16 @@ def narrate(label, before, after, cfg) -> str:
 
 def violation_words(trace: Trace, cfg=None) -> list[str]:
     """Why the last state (or last step) breaks `trace.prop`: the property's witnesses."""
-    explain = invariants.WITNESSES.get(trace.prop)
-    if explain is None or not trace.steps:
+    witnesses = invariants.WITNESSES.get(trace.prop)
+    if witnesses is None or not trace.steps:
         return []
     last = trace.steps[-1].state
     try:
         if trace.prop in invariants.TRANSITION_PROPERTIES:
             if len(trace.steps) < 2:
                 return []
-            return list(explain(trace.steps[-2].state, last, cfg))
-        return list(explain(last, cfg))
+            return list(witnesses(trace.steps[-2].state, last, cfg))
+        return list(witnesses(last, cfg))
     except AttributeError:
         return []  # this witness needs the configuration (TypeOK's domains) and none was given
 
@@ -170,7 +173,7 @@ def story(trace: Trace, cfg) -> Story:
         else:
             action = str(step.action)
             events = explain(cfg, step.action, previous, step.state)
-            words = sentence(events) if events else action
+            words = step_words(step.action, events)
             changed = grouped_changes(previous, step.state)
         told.append(StepStory(index + 1, action, words, changed, step.state, trace.loop == index, events))
         previous = step.state
