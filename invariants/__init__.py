@@ -60,8 +60,9 @@ def properties_for(cfg, kind: str | None = None) -> list[Property]:
     return [prop for prop in PROPERTIES if prop.applies(cfg) and kind in (None, prop.kind)]
 
 
-def names_for(cfg) -> list[str]:
-    return [prop.name for prop in properties_for(cfg)]
+def names_for(cfg, kind: str | None = None) -> list[str]:
+    """The names of the properties that belong to `cfg` (of one kind, if given), in report order."""
+    return [prop.name for prop in properties_for(cfg, kind)]
 
 
 # Compatibility views over every property, whatever configuration (names -> predicates).

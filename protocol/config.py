@@ -209,6 +209,12 @@ class NamedConfig:
         (prop, tuple(dict(at).items())) for prop, at in dict(m).items()))
     doc: str = attrs.field(default="", eq=False)
     pinned: tuple | None = attrs.field(default=None, eq=False)
+    # Vacuity (VACUITY_KEYS): the liveness properties that must not hold vacuously, the
+    # reason each leads-to property that may is allowed to, and the state predicates
+    # (invariants/reachable.py) some reachable state must satisfy.
+    nonvacuous: tuple = attrs.field(default=(), converter=tuple)
+    vacuous_ok: Mapping[str, str] = attrs.field(factory=dict, converter=lambda m: tuple(dict(m).items()))
+    reachable: tuple = attrs.field(default=(), converter=tuple)
 
     def with_constants(self, constants: Mapping[str, int]) -> "NamedConfig":
         return attrs.evolve(self, config=self.config.evolve(**constants))
@@ -267,13 +273,19 @@ def _config_of(name: str, table: dict, tables: dict) -> Config:
         raise ConfigError(f"refutations/manifest.toml, [{name}]: {error}") from None
 
 
+# The manifest keys about vacuity, each with the type of its value; the NamedConfig
+# field of the same name converts it.
+VACUITY_KEYS = {"nonvacuous": list, "vacuous_ok": dict, "reachable": list}
+
+
 def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
     import refutations
 
     doc = refutations.why(table["module"]) if "module" in table else table.get("doc", "")
     pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
+    vacuity = {key: table[key] for key in VACUITY_KEYS if key in table}
     return NamedConfig(name, _config_of(name, table, tables), table.get("expect", {}), table.get("needs", {}),
-                       table.get("length_only_at", {}), " ".join(doc.split()), pinned)
+                       table.get("length_only_at", {}), " ".join(doc.split()), pinned, **vacuity)
 
 
 def named_configurations() -> dict[str, NamedConfig]:

@@ -37,8 +37,8 @@ from itertools import repeat
 from operator import and_, rshift
 from typing import Callable
 
-from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model
-from .checker import Guarded
+from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, Refusal, pair_permutation
+from .checker import Exploration, Guarded, explore
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
@@ -452,46 +452,121 @@ def intern(values: list, ids: dict, value) -> tuple[int, bool]:
     return ids[value], True
 
 
-def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options):
-    """Explore `model` with the fast engine: the checker's `Exploration`, with states
-    stored packed and decoded on demand (`run.state(id)`, `run.path(id)`), and the
-    same ids, order, edges and verdicts as exploring the readable model.
+class PackedExploration(Exploration):
+    """The `Run` of the packed engine: states stored packed and decoded on demand, the
+    leads-to masks and premises evaluated per interned component where a pair allows.
+
+    With a `reduction` (symmetry, see symmetry.py) the stored states are one
+    representative per orbit: the counts are the unreduced ones (the checker
+    weighs each state by its orbit), paths are realised as real runs, and
+    liveness follows each pair through the permutation every edge applied
+    (`liveness.find_violation_reduced`)."""
+
+    def __init__(self, engine: Engine, reduction=None, permutations=None, lasso_realizer=None,
+                 realize: Callable | None = None):
+        super().__init__(realize)
+        self.engine = engine
+        self.reduction = reduction
+        self.permutations = permutations
+        self.lasso_realizer = lasso_realizer
+
+    def pair_masks(self, name: str, pairs) -> list:
+        return leads_to_masks(self.engine, self.states, pairs)
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        reached = premises_reached(self.engine, self.states, pairs, masks)
+        if self.reduction is None:
+            return reached
+        # A representative stands for its orbit: pair j is reached where any pair
+        # its orbit's renamings send it to is reached on a representative.
+        maps = self._pair_maps(name, pairs)
+        return tuple(any(reached[mapping[j]] for mapping in maps) for j in range(len(pairs)))
+
+    def find_violation(self, graph, initial, masks, name: str, pairs):
+        if self.reduction is None:
+            return super().find_violation(graph, initial, masks, name, pairs)
+        from .liveness import QuotientCycle, Symmetry, find_violation_reduced
+
+        perms = self.permutations
+        symmetry = Symmetry([perms.split(label)[1] for label in range(len(self.labels))],
+                            self._pair_maps(name, pairs))
+        try:
+            return find_violation_reduced(graph, initial, masks, symmetry)
+        except QuotientCycle:
+            raise Refusal(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
+                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
+
+    def _pair_maps(self, name: str, pairs) -> list:
+        """Where each renaming of the processes sends each pair (a refusal where the
+        pairs do not permute with the processes)."""
+        try:
+            return [pair_permutation(pairs, rename) for rename in self.permutations.renames]
+        except ValueError as error:
+            raise Refusal(f"{name} under --symmetry: {error}; drop --symmetry") from None
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        if self.reduction is None:
+            return super().lasso_steps(lasso)
+        steps, _ = self.lasso_realizer([(label, self.states[state_id]) for label, state_id in lasso.steps])
+        return steps, None if lasso.back is None else self.labels[lasso.back]
+
+
+def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:
+    """Per pair, whether its premise holds in one of the packed `states`: a trigger is
+    one; else, for a premise on the globals, any interned globals among the states'
+    that satisfy it; else any decoded state."""
+    from .interface import any_premise
+
+    reached = [any(triggers) for triggers, _ in masks]
+    for i, pair in enumerate(pairs):
+        if reached[i] or pair.premise_reads != GLOBALS:
+            continue
+        premise_of = [pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)) for g in engine.globals]
+        shift = engine.P * BITS
+        reached[i] = any(premise_of[g] for g in set(map(rshift, states, repeat(shift))))
+    if all(reached):
+        return tuple(reached)
+    looking = [pair if not found else None for pair, found in zip(pairs, reached)]
+    rest = any_premise(map(engine.decode, states), [pair for pair in looking if pair is not None],
+                       [(b"", b"")] * sum(pair is not None for pair in looking))
+    answers = iter(rest)
+    return tuple(found or next(answers) for found in reached)
+
+
+def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options) -> Exploration:
+    """Explore `model` with the fast engine: a `PackedExploration` (a `FingerprintedExploration`
+    with `fingerprints`), with states stored packed and decoded on demand (`run.state(id)`,
+    `run.path(id)`), and the same ids, order, edges and verdicts as exploring the readable model.
 
     With `symmetry`, one representative per orbit of process permutations is
-    explored (see symmetry.py); `run.reduction` then gives the unreduced counts,
+    explored (see symmetry.py); the run's counts are then the unreduced ones,
     and paths are realised as real runs of the model. With `fingerprints`, only
     64-bit fingerprints of the states seen are kept (`checker.explore_fingerprinted`).
     """
     from . import symmetry as sym
-    from .checker import explore
 
-    canonical_edge, perms = None, None
+    canonical_edge, perms, realize = None, None, None
     if symmetry:
         model.refuse_unless_symmetric()
         perms = sym.Permutations(model.processes)
         canonical_edge = sym.edge_canonicalizer(perms, BITS)
     engine = Engine(model, canonical_edge)
-    successors, reduction, labels = engine.successors, None, engine.labels
+    labels, weigh = engine.labels, None
     if symmetry:
         reduction = sym.Reduction(model.processes, BITS)
-        reduction.permutations = perms
         labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
-    search = fingerprinted_search(engine) if fingerprints else explore
-    run = search(
-        [engine.initial],
-        successors,
-        {name: engine.invariant(name) for name in engine.readable_invariants},
-        {name: engine.transition_property(name) for name in engine.readable_transitions},
-        labels=labels,
-        decode=engine.decode,
-        weigh=reduction.orbit_size if symmetry else None,  # max_states then bounds the unreduced count
-        **options,
-    )
-    run.engine, run.reduction = engine, reduction
-    if symmetry:
-        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
-        run.realize_lasso = sym.lasso_realizer(engine, perms, model.instances)
-    return run
+        weigh = reduction.orbit_size  # max_states then bounds the unreduced count
+        realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+    invariants = {name: engine.invariant(name) for name in engine.readable_invariants}
+    transitions = {name: engine.transition_property(name) for name in engine.readable_transitions}
+    if fingerprints:
+        return fingerprinted_search(engine)([engine.initial], engine.successors, invariants, transitions,
+                                            labels=labels, decode=engine.decode, weigh=weigh, realize=realize,
+                                            **options)
+    run = PackedExploration(engine, reduction if symmetry else None, perms,
+                            sym.lasso_realizer(engine, perms, model.instances) if symmetry else None, realize)
+    return explore([engine.initial], engine.successors, invariants, transitions, labels=labels,
+                   decode=engine.decode, weigh=weigh, run=run, **options)
 
 
 def fingerprinted_search(engine):
@@ -506,10 +581,8 @@ def fingerprinted_search(engine):
 def unreduced_counts(run) -> dict:
     """distinct_states and transitions as the spec counts them (unreduced), and the
     representatives explored when the search was reduced by symmetry."""
-    if getattr(run, "reduction", None) is None:
-        return {"distinct_states": run.distinct_states, "transitions": run.transitions}
-    return {
-        "distinct_states": run.weight,
-        "transitions": run.weighted_transitions,
-        "reduced_states": run.distinct_states,
-    }
+    counts = run.counts()
+    found = {"distinct_states": counts.distinct_states, "transitions": counts.transitions}
+    if counts.reduced_states is not None:
+        found["reduced_states"] = counts.reduced_states
+    return found

@@ -49,6 +49,7 @@ import signal
 import time
 import traceback
 from array import array
+from functools import partial
 from bisect import bisect_right
 from collections import deque
 from itertools import chain, compress, filterfalse, repeat
@@ -58,7 +59,8 @@ from typing import Callable
 from . import Model
 from .checker import Guarded
 from .fast import BITS, MASK, Engine
-from .liveness import in_degrees, peel, spread
+from .interface import Counts, Run, Unavailable
+from .liveness import FairGraph, in_degrees, peel, spread
 
 MASK64 = (1 << 64) - 1
 
@@ -668,6 +670,26 @@ class Partition:
         """Whether a state of this partition's share of the region may stutter there."""
         return any(map(and_, self.region, self.stutters))
 
+    def premises_reached(self, pairs_of: Callable, which: list) -> list[bool]:
+        """Per pair numbered in `which`, whether its premise holds in one of this partition's states."""
+        from .fast import premises_reached
+
+        pairs = [pairs_of(self.model)[i] for i in which]
+        return list(premises_reached(self.engine, self.states, pairs, [(b"", b"")] * len(pairs)))
+
+    def first_reached(self, predicates: dict) -> dict:
+        """Per named state predicate, the first level (from 1) where one of this partition's
+        states satisfies it (its ids run level by level), or None."""
+        found, looking = dict.fromkeys(predicates), dict(predicates)
+        for state_id, packed in enumerate(self.states):
+            if not looking:
+                break
+            state = self.engine.decode(packed)
+            for name in [name for name, holds in looking.items() if holds(state)]:
+                found[name] = self.level_of(state_id)
+                del looking[name]
+        return found
+
     def screen_done(self) -> None:
         """Drop what deciding in place kept (the graph is gathered next, or not at all)."""
         self.rows = self.masks = self.incoming = self.region = self.unmet = self.stutters = None
@@ -773,9 +795,10 @@ class ProcessPool:
 # ------------------------------------------------------------------ the coordinator
 
 
-class ParallelExploration:
-    """What `explore_parallel` found: the counts of `checker.Exploration`, violations
-    chosen deterministically, and paths and states fetched from the partitions."""
+class ParallelExploration(Run):
+    """What `explore_parallel` found (its `Run`): the counts of `checker.Exploration`,
+    violations chosen deterministically, and paths and states fetched from the
+    partitions while the pool is open (until `close`)."""
 
     def __init__(self, pool, labels):
         self.pool = pool
@@ -797,7 +820,86 @@ class ParallelExploration:
         self.laid_out = False
         self.in_degrees = self.acyclic = None
         self.worker_memory: list[int] = []
-        self.reduction = None
+        self.flags = None  # per worker, per pair of the property last screened: (a trigger, a stall) here
+        self.pool_unsettled = False  # Ctrl-C while deciding liveness: the pipes may hold unread answers
+
+    # ------------------------------------------------------------ the Run interface
+
+    def counts(self) -> Counts:
+        return Counts(self.distinct_states, self.transitions, self.depth, None, tuple(self.level_sizes))
+
+    def violated(self) -> list[str]:
+        return [] if self.interrupted else list(self.violations)  # the workers are stopped: no trace
+
+    def first_reached(self, predicates: dict) -> dict:
+        if self.interrupted:
+            raise Unavailable("the workers were stopped")
+        found = dict.fromkeys(predicates)
+        for levels in self.pool.call("first_reached", [(predicates,)] * len(self.sizes)):
+            for name, level in levels.items():
+                if level is not None and (found[name] is None or level < found[name]):
+                    found[name] = level
+        return found
+
+    @property
+    def liveness_decidable(self) -> bool:
+        return self.complete and self.edges_recorded and not self.interrupted
+
+    def decide_liveness(self, model: Model) -> dict:
+        try:
+            return super().decide_liveness(model)
+        except KeyboardInterrupt:
+            self.pool_unsettled = True
+            raise
+
+    def holds_in_place(self, name: str, pairs) -> tuple | None:
+        if not self.liveness_holds(partial(liveness_pairs, name)):
+            return None
+        triggered = [any(found[pair][0] for found in self.flags) for pair in range(len(pairs))]
+        return self._premises(name, triggered)
+
+    def fair_graph(self, model: Model) -> FairGraph:
+        self.gather_edges()
+        family_of = {instance.label: instance.family for instance in model.instances}
+        return FairGraph(self.distinct_states, self.edge_src, self.edge_label, self.edge_dst, model.fair_families,
+                         [family_of.get(label) for label in self.labels], enabled=self.enabled)
+
+    def pair_masks(self, name: str, pairs) -> list:
+        return self.gathered_masks(partial(liveness_pairs, name))
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        return self._premises(name, [any(triggers) for triggers, _ in masks])
+
+    def _premises(self, name: str, triggered: list) -> tuple:
+        """Per pair, whether its premise was reached: where no trigger shows it, the
+        partitions look among their states."""
+        looking = [i for i, found in enumerate(triggered) if not found]
+        if looking:
+            for found in self.pool.call("premises_reached", [(partial(liveness_pairs, name), looking)] * len(self.sizes)):
+                for i, reached in zip(looking, found):
+                    triggered[i] = triggered[i] or reached
+        return tuple(triggered)
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        steps = [(None if label is None else self.labels[label], self.state(state_id))
+                 for label, state_id in lasso.steps]
+        return steps, None if lasso.back is None else self.labels[lasso.back]
+
+    def report(self) -> dict:
+        if self.interrupted:
+            return {}
+        return {"parallel": {"workers": len(self.sizes), "bytes_exchanged": self.bytes_exchanged,
+                             "worker_peak_bytes": self.worker_memory, "level_sizes": self.level_sizes,
+                             "graph_gathered": self.gathered}}
+
+    def close(self) -> None:
+        """Stop the workers, once each has said its peak memory (liveness, decided in them
+        or not, is done too), unless a Ctrl-C left their answers unread."""
+        if self.interrupted:
+            return  # explore_parallel stopped them already
+        if not self.pool_unsettled:
+            self.worker_memory = self.pool.call("memory", [()] * len(self.sizes))
+        self.pool.close()
 
     def number_globally(self) -> None:
         """Global ids independent of N: every state by (level, key), merged from the
@@ -849,7 +951,7 @@ class ParallelExploration:
 
     def counterexample(self, name: str):
         found = self.violations.get(name)
-        if found is None:
+        if found is None or self.interrupted:
             return None
         if found[0] == "state":
             return self.stored_path(found[1], found[2])
@@ -860,7 +962,7 @@ class ParallelExploration:
         ids = self.pool.call("initial_ids", [()] * len(self.sizes))
         return sorted(self.global_ids[worker][local] for worker, locals_ in enumerate(ids) for local in locals_)
 
-    def pair_masks(self, pairs_of: Callable) -> list:
+    def gathered_masks(self, pairs_of: Callable) -> list:
         """Per leads-to pair, (triggers, unmet) over the global ids, computed by the partitions
         in their own order and interleaved here as the global numbering does."""
         per_worker = self.pool.call("leads_to_masks", [(pairs_of,)] * len(self.sizes))
@@ -891,7 +993,7 @@ class ParallelExploration:
         if not self.laid_out:
             self.in_degrees = self.pool.call("screen_rows", [(self.sizes,)] * len(self.sizes))
             self.laid_out = True
-        flags = self.pool.call("screen_pairs", [(pairs_of,)] * len(self.sizes))
+        flags = self.flags = self.pool.call("screen_pairs", [(pairs_of,)] * len(self.sizes))
         for pair in range(len(flags[0])):
             if not any(found[pair][0] for found in flags) or not any(found[pair][1] for found in flags):
                 continue  # no trigger, or nowhere to stutter while the conclusion fails
