@@ -173,21 +173,16 @@ def summary_table(result) -> Table:
 def reachable_table(result):
     """The states the configuration expects to exist, and the depth where each was first
     reached; None when it names none."""
-    from invariants.reachable import doc
-
-    names = result.named.reachable
-    if not names:
+    if not result.named.reachable:
         return None
-    if result.reachable is None:
+    words = result.reached_words()
+    if words is None:
         return Text("not checked: this search keeps no states to look for them in", style="yellow")
     rows = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
     rows.add_column("state", no_wrap=True)
     rows.add_column("first reached", no_wrap=True)
-    never = "not reached" if result.complete else "not reached (cut short)"
-    for name in names:
-        depth = result.reachable.get(name)
-        rows.add_row(Text(doc(name)), Text(never if depth is None else f"at depth {depth}",
-                                           style="red" if depth is None else "green"))
+    for what, where in words:
+        rows.add_row(Text(what), Text(where, style="red" if where.startswith("not") else "green"))
     return rows
 
 

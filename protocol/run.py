@@ -105,6 +105,15 @@ class CheckResult:
                       for name, depth in (self.reachable or {}).items() if depth is None]
         return found
 
+    def reached_words(self) -> list[tuple[str, str]] | None:
+        """Per state the configuration expects to exist, (what it is, where it was first
+        reached) in words; None when the run keeps no states to tell."""
+        if self.reachable is None:
+            return None
+        never = "not reached" if self.complete else "not reached (cut short)"
+        return [(reachable.doc(name), never if self.reachable.get(name) is None
+                 else f"at depth {self.reachable[name]}") for name in self.named.reachable]
+
     @property
     def at_least_own_constants(self) -> bool:
         """Whether every constant is at least the named configuration's own: where the states

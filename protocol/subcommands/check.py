@@ -207,9 +207,11 @@ def json_line(result) -> str:
         "seconds": round(result.seconds, 3),
         "complete": result.complete and not result.interrupted,
         "properties": {
-            name: {"holds": verdict.holds, "trace_length": verdict.trace_length}
+            name: {"holds": verdict.holds, "trace_length": verdict.trace_length,
+                   **({"vacuous": verdict.vacuous} if verdict.premises is not None else {})}  # a liveness one held
             for name, verdict in result.properties.items()
         },
+        **({"reachable": result.reachable} if result.named.reachable else {}),  # name -> first depth, or null
         "as_expected": result.as_expected,
     }
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
