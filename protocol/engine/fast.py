@@ -35,10 +35,41 @@ from __future__ import annotations
 from functools import partial
 from itertools import repeat
 from operator import and_, rshift
-from typing import Callable
+from typing import Callable, NamedTuple, Protocol
 
 from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, Refusal, pair_permutation
 from .checker import Exploration, Guarded, explore
+
+class Successor(NamedTuple):
+    """One successor in the generated successor code (`Engine.successor_body`): each field
+    is a Python expression over the generated function's locals, to be pasted into code."""
+
+    label: str  # its label id (an int literal, or the name `label` in the controller's loop)
+    state: str  # the packed successor
+    globals_id: str | None  # its globals' id; None where the step leaves them as in `s` (`g`)
+    first_locals_id: str | None  # its process 0's locals' id; None where left as in `s` (`l0`)
+
+
+class Emit(Protocol):
+    """What `Engine.successor_body` asks of its caller: the lines (not indented; the body
+    indents them) that hand one successor on, e.g. `append((label, state))`. The lines
+    run once per successor in the hot loop, so they should be a few operations."""
+
+    def __call__(self, successor: Successor) -> list[str]: ...
+
+
+class SuccessorBody(NamedTuple):
+    """The generated code of `Engine.successor_body`: `lines`, indented once (a function
+    body), read the packed state `s`, set `g` (its globals' id) and `l0`..`l{P-1}` (its
+    processes' locals' ids), and hand every successor to the emitted lines in the
+    instances' enumeration order; `namespace` binds the names they use (the engine's
+    memo tables and the methods that fill them), to be given to `exec`."""
+
+    lines: list[str]
+    namespace: dict
+
+
+GLOBALS_KIND, LOCALS_KIND = "globals", "locals"  # what an interning observer is told was interned
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
@@ -66,6 +97,9 @@ class Engine:
         self.global_ids: dict = {}
         self.locals: list[tuple] = []
         self.local_ids: dict = {}
+        # Called (kind, id, value) whenever a new component is interned, after the engine's
+        # own tables have it (`observe_interning`).
+        self.interning_observers: list[Callable[[str, int, tuple], None]] = []
         self._prepare_actions(model.instances)
         self._prepare_properties()
         self.initial = self.encode(model.initial_states[0])
@@ -110,6 +144,11 @@ class Engine:
         globals_, locals_ = self.split(s)
         return self.pack(self.intern_global(globals_), [self.intern_local(loc) for loc in locals_])
 
+    def observe_interning(self, observer: Callable[[str, int, tuple], None]) -> None:
+        """Have `observer(kind, id, value)` called for every component interned from now on
+        (kind GLOBALS_KIND or LOCALS_KIND), e.g. to name components across processes."""
+        self.interning_observers.append(observer)
+
     def intern_global(self, value: tuple) -> int:
         gid, new = intern(self.globals, self.global_ids, value)
         if new:
@@ -117,6 +156,8 @@ class Engine:
             for name, positions in self.local_reads.items():
                 self.projection_of[name].append(self._projection(name, value, positions))
             self._check_global(value)
+            for observe in self.interning_observers:
+                observe(GLOBALS_KIND, gid, value)
         return gid
 
     def _projection(self, name: str, value: tuple, positions: tuple) -> int:
@@ -133,6 +174,8 @@ class Engine:
                 for row in rows:
                     row.append(None)
             self._check_local(value)
+            for observe in self.interning_observers:
+                observe(LOCALS_KIND, lid, value)
         return lid
 
     # ------------------------------------------------------------ actions
@@ -279,20 +322,18 @@ class Engine:
         It yields the successors in the enumeration order of the instances, which
         must list the controller's instances first and each action name's together
         (so the search always picks the same shortest trace)."""
-        lines, namespace = self.successor_body(
-            lambda label, state, globals_, first_locals: [f"append({self._edge(label, state)})"])
+        lines, namespace = self.successor_body(lambda successor: [f"append({self._edge(successor.label, successor.state)})"])
         source = ["def successors(s):", "    out = []", "    append = out.append",
                   *lines, "    return out"]
         exec("\n".join(source), namespace)
         return namespace["successors"]
 
-    def successor_body(self, emit: Callable[[str, str, str | None, int | None], list[str]]) -> tuple[list, dict]:
-        """The lines (indented once) that compute every successor of the packed state
-        `s`, in the instances' enumeration order, and the names they use. Each
-        successor is handed to the lines `emit(label, state, globals, first_locals)`
-        returns, given the expressions of its label id, of the packed successor, of
-        its globals' id and of its process 0's locals' id (each None where the step
-        leaves them as in `s`: `g`, `l0`)."""
+    def successor_body(self, emit: Emit) -> SuccessorBody:
+        """The generated code that computes every successor of the packed state `s`, in
+        the instances' enumeration order, handing each to the lines `emit(Successor(...))`
+        returns (see `SuccessorBody` for what the lines read and set, `Successor` for
+        the expressions each successor is given by). The sequential search's successor
+        function and a partition's expansion loop (partition.py) are both built on it."""
         self._require_grouped_order()
         P, names = self.P, list(self.process_steps)
         lines = [f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
@@ -310,9 +351,9 @@ class Engine:
                       f"            if n{p} is None:",
                       f"                n{p} = append_to(app, l{p})"]
         packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [*indent(emit("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0"), 12),
+        lines += [*indent(emit(Successor("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0")), 12),
                   "        else:",
-                  *indent(emit("label", f"(g2 << {P * BITS}) | rest", "g2", None), 12)]
+                  *indent(emit(Successor("label", f"(g2 << {P * BITS}) | rest", "g2", None)), 12)]
         namespace = {
             "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
             "appended": self.appended, "append_to": self.append_to,
@@ -330,7 +371,7 @@ class Engine:
                     lines.append(f"    row_{index} = memo_{index}[projection_{index}[g]]")
             for label_id, _step, kind, p in self.process_steps[name]:
                 lines += self._process_step_lines(index, name, p, label_id, kind, emit)
-        return lines, namespace
+        return SuccessorBody(lines, namespace)
 
     def _require_grouped_order(self) -> None:
         order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
@@ -343,7 +384,7 @@ class Engine:
         label to the permutation applied) when reducing by symmetry."""
         return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
 
-    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit) -> list[str]:
+    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit: Emit) -> list[str]:
         shift = p * BITS
         if kind == WIDE:
             wide = len(self.wide_steps)
@@ -357,8 +398,8 @@ class Engine:
                 "    if found is not None:",
                 "        g2, n, app = found",
                 *[f"        m{q} = append_to(app, l{q})" for q in others],
-                *indent(emit(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
-                             "g2", "n" if p == 0 else "m0"), 8),
+                *indent(emit(Successor(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
+                                       "g2", "n" if p == 0 else "m0")), 8),
             ]
         projection = f"projection_{index}[g]" if self.local_reads[name] else "0"
         return [
@@ -366,7 +407,7 @@ class Engine:
             "    if n is None:",
             f"        n = local_successor({name!r}, l{p}, {projection})",
             "    if n >= 0:",
-            *indent(emit(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None), 8),
+            *indent(emit(Successor(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None)), 8),
         ]
 
     # --------------------------------------------------------- properties
