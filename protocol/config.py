@@ -77,13 +77,19 @@ SWITCHES = {
                only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False),
     )
 }
-SWITCH_VALUES = {name: switch.values for name, switch in SWITCHES.items()}
+
+
+def __getattr__(name: str):
+    """SWITCH_VALUES (switch -> its values), derived from SWITCHES when asked for, never at import."""
+    if name == "SWITCH_VALUES":
+        return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _one_of(name: str):
     def check(_instance, _attribute, value):
-        if value not in SWITCH_VALUES[name] or type(value) is not type(SWITCHES[name].default):
-            allowed = ", ".join(map(str, SWITCH_VALUES[name]))
+        if value not in SWITCHES[name].values or type(value) is not type(SWITCHES[name].default):
+            allowed = ", ".join(map(str, SWITCHES[name].values))
             raise ConfigError(f"switch {name}={value!r} is not one of: {allowed}")
 
     return check

@@ -37,7 +37,7 @@ from itertools import repeat
 from operator import and_, rshift
 from typing import Callable, NamedTuple, Protocol
 
-from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, Refusal, pair_permutation
+from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, ModelError, Refusal, pair_permutation
 from .checker import Exploration, Guarded, explore
 
 class Successor(NamedTuple):
@@ -291,14 +291,31 @@ class Engine:
         """Fail loudly if `name` reads a global its footprint does not name: the memo ran
         it on the initial globals (but for those it reads), so rerun it on the globals
         most recently reached, with the same read ones, and demand the same next local."""
-        p, step = self.local_instances[name]
         expected = None if found < 0 else self.locals[found]
+        memoised = self._globals_reading(name, projection)
         for globals_ in self.globals[-FOOTPRINT_SAMPLES:]:
             globals_ = self._globals_reading(name, projection, globals_)
-            after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
-            if (None if after is None else self.split(after)[1][p]) != expected:
-                raise AssertionError(f"{name} reads a global outside its footprint: "
-                                     f"from the same locals it does otherwise under globals {globals_}")
+            if self._local_after(name, lid, globals_) != expected:
+                raise ModelError(self._footprint_breach(name, lid, memoised, globals_, expected))
+
+    def _local_after(self, name: str, lid: int, globals_: tuple):
+        """The next local of the process `name`'s memo runs on, from local lid under `globals_`."""
+        p, step = self.local_instances[name]
+        after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
+        return None if after is None else self.split(after)[1][p]
+
+    def _footprint_breach(self, name: str, lid: int, memoised: tuple, other: tuple, expected) -> str:
+        """One line naming the global `name` reads outside its footprint: the first whose
+        value alone, changed from `memoised` to `other`, changes what `name` does."""
+        differing = [i for i, (a, b) in enumerate(zip(memoised, other)) if a != b]
+        for i in differing:
+            probe = memoised[:i] + (other[i],) + memoised[i + 1:]
+            if self._local_after(name, lid, probe) != expected:
+                variable = self.global_names[i]
+                return (f"{name} reads the global {variable} outside its footprint (it acts otherwise with "
+                        f"{variable} = {other[i]!r} than with {memoised[i]!r}): add {variable!r} to its footprint's reads")
+        names = ", ".join(self.global_names[i] for i in differing)
+        return f"{name} reads globals outside its footprint (some of {names}): add them to its footprint's reads"
 
     def wide_successor(self, label_index: int, g: int, lid: int):
         """A wide instance: (next globals, next local of its process, append id to the others) or None."""

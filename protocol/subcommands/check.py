@@ -171,7 +171,8 @@ def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> 
     """A configuration expected to violate a liveness property cannot be checked without it."""
     import invariants
 
-    liveness = [prop for prop in named.expected_violations() if prop in invariants.LIVENESS_PROPERTIES]
+    liveness = [prop for prop in named.expected_violations()
+                if prop in invariants.names_for(named.config, invariants.LIVENESS)]
     if liveness:
         raise UsageError(f"{named.name} must violate {liveness[0]}, a liveness property, "
                          f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
