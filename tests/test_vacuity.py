@@ -130,3 +130,32 @@ def test_every_reachable_name_in_the_manifest_is_a_declared_predicate():
     for named in named_configurations().values():
         assert set(named.reachable) <= set(REACHABLE), named.name
         assert named.reachable, f"{named.name} names no state it expects to reach"
+
+
+# ------------------------------------------------------------------ the engine alone
+
+
+def toy_model(pairs):
+    """A counter 0 -> 1 -> 2 that stops, with the given leads-to pairs and no fairness
+    (so a behaviour may stop anywhere: only a conclusion that holds at once is kept)."""
+    from protocol.engine import CONTROLLER, Footprint, Instance, Label, Model
+
+    step = Instance(Label("Step"), lambda s: s + 1 if s < 2 else None, None, Footprint(CONTROLLER), None)
+    return Model([0], [step], None, 1, {}, {}, frozenset(), {"P": pairs}, [], None)
+
+
+def test_the_sequential_run_says_which_premises_were_reached():
+    from protocol.engine import LeadsTo
+    from protocol.engine.checker import explore
+
+    pairs = [LeadsTo(lambda s: s == 5, lambda s: s == 2, "s = 5 ~> s = 2"),
+             LeadsTo(lambda s: s == 1, lambda s: s >= 1, "s = 1 ~> s >= 1")]
+    model = toy_model(pairs)
+    run = explore(model.initial_states, model.successors, record_edges=True)
+    decided = run.decide_liveness(model)["P"]
+    assert decided.holds is True and decided.premises == (False, True) and not decided.vacuous
+    alone = toy_model(pairs[:1])
+    decided = run.decide_liveness(alone)["P"]
+    assert decided.holds is True and decided.vacuous
+    assert run.first_reached({"two": lambda s: s == 2, "nine": lambda s: s == 9}) == {"two": 3, "nine": None}
+    assert run.counts().level_sizes == (1, 1, 1)

@@ -570,25 +570,24 @@ class PackedExploration(Exploration):
 
 
 def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:
-    """Per pair, whether its premise holds in one of the packed `states`: a trigger is
-    one; else, for a premise on the globals, any interned globals among the states'
-    that satisfy it; else any decoded state."""
+    """Per pair, whether its premise holds in one of the packed `states`: a trigger in its
+    masks is one; else, for a premise on the globals, some interned globals among the
+    states' that satisfy it; else some decoded state."""
     from .interface import any_premise
 
     reached = [any(triggers) for triggers, _ in masks]
-    for i, pair in enumerate(pairs):
-        if reached[i] or pair.premise_reads != GLOBALS:
-            continue
-        premise_of = [pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)) for g in engine.globals]
-        shift = engine.P * BITS
-        reached[i] = any(premise_of[g] for g in set(map(rshift, states, repeat(shift))))
-    if all(reached):
-        return tuple(reached)
-    looking = [pair if not found else None for pair, found in zip(pairs, reached)]
-    rest = any_premise(map(engine.decode, states), [pair for pair in looking if pair is not None],
-                       [(b"", b"")] * sum(pair is not None for pair in looking))
-    answers = iter(rest)
-    return tuple(found or next(answers) for found in reached)
+    unsettled = [i for i, found in enumerate(reached) if not found]
+    if any(pairs[i].premise_reads == GLOBALS for i in unsettled):
+        global_ids = set(map(rshift, states, repeat(engine.P * BITS)))
+        for i in [i for i in unsettled if pairs[i].premise_reads == GLOBALS]:
+            reached[i] = any(pairs[i].premise(engine.assemble(engine.globals[g], [engine.empty_local] * engine.P))
+                             for g in global_ids)
+    decoded = [i for i in unsettled if pairs[i].premise_reads != GLOBALS]
+    if decoded:
+        found = any_premise(map(engine.decode, states), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
+        for i, answer in zip(decoded, found):
+            reached[i] = answer
+    return tuple(reached)
 
 
 def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options) -> Exploration:
