@@ -949,6 +949,19 @@ ACTIONS = (
     Action("Reclaim", reclaim, processes, True, local, exists=lambda cfg: cfg.acquire != "none"),
     Action("Publish", publish, processes, True, publish_footprint),
 )
-BY_NAME = {action.name: action for action in ACTIONS}
-# The runtime actions, weakly fair per process when the configuration asks for fairness.
-RUNTIME_ACTIONS = tuple(action.name for action in ACTIONS if action.fair)
+
+
+def by_name(name: str) -> Action:
+    """The declared action `name`."""
+    return next(action for action in ACTIONS if action.name == name)
+
+
+def __getattr__(name: str):
+    """BY_NAME (name -> Action) and RUNTIME_ACTIONS (the names of the runtime actions, weakly
+    fair per process when the configuration asks for fairness), derived
+    from ACTIONS when asked for, never bound at import."""
+    if name == "BY_NAME":
+        return {action.name: action for action in ACTIONS}
+    if name == "RUNTIME_ACTIONS":
+        return tuple(action.name for action in ACTIONS if action.fair)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

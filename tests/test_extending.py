@@ -26,7 +26,7 @@ import pytest
 
 import invariants
 import refutations
-from protocol import actions, commands, config, events, model, state
+from protocol import actions, commands, config, events, model, narrate, state
 from protocol.engine.checker import explore
 from protocol.export import trace_markdown, trace_mermaid
 from protocol.itf import from_itf, trace_itf
@@ -127,28 +127,10 @@ def apply_manifest(code: str, monkeypatch) -> None:
 
 
 def rederive(monkeypatch) -> None:
-    """Recompute what the modules derive from their registries at import."""
-    for name, value in state.derived(state.VARIABLES)._asdict().items():
-        monkeypatch.setattr(state, name, value)
-    for name, switch in config.SWITCHES.items():
-        monkeypatch.setitem(config.SWITCH_VALUES, name, switch.values)
-    monkeypatch.setattr(config, "_NAMED", None)  # named configurations, read again from the manifest
-    for name, kind in commands.KINDS.items():
-        monkeypatch.setitem(commands.COMMAND_ARITY, name, len(kind.fields))
-    declared = {action.name: action for action in actions.ACTIONS}
-    fair = tuple(action.name for action in actions.ACTIONS if action.fair)
-    for module in (actions, model):
-        monkeypatch.setattr(module, "ACTIONS", actions.ACTIONS)
-        monkeypatch.setattr(module, "BY_NAME", declared)
-        monkeypatch.setattr(module, "RUNTIME_ACTIONS", fair)
-    properties = invariants.PROPERTIES
-    monkeypatch.setattr(invariants, "BY_NAME", {prop.name: prop for prop in properties})
-    for view, kind in (("STATE_INVARIANTS", invariants.STATE), ("TRANSITION_PROPERTIES", invariants.TRANSITION),
-                       ("LIVENESS_PROPERTIES", invariants.LIVENESS)):
-        monkeypatch.setattr(invariants, view, {prop.name: prop.check for prop in properties if prop.kind == kind})
-    monkeypatch.setattr(invariants, "WITNESSES", {p.name: p.witnesses for p in properties if p.witnesses})
-    monkeypatch.setattr(invariants, "SAFETY_PROPERTIES",
-                        tuple(invariants.STATE_INVARIANTS) + tuple(invariants.TRANSITION_PROPERTIES))
+    """Forget the named configurations read from the manifest, which is read once; every
+    other view of the registries (the state type, the switch values, the actions and
+    properties by name) is derived from them when asked for."""
+    monkeypatch.setattr(config, "_NAMED", None)
 
 
 def apply_walkthrough(monkeypatch) -> list[Block]:
