@@ -12,6 +12,7 @@ import os
 import sys
 
 from .config import ConfigError
+from .engine import ModelError
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ConfigError) as error:
         warn(str(error))
         return EXIT_USAGE
-    except RunFailure as error:
+    except (RunFailure, ModelError) as error:  # no verdict: a worker lost, a model breaking a contract
         warn(str(error))
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED

@@ -84,13 +84,19 @@ SWITCHES = {
                only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False),
     )
 }
-SWITCH_VALUES = {name: switch.values for name, switch in SWITCHES.items()}
+
+
+def __getattr__(name: str):
+    """SWITCH_VALUES (switch -> its values), derived from SWITCHES when asked for, never at import."""
+    if name == "SWITCH_VALUES":
+        return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _one_of(name: str):
     def check(_instance, _attribute, value):
-        if value not in SWITCH_VALUES[name] or type(value) is not type(SWITCHES[name].default):
-            allowed = ", ".join(map(str, SWITCH_VALUES[name]))
+        if value not in SWITCHES[name].values or type(value) is not type(SWITCHES[name].default):
+            allowed = ", ".join(map(str, SWITCHES[name].values))
             raise ConfigError(f"switch {name}={value!r} is not one of: {allowed}")
 
     return check
@@ -517,6 +523,14 @@ def liveness_name(name, *context) -> None:
     property_name(LIVENESS)(name)
 
 
+def reachable_name(name, *context) -> None:
+    """A state predicate of invariants/reachable.py."""
+    from invariants.reachable import REACHABLE
+
+    if not isinstance(name, str) or name not in REACHABLE:
+        raise Invalid(f"no reachable state `{name}` (invariants/reachable.py): {close_to(str(name), REACHABLE)}")
+
+
 # Every key of a configuration's table in the manifest, one line each.
 MANIFEST_KEYS = {key.name: key for key in (
     ManifestKey("doc", "why the design holds (a configuration without a refutation module)", nonempty_text),
@@ -538,7 +552,7 @@ MANIFEST_KEYS = {key.name: key for key in (
     ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously",
                 table_of(liveness_name, nonempty_text)),
     ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached",
-                list_of(nonempty_text)),
+                list_of(reachable_name)),
 )}
 
 

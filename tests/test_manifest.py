@@ -134,17 +134,22 @@ INVALID = [
     ('module = "holds_routed"', 'doc = "x"\nmodule = "holds_routed"', "[HoldsRouted]: give `doc`"),
     ("distinct_states = 8917\n", "", "[HoldsRouted]: pins one of `distinct_states` and `depth`: give both, "
                                       "or run `python -m protocol pin HoldsRouted`"),
-    ("needs = { D = 1, MaxTime = 1 }\ndistinct_states = 8917",
-     "needs = { NoRegression = { D = 1 } }\ndistinct_states = 8917",
+    ("needs = { D = 1, MaxTime = 1 }\nnonvacuous",
+     "needs = { NoRegression = { D = 1 } }\nnonvacuous",
      "[HoldsRouted], `needs`: NoRegression is not in `expect`"),
     ("expect = { I1 = 6 }", "expect = { ImportsBacked = 6 }",
      "[HoldsRouted], `expect`: ImportsBacked is not a property of this configuration"),
     ("depth = 17", 'depth = 17\nsize = "tiny"', "[HoldsRouted], `size`: 'tiny' is not one of: 'quick', 'slow'"),
-    ("depth = 17", 'depth = 17\nnonvacuous = ["I1"]', "[HoldsRouted], `nonvacuous`: no liveness property `I1`"),
+    ('nonvacuous = ["CompactionNotStalled"]\nreachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]',
+     'nonvacuous = ["I1"]\nreachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]', "[HoldsRouted], `nonvacuous`: no liveness property `I1`"),
     ("depth = 17", 'depth = 17\nvacuous_ok = { CompactionNotStalled = 3 }',
      "[HoldsRouted], `vacuous_ok`: CompactionNotStalled: 3 is not a non-empty string"),
-    ("depth = 17", 'depth = 17\nreachable = "a peek is parked"',
+    ('reachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]\ndistinct_states = 8917',
+     'reachable = "a peek is parked"\ndistinct_states = 8917',
      "[HoldsRouted], `reachable`: 'a peek is parked' is not a list"),
+    ('reachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]\ndistinct_states = 8917',
+     'reachable = ["PeekParkd"]\ndistinct_states = 8917',
+     "[HoldsRouted], `reachable`: no reachable state `PeekParkd`"),
 ]
 
 
@@ -156,8 +161,9 @@ def test_an_invalid_manifest_entry_is_one_line_naming_the_entry_and_the_key(mani
 
 
 def test_the_keys_the_next_issue_needs_are_accepted(manifest_copy, capsys):
-    edit(manifest_copy, "depth = 12", 'depth = 12\nnonvacuous = ["CompactionNotStalled"]\n'
-         'vacuous_ok = { ImportsBacked = "no alias" }\nreachable = ["a peek is created"]\nsize = "quick"')
+    edit(manifest_copy, 'nonvacuous = ["CompactionNotStalled"]\nreachable = ["PeekCapped", "SinceAdvanced"]\n'
+         'distinct_states = 691', 'nonvacuous = ["CompactionNotStalled"]\n'
+         'vacuous_ok = { ImportsBacked = "no alias" }\nreachable = ["PeekCreated"]\nsize = "quick"\ndistinct_states = 691')
     edit(manifest_copy, "[HoldsCapReconnect]", '[HoldsCapReconnect]\nalso = 1')
     assert "unknown key `also`" in one_line_refusal(capsys)
     edit(manifest_copy, "also = 1\n", "")
@@ -166,7 +172,7 @@ def test_the_keys_the_next_issue_needs_are_accepted(manifest_copy, capsys):
     assert main(["check", SMALL, "--no-trace"]) == 0
     named = named_configurations()[SMALL]
     assert (named.nonvacuous, dict(named.vacuous_ok), named.reachable, named.size_class) == (
-        ("CompactionNotStalled",), {"CompactionNotStalled": "no peek is ever sent"}, ("a peek is created",), "quick")
+        ("CompactionNotStalled",), {"CompactionNotStalled": "no peek is ever sent"}, ("PeekCreated",), "quick")
 
 
 @pytest.mark.parametrize("content, says", [

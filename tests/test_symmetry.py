@@ -161,14 +161,14 @@ def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
 def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatch, capsys):
     # The protocol's graphs are acyclic, so the refusal is provoked here; the detection
     # itself is tested on a toy with cycles (test_liveness.py).
-    import protocol.run
+    import protocol.engine.liveness
     from protocol.cli import main
     from protocol.engine.liveness import QuotientCycle
 
     def cyclic(*_):
         raise QuotientCycle("a stalled region of the reduced graph has a cycle")
 
-    monkeypatch.setattr(protocol.run, "find_violation_reduced", cyclic)
+    monkeypatch.setattr(protocol.engine.liveness, "find_violation_reduced", cyclic)
     assert main(["check", "HoldsRouted", "--symmetry"]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "drop --symmetry" in error and "cycle" in error
