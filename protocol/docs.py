@@ -281,6 +281,7 @@ class Quote:
     file: str  # relative to the checkout
     text: str  # with placeholders
     after: str = ""
+    missing: str = ""  # what to write where the prose lacks the quote, if not the quote itself
 
 
 FIXED_QUOTES = (
@@ -317,7 +318,10 @@ def quotes() -> tuple:
     import invariants
 
     violated = {prop for named in named_configurations().values() for prop, _ in named.expect}
-    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |")
+    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |",
+                       missing=f"docs/properties.md has no row for {prop.name}, which a configuration must violate: "
+                               f"add `| {prop.name} | kind | predicate | nothing |` to its table (docs --write "
+                               "fills the last cell)")
                  for prop in invariants.PROPERTIES if prop.name in violated)
     return FIXED_QUOTES + rows
 
@@ -369,6 +373,8 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
     """`text` with `quote`'s figures set to the manifest's."""
     start = text.find(quote.after) if quote.after else 0
     found = quote_pattern(quote.text).search(text, max(start, 0)) if start >= 0 else None
+    if found is None and quote.missing:
+        raise QuoteMissing(quote.missing)
     if found is None:
         raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
                            + (f" after {quote.after.strip()!r}" if quote.after else "")
