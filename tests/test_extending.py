@@ -375,3 +375,12 @@ def test_a_property_row_left_out_is_one_line_saying_what_to_add(pinned, wakeup):
         docs.with_quotes(page, without_row, wakeup.root)
     assert str(missing.value).startswith("docs/properties.md has no row for WaitingServed")
     assert "\n" not in str(missing.value)
+
+
+def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned, wakeup):
+    manifest = wakeup.root / "refutations" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace("expect = { WaitingServed = 4 }\n", ""))
+    result = check(config.lookup("HoldsWakeupOnSince"))
+    assert result.properties["WaitingServed"].holds is False
+    assert len(result.violation("WaitingServed").steps) == 4
+    assert [m for m in result.mismatches() if m.startswith("WaitingServed")]
