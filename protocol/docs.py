@@ -145,14 +145,72 @@ VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
 
 
 def protocol_doc(text: str) -> str:
-    """docs/protocol.md with its variable table regenerated from the state schema."""
+    """docs/protocol.md with its variable table regenerated from the state schema, and a
+    row in its table of actions for each declared action it has none for."""
     from .state import variables_table
 
     if VARIABLES_START not in text or VARIABLES_END not in text:
         raise DocsError(f"docs/protocol.md has lost its {VARIABLES_START.strip()} ... {VARIABLES_END.strip()} "
                         "markers, between which the variable table is generated: put them back")
     start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
-    return text[:start] + variables_table() + text[end:]
+    return with_action_rows(text[:start] + variables_table() + text[end:])
+
+
+# ------------------------------------------------------------------ rows a declaration starts
+#
+# The tables of actions (docs/protocol.md) and of properties (docs/properties.md)
+# are prose, a row per declaration. A declaration the table has no row for gets
+# one from what it declares (an action's step docstring, a property's kind and
+# predicate), after the table's last row of its kind; the row is then prose like
+# the others, to reword at will (only its first cell is looked for).
+
+ACTIONS_HEADER = "| action | stands for |\n"
+PROPERTIES_HEADER = "| property | kind | predicate | violated by |\n"
+KIND_WORDS = {"liveness": "liveness, under weak fairness"}
+
+
+def table_rows(text: str, header: str, page: str) -> tuple[int, int]:
+    """Where the table under `header` has its rows: [start, end) of `text`."""
+    if header not in text:
+        raise DocsError(f"{page} has lost its table headed {header.strip()!r}, whose rows each declaration "
+                        "starts: put the header back")
+    start = text.index("\n", text.index(header) + len(header)) + 1  # past the |---| line
+    end = start
+    while text.startswith("|", end):
+        end = text.index("\n", end) + 1
+    return start, end
+
+
+def action_row(action) -> tuple[str, str]:
+    """(the action's label as its step's docstring writes it, its row): `Serve(p)`, not `Serve`."""
+    label, _, meaning = " ".join((action.step.__doc__ or action.name).split("\n\n")[0].split()).partition(": ")
+    label = label if meaning and label.startswith(action.name) else action.name
+    return label, f"| `{label}` | {(meaning or label).rstrip('.')} |\n"
+
+
+def with_action_rows(text: str) -> str:
+    """docs/protocol.md with a row for each declared action its table of actions lacks."""
+    from .model import ACTIONS
+
+    start, end = table_rows(text, ACTIONS_HEADER, "docs/protocol.md")
+    rows = text[start:end]
+    added = [row for action in ACTIONS for label, row in [action_row(action)]
+             if not re.search(rf"^\| `{re.escape(action.name)}[`(]", rows, re.M)]
+    last = max((found.end() for found in re.finditer(r"^\| `.*\n", rows, re.M)), default=len(rows))
+    return text[:start] + rows[:last] + "".join(added) + rows[last:] + text[end:]
+
+
+def with_property_rows(text: str) -> str:
+    """docs/properties.md with a row for each declared property its table lacks; the last
+    cell, who violates it, is a quote (`quotes()`) that `docs --write` fills."""
+    import invariants
+
+    start, end = table_rows(text, PROPERTIES_HEADER, "docs/properties.md")
+    rows = text[start:end]
+    added = [f"| {prop.name} | {KIND_WORDS.get(prop.kind, prop.kind)} | `{prop.check.__name__}` in "
+             f"`{prop.check.__module__.replace('.', '/')}.py` | nothing |\n"
+             for prop in invariants.PROPERTIES if f"| {prop.name} |" not in rows]
+    return text[:start] + rows + "".join(added) + text[end:]
 
 
 def is_checkout(root: Path) -> bool:
@@ -178,6 +236,8 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     docs = root / "docs"
     files = {docs / "refutations.md": refutations_markdown(results),
              docs / "protocol.md": protocol_doc(stored(docs / "protocol.md"))}
+    if (docs / "properties.md").exists():
+        files[docs / "properties.md"] = with_property_rows(stored(docs / "properties.md"))
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
         files[path] = golden_text(name, result)
@@ -281,7 +341,6 @@ class Quote:
     file: str  # relative to the checkout
     text: str  # with placeholders
     after: str = ""
-    missing: str = ""  # what to write where the prose lacks the quote, if not the quote itself
 
 
 FIXED_QUOTES = (
@@ -318,10 +377,7 @@ def quotes() -> tuple:
     import invariants
 
     violated = {prop for named in named_configurations().values() for prop, _ in named.expect}
-    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |",
-                       missing=f"docs/properties.md has no row for {prop.name}, which a configuration must violate: "
-                               f"add `| {prop.name} | kind | predicate | nothing |` to its table (docs --write "
-                               "fills the last cell)")
+    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |")
                  for prop in invariants.PROPERTIES if prop.name in violated)
     return FIXED_QUOTES + rows
 
@@ -373,8 +429,6 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
     """`text` with `quote`'s figures set to the manifest's."""
     start = text.find(quote.after) if quote.after else 0
     found = quote_pattern(quote.text).search(text, max(start, 0)) if start >= 0 else None
-    if found is None and quote.missing:
-        raise QuoteMissing(quote.missing)
     if found is None:
         raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
                            + (f" after {quote.after.strip()!r}" if quote.after else "")

@@ -4,10 +4,9 @@ Each code block of the walk-through names, on its first line, the file it goes
 into and where in it: `# protocol/actions.py, in ACTIONS` (a declaration joining
 a registry), `# protocol/actions.py, at the end of inter_create` (lines added
 before the function's last `return`), `# protocol/actions.py` (code of the
-module's own), `<!-- docs/protocol.md, after the row of X -->` (a table row).
-`apply_walkthrough` applies every block where it says, as editing that file
-would: the modules through pytest's monkeypatch (so every module is as it was
-when the test ends), the manifest and the two pages as copies in a temporary
+module's own). `apply_walkthrough` applies every block where it says, as
+editing that file would: the modules through pytest's monkeypatch (so every
+module is as it was when the test ends), the manifest as a copy in a temporary
 directory. The tests then count the files a contributor writes, run what the
 page says to run (`pin`, what `docs --write` derives, `check`), and check that
 the wakeup mechanism is explored, counted, narrated and exported like any other,
@@ -45,10 +44,8 @@ from protocol.run import check
 
 ROOT = Path(__file__).resolve().parent.parent
 WALKTHROUGH = ROOT / "docs" / "extending.md"
-FENCE = re.compile(r"^```(?:python|toml|markdown)\n(.*?)^```", re.S | re.M)
-HEAD = re.compile(r"(?:# |<!-- )(?P<path>[\w/]+\.(?:py|toml|md))"
-                  r"(?:, (?:in (?P<registry>\w+)|at the end of (?P<function>\w+)|after the row of (?P<row>.+?)))?"
-                  r"(?: -->)?\n")
+FENCE = re.compile(r"^```(?:python|toml)\n(.*?)^```", re.S | re.M)
+HEAD = re.compile(r"# (?P<path>[\w/]+\.(?:py|toml))(?:, (?:in (?P<registry>\w+)|at the end of (?P<function>\w+)))?\n")
 
 # The files the issue says a new mechanism must never need written by hand: the
 # tests' stand-ins and the docs tool take what they need from the declarations.
@@ -60,7 +57,6 @@ class Block(NamedTuple):
     path: str  # the file the block goes into
     registry: str | None  # the registry it joins
     function: str | None  # the function whose end it extends
-    row: str | None  # the table row it follows (a page's block)
     code: str
 
 
@@ -70,7 +66,7 @@ def walkthrough_blocks() -> list[Block]:
     for text in FENCE.findall(WALKTHROUGH.read_text()):
         head = HEAD.match(text)
         if head:
-            found.append(Block(head["path"], head["registry"], head["function"], head["row"], text[head.end():]))
+            found.append(Block(head["path"], head["registry"], head["function"], text[head.end():]))
     return found
 
 
@@ -166,32 +162,20 @@ def at_the_end_of(module, function: str, code: str) -> str:
     return "".join(lines[:last]) + textwrap.indent(code, indent) + "".join(lines[last:])
 
 
-def after_the_row(text: str, row: str, added: str) -> str:
-    """`text` with the row `added` after the first table row whose first cell is `row`."""
-    found = re.search(rf"^\| {re.escape(row)} \|.*\n", text, re.M)
-    assert found, f"no table row of {row} to add the walk-through's row after"
-    return text[:found.end()] + added + text[found.end():]
-
-
 class Walkthrough(NamedTuple):
     blocks: list[Block]
-    root: Path  # a directory holding the manifest and the pages as the walk-through leaves them
+    root: Path  # a directory holding the manifest as the walk-through leaves it
 
 
 def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
     blocks = walkthrough_blocks()
     monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
-    (root / "docs").mkdir(parents=True, exist_ok=True)
-    (root / "refutations").mkdir(exist_ok=True)
+    (root / "refutations").mkdir(parents=True, exist_ok=True)
     manifest = root / "refutations" / "manifest.toml"
     manifest.write_text(refutations.manifest_path().read_text())
     for block in blocks:
         if block.path.endswith(".toml"):
             manifest.write_text(manifest.read_text() + "\n" + block.code)
-        elif block.path.endswith(".md"):
-            page = root / block.path
-            text = page.read_text() if page.exists() else (ROOT / block.path).read_text()
-            page.write_text(after_the_row(text, block.row, block.code))
         elif block.function is not None:
             module = module_of(block.path, monkeypatch)
             source = at_the_end_of(module, block.function, block.code)
@@ -231,14 +215,14 @@ def test_a_contributor_writes_at_most_nine_files_and_none_a_derivation_should_wr
     assert written == files_the_page_lists()  # the page's table of steps names exactly these
 
 
-def test_no_row_a_contributor_writes_counts_anything():
-    counting = re.compile(r"\d|\b(?:" + "|".join(docs.NUMBER_WORDS[1:]) + r")\b", re.I)
-    rows = [block.code for block in walkthrough_blocks() if block.path.endswith(".md")]
-    assert rows and not [row for row in rows if counting.search(row)]
+def test_a_contributor_writes_no_prose_page_and_none_that_counts():
+    # The pages' rows for the new action and property are started by `docs --write`
+    # (test_what_docs_write_derives_from_the_walkthrough), so no page is written by hand.
+    assert not [path for path in files_written_by_hand() if not path.endswith((".py", ".toml"))]
 
 
 def test_the_walkthrough_puts_each_piece_where_it_belongs():
-    places = {(block.path, block.registry or block.function or block.row) for block in walkthrough_blocks()}
+    places = {(block.path, block.registry or block.function) for block in walkthrough_blocks()}
     assert places >= {
         ("protocol/config.py", "SWITCHES"), ("protocol/config.py", "Config"),
         ("protocol/state.py", "VARIABLES"), ("protocol/actions.py", None),
@@ -325,17 +309,29 @@ def test_the_refutation_fails_as_the_manifest_says_and_is_narrated_and_exported(
     assert "waiting" in document["vars"] and from_itf(json.dumps(document)) == trace
 
 
-def test_what_docs_write_derives_from_the_walkthrough(pinned, wakeup):
-    """The variable's row, the property row's last cell, the golden trace: what the
-    walk-through leaves to `docs --write`."""
-    protocol_page = wakeup.root / "docs" / "protocol.md"
-    regenerated = docs.protocol_doc(protocol_page.read_text())
-    assert re.search(r"^\| `waiting\[p\]` \|.*wait to be served", regenerated, re.M)
-    assert "| `Serve(p)` |" in regenerated
-    properties_page = wakeup.root / "docs" / "properties.md"
-    quoted = docs.with_quotes(properties_page, properties_page.read_text(), wakeup.root)
-    assert "(leads-to pairs of `written_while_waiting` and `served`) | `HoldsWakeupOnSince` (lasso of 4) |" in quoted
-    assert "`HoldsWakeup`" in quoted.split("The configurations expected to violate nothing")[1].split("satisfy")[0]
+def test_what_docs_write_derives_from_the_walkthrough(pinned):
+    """The rows of the variable, the action and the property, the last cell of the
+    property's row, the golden trace: what the walk-through leaves to `docs --write`."""
+    protocol_page = docs.protocol_doc((ROOT / "docs" / "protocol.md").read_text())
+    assert re.search(r"^\| `waiting\[p\]` \|.*wait to be served", protocol_page, re.M)
+    actions_table = protocol_page.split(docs.ACTIONS_HEADER)[1].split("\n\n")[0]
+    assert actions_table.splitlines()[-3:] == [
+        "| `Serve(p)` | process p serves every waiting peek whose as_of the frontier it wakes on has passed |",
+        "| Compact (sub-step) " + actions_table.split("| Compact (sub-step) ")[1].split("\n")[0],
+        "| Forward (sub-step) " + actions_table.split("| Forward (sub-step) ")[1].split("\n")[0],
+    ]
+    assert docs.protocol_doc(protocol_page) == protocol_page  # a row once there is kept
+
+    properties_path = ROOT / "docs" / "properties.md"
+    properties_page = docs.with_quotes(properties_path, docs.with_property_rows(properties_path.read_text()), ROOT)
+    row = ("| WaitingServed | liveness, under weak fairness | `waiting_served` in `invariants/wakeup.py` | "
+           "`HoldsWakeupOnSince` (lasso of 4) |")
+    assert row in properties_page.split(docs.PROPERTIES_HEADER)[1].split("\n\n")[0].splitlines()
+    assert "`HoldsWakeup`" in properties_page.split("The configurations expected to violate nothing")[1].split("satisfy")[0]
+    reworded = properties_page.replace("| liveness, under weak fairness | `waiting_served`",
+                                       "| liveness, under weak fairness; only with `wakeup` | `waiting_served`")
+    assert docs.with_quotes(properties_path, docs.with_property_rows(reworded), ROOT) == reworded
+
     golden = golden_text("HoldsWakeupOnSince", check(config.lookup("HoldsWakeupOnSince")))
     assert "peek 0 waits to be served" in golden and "stutters forever" in golden
 
@@ -367,16 +363,6 @@ def test_type_ok_takes_the_new_variable_from_the_schema(pinned):
     assert invariants.type_ok_witnesses(beyond, cfg)
 
 
-def test_a_property_row_left_out_is_one_line_saying_what_to_add(pinned, wakeup):
-    page = wakeup.root / "docs" / "properties.md"
-    without_row = "".join(line for line in page.read_text().splitlines(keepends=True)
-                          if not line.startswith("| WaitingServed |"))
-    with pytest.raises(docs.QuoteMissing) as missing:
-        docs.with_quotes(page, without_row, wakeup.root)
-    assert str(missing.value).startswith("docs/properties.md has no row for WaitingServed")
-    assert "\n" not in str(missing.value)
-
-
 def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned, wakeup):
     manifest = wakeup.root / "refutations" / "manifest.toml"
     manifest.write_text(manifest.read_text().replace("expect = { WaitingServed = 4 }\n", ""))
@@ -384,3 +370,10 @@ def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned
     assert result.properties["WaitingServed"].holds is False
     assert len(result.violation("WaitingServed").steps) == 4
     assert [m for m in result.mismatches() if m.startswith("WaitingServed")]
+
+
+def test_a_page_that_lost_its_table_is_one_line_naming_it():
+    with pytest.raises(docs.DocsError) as lost:
+        docs.with_property_rows("# The properties\n\nno table here\n")
+    assert str(lost.value).startswith("docs/properties.md has lost its table headed '| property | kind |")
+    assert "\n" not in str(lost.value)
