@@ -166,7 +166,6 @@ def protocol_doc(text: str) -> str:
 
 ACTIONS_HEADER = "| action | stands for |\n"
 PROPERTIES_HEADER = "| property | kind | predicate | violated by |\n"
-KIND_WORDS = {"liveness": "liveness, under weak fairness"}
 
 
 def table_rows(text: str, header: str, page: str) -> tuple[int, int]:
@@ -181,11 +180,11 @@ def table_rows(text: str, header: str, page: str) -> tuple[int, int]:
     return start, end
 
 
-def action_row(action) -> tuple[str, str]:
-    """(the action's label as its step's docstring writes it, its row): `Serve(p)`, not `Serve`."""
+def action_row(action) -> str:
+    """The action's row, labelled as its step's docstring writes it (`Serve(p)`, not `Serve`)."""
     label, _, meaning = " ".join((action.step.__doc__ or action.name).split("\n\n")[0].split()).partition(": ")
     label = label if meaning and label.startswith(action.name) else action.name
-    return label, f"| `{label}` | {(meaning or label).rstrip('.')} |\n"
+    return f"| `{label}` | {(meaning or label).rstrip('.')} |\n"
 
 
 def with_action_rows(text: str) -> str:
@@ -194,7 +193,7 @@ def with_action_rows(text: str) -> str:
 
     start, end = table_rows(text, ACTIONS_HEADER, "docs/protocol.md")
     rows = text[start:end]
-    added = [row for action in ACTIONS for label, row in [action_row(action)]
+    added = [action_row(action) for action in ACTIONS
              if not re.search(rf"^\| `{re.escape(action.name)}[`(]", rows, re.M)]
     last = max((found.end() for found in re.finditer(r"^\| `.*\n", rows, re.M)), default=len(rows))
     return text[:start] + rows[:last] + "".join(added) + rows[last:] + text[end:]
@@ -205,9 +204,10 @@ def with_property_rows(text: str) -> str:
     cell, who violates it, is a quote (`quotes()`) that `docs --write` fills."""
     import invariants
 
+    kind_words = {invariants.LIVENESS: "liveness, under weak fairness"}
     start, end = table_rows(text, PROPERTIES_HEADER, "docs/properties.md")
     rows = text[start:end]
-    added = [f"| {prop.name} | {KIND_WORDS.get(prop.kind, prop.kind)} | `{prop.check.__name__}` in "
+    added = [f"| {prop.name} | {kind_words.get(prop.kind, prop.kind)} | `{prop.check.__name__}` in "
              f"`{prop.check.__module__.replace('.', '/')}.py` | nothing |\n"
              for prop in invariants.PROPERTIES if f"| {prop.name} |" not in rows]
     return text[:start] + rows + "".join(added) + text[end:]
