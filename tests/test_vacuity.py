@@ -121,6 +121,8 @@ def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacu
         unexplained = [name for name in expected_to_hold
                        if name not in named.nonvacuous and name not in dict(named.vacuous_ok)]
         assert unexplained == [], f"{named.name}: list {unexplained} in nonvacuous or vacuous_ok"
+        named_here = [*named.nonvacuous, *dict(named.vacuous_ok)]
+        assert set(named_here) <= set(expected_to_hold), f"{named.name}: not a liveness property it expects to hold"
 
 
 def test_every_reachable_name_in_the_manifest_is_a_declared_predicate():
