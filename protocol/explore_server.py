@@ -133,7 +133,7 @@ class Explorer:
             found.append({
                 "action": str(label),
                 "id": after_id,
-                "words": narrate(label, before, after),
+                "words": narrate(label, before, after, self.cfg),
                 "changes": [{"group": group, "variable": c.variable,
                              "before": value_text(c.variable, c.before), "after": value_text(c.variable, c.after)}
                             for group, changes in grouped_changes(before, after) for c in changes],

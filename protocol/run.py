@@ -103,7 +103,12 @@ class CheckResult:
         if self.complete and self.at_least_own_constants:  # not reached by a search cut short: beyond the cut?
             found += [f"{name} ({reachable.doc(name)}) was never reached"
                       for name, depth in (self.reachable or {}).items() if depth is None]
-        return found
+        return found + self.count_mismatches()
+
+    def count_mismatches(self) -> list[str]:
+        """How a complete search's distinct states and depth differ from the pinned ones
+        (compared at the configuration's own constants only)."""
+        return self.named.pinned_differences(self.distinct_states, self.depth) if self.complete else []
 
     def reached_words(self) -> list[tuple[str, str]] | None:
         """Per state the configuration expects to exist, (what it is, where it was first
@@ -119,12 +124,8 @@ class CheckResult:
         """Whether every constant is at least the named configuration's own: where the states
         a reviewer expects (its `reachable`, the premises of its `nonvacuous`) must exist.
         Fewer processes, peeks or times may leave them out (no peek at D=0)."""
-        from .config import named_configurations
-
-        own = named_configurations().get(self.named.name)
-        if own is None:
-            return True
-        return all(value >= own.config.constants[name] for name, value in self.config.constants.items())
+        own = self.named.own_constants
+        return own is None or all(self.config.constants[name] >= value for name, value in own)
 
     @property
     def as_expected(self) -> bool:

@@ -26,7 +26,7 @@ import pytest
 
 import invariants
 import refutations
-from protocol import commands, config, model, narrate, state
+from protocol import commands, config, events, model, state
 from protocol.engine.checker import explore
 from protocol.export import trace_markdown, trace_mermaid
 from protocol.itf import from_itf, trace_itf
@@ -135,6 +135,7 @@ def rederive(monkeypatch) -> None:
 
 def apply_walkthrough(monkeypatch) -> list[Block]:
     blocks = walkthrough_blocks()
+    monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
     for block in blocks:
         if block.path.endswith(".toml"):
             apply_manifest(block.code, monkeypatch)
@@ -162,18 +163,18 @@ def test_the_walkthrough_puts_each_piece_in_the_registry_that_owns_it():
     assert places >= {
         ("protocol/config.py", "SWITCHES"), ("protocol/config.py", "Config"),
         ("protocol/state.py", "VARIABLES"), ("protocol/commands.py", "KINDS"),
-        ("protocol/actions.py", "MAINTENANCE_EFFECTS"), ("protocol/actions.py", "ACTIONS"),
-        ("protocol/narrate.py", "MAINTENANCE_WORDS"), ("protocol/export.py", None),
-        ("invariants/__init__.py", "PROPERTIES"), ("refutations/manifest.toml", None),
+        ("protocol/actions.py", None), ("protocol/actions.py", "MAINTENANCE_EFFECTS"),
+        ("protocol/actions.py", "ACTIONS"), ("invariants/__init__.py", "PROPERTIES"),
+        ("refutations/manifest.toml", None),
     }
 
 
 def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards():
     with pytest.MonkeyPatch.context() as patch:
         apply_walkthrough(patch)
-        assert "mark" in state.State._fields and "Stamp" in narrate.WORDS and "Mark" in commands.KINDS
+        assert "mark" in state.State._fields and "Stamped" in events.EVENT_KINDS and "Mark" in commands.KINDS
     assert "mark" not in state.State._fields and "mark" not in state.BY_NAME
-    assert "Stamp" not in narrate.WORDS and "Stamp" not in model.BY_NAME and "Mark" not in commands.KINDS
+    assert "Stamped" not in events.EVENT_KINDS and "Stamp" not in model.BY_NAME and "Mark" not in commands.KINDS
     assert "watermark" not in config.SWITCHES and not hasattr(config.Config(), "watermark")
     assert "MarkLeUpper" not in invariants.BY_NAME and "invariants.watermark" not in sys.modules
 
@@ -189,11 +190,13 @@ def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch):
 
 
 def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(watermark):
-    from test_declarations import missing_pieces_of_commands
+    from test_declarations import missing_pieces_of_commands, records
+    from test_events import missing_pieces_of_events, recorded_kinds
 
-    stamp = model.BY_NAME["Stamp"]
-    assert stamp.words is not None and stamp.drawing is not None
-    assert missing_pieces_of_commands() == []
+    assert {"Stamped", "MarkRaised"} <= set(events.EVENT_KINDS) and records(model.BY_NAME["Stamp"].step)
+    assert missing_pieces_of_commands() == missing_pieces_of_events() == []
+    kinds, silent = recorded_kinds(config.lookup("HoldsWatermarkFromPolicy").config)
+    assert {"Stamped", "MarkRaised"} <= kinds and silent == []
 
 
 def test_the_checker_explores_and_counts_the_watermark_as_the_manifest_pins(watermark):

@@ -16,19 +16,23 @@ from protocol.engine.symmetry import Reduction, canonicalizer
 from protocol.model import model_for, replay
 from test_fast import some_packed_states
 
-SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
+# The model declares where processes are not interchangeable (the cap makes process 0 special).
+SYMMETRIC = [name for name, named in named_configurations().items()
+             if model_for(named.config).symmetry_refusal is None]
 CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
-# The alias configurations are defined at one process, where symmetry reduces nothing:
-# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
-ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
+# A configuration defined at one process (the manifest's constants) is one where symmetry
+# reduces nothing: it is compared at two processes, and at MaxTime 1 (for the alias
+# configurations, 40 thousand states, not millions).
+ONE_PROCESS_CONSTANTS = {"P": 2, "MaxTime": 1}
 
 
 def symmetric_cases(constants_list: list, ids: list) -> list:
-    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
+    """(name, constants) for every symmetric configuration, one defined at one process
+    at ONE_PROCESS_CONSTANTS."""
     cases = []
     for name in SYMMETRIC:
-        if named_configurations()[name].config.alias != "none":
-            cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
+        if named_configurations()[name].config.P == 1:
+            cases.append(pytest.param(name, ONE_PROCESS_CONSTANTS, id=f"{name}-P2-T1"))
         else:
             cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
     return cases

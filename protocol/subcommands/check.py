@@ -215,6 +215,8 @@ def json_line(result) -> str:
         **({"reachable": result.reachable} if result.named.reachable else {}),  # name -> first depth, or null
         "as_expected": result.as_expected,
     }
+    if result.count_mismatches():  # only when the counts differ from the manifest's: both pinned figures
+        record["pinned"] = dict(zip(("distinct_states", "depth"), result.named.pinned))
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
         record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
