@@ -181,7 +181,7 @@ def check(
                 interrupted = True
             except Refusal as refusal:
                 raise ConfigError(str(refusal)) from None
-        reached = reached_depths(run, named, model)
+        reached = reached_depths(run, named)
     finally:
         run.close()
     counts = run.counts()
@@ -238,7 +238,7 @@ def safety_verdict(run: Run, name: str) -> Verdict:
     return Verdict(True if run.complete else None)
 
 
-def reached_depths(run: Run, named: NamedConfig, model: Model) -> dict | None:
+def reached_depths(run: Run, named: NamedConfig) -> dict | None:
     """Per state predicate the configuration expects to be reachable, the depth where it
     was first reached (None: not reached); None when the run keeps no states."""
     predicates = reachable.predicates_for(named.reachable, named.config)
