@@ -161,3 +161,10 @@ def test_the_sequential_run_says_which_premises_were_reached():
     assert decided.holds is True and decided.vacuous
     assert run.first_reached({"two": lambda s: s == 2, "nine": lambda s: s == 9}) == {"two": 3, "nine": None}
     assert run.counts().level_sizes == (1, 1, 1)
+
+
+def test_the_review_page_says_where_each_expected_state_was_first_reached():
+    from protocol.report import summary_html
+
+    page = summary_html(check(lookup("Holds").with_constants(SMALL)))
+    assert "reachable: a peek is rendered</th><td>at depth 3" in page
