@@ -273,7 +273,7 @@ def lasso_trace(name: str, lasso: LassoRun) -> Trace:
         notes.append(f"stutters forever in state {lasso.loop + 1}")
     else:
         notes.append(f"back to state {lasso.loop + 1} by {lasso.back}")
-    if not lasso.fair_families:
+    if not lasso.any_fair:
         notes.append("no action is fair (fairness off): the behaviour may stop anywhere")
     for family, how, where in lasso.fairness:
         if how == "disabled":
