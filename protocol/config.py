@@ -525,11 +525,12 @@ def liveness_name(name, *context) -> None:
     property_name(LIVENESS)(name)
 
 
-def reachable_name(name, *_) -> None:
+def reachable_name(name, *context) -> None:
+    """A state predicate of invariants/reachable.py."""
     from invariants.reachable import REACHABLE
 
-    if name not in REACHABLE:
-        raise Invalid(f"no reachable-state predicate `{name}` in invariants/reachable.py: {close_to(str(name), REACHABLE)}")
+    if not isinstance(name, str) or name not in REACHABLE:
+        raise Invalid(f"no reachable state `{name}` (invariants/reachable.py): {close_to(str(name), REACHABLE)}")
 
 
 # Every key of a configuration's table in the manifest, one line each.
