@@ -1,4 +1,4 @@
-"""The actions of model-spec sections 4 and 10.3: one pure function each, guard first.
+"""The actions of model-spec sections 4, 10.3 and 11.3: one pure function each, guard first.
 
 Every action takes the state, the configuration and its arguments, and
 returns the successor state, or None where its guard does not hold. No
@@ -20,10 +20,10 @@ import attrs
 
 from . import commands as cmd
 from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, RELEASE
-from .engine import CONTROLLER, LOCAL, WIDE, Footprint
+from .engine import CONTROLLER, LOCAL, WHOLE, WIDE, Footprint
 from .state import (
-    DROPPED, LIVE, UNBORN, State, index_count, append_all, ctl_since, frontier_at, held, index_of_peek, replace_at,
-    stranded_on, with_frontier,
+    BOTTOM, DROPPED, LIVE, UNBORN, State, index_count, append_all, ctl_since, frontier_at, held, ids,
+    index_of_peek, notify, replace_at, servable, stranded_on, with_frontier,
 )
 
 # ---------------------------------------------------------------- controller
@@ -67,10 +67,16 @@ def advance_policy(s: State, cfg, i: int = 0) -> State | None:
 
 
 def ingest(s: State, cfg) -> State | None:
-    """Ingest: new data advances the index's write frontier."""
+    """Ingest: new data advances the index's write frontier. With `seal = tap`, a tap
+    upstream of the publisher's sink notifies every process now, before the sink has
+    published the new upper (the lost wakeup)."""
     if s.upper >= cfg.MaxTime:
         return None
-    return s._replace(upper=s.upper + 1)
+    s = s._replace(upper=s.upper + 1)
+    if cfg.seal == "tap":
+        for p in range(cfg.P):
+            s = notify(s, p, ids(s, cfg, p))
+    return s
 
 
 def reconnect(s: State, cfg) -> State | None:
@@ -137,30 +143,56 @@ def reclaim(s: State, cfg, p: int) -> State | None:
     )
 
 
-def publish_bound(s: State, cfg, p: int) -> int:
-    """The least hold on process p's publication point: the writer (every id's), the
-    standing hold if any, every reader not stranded, every acquired hold."""
-    holds = list(entries(s.writer[p]))
+def publish_bound(s: State, cfg, p: int) -> int | None:
+    """The least hold on process p's publication point: the writer (every id's entry but
+    ⊥), the standing hold if any, every reader not stranded (unless readers do not bound
+    it, `reader_bound = false`), every acquired hold; None where nothing is left."""
+    holds = [t for t in entries(s.writer[p]) if t != BOTTOM]
     if cfg.standing_hold:
         holds += entries(s.standing[p])
-    stranded = stranded_on(s, p)
-    holds += [t for d, t in held(s.readers[p]).items() if d not in stranded]
+    if cfg.reader_bound:
+        stranded = stranded_on(s, p)
+        holds += [t for d, t in held(s.readers[p]).items() if d not in stranded]
     holds += held(s.acq[p]).values()
-    return min(holds)
+    return min(holds) if holds else None
 
 
 def publish(s: State, cfg, p: int) -> State | None:
-    """Publish(p): process p's publisher raises since and physical compaction to its bound."""
-    since = max(s.since[p], publish_bound(s, cfg, p))
+    """Publish(p): process p's publisher raises since and physical compaction to its bound
+    (physical compaction to the least reader's cut, or the coverage, with `from_cuts`)."""
+    bound = publish_bound(s, cfg, p)
+    since = s.since[p] if bound is None else max(s.since[p], bound)
     if cfg.physical == "from_since":
         physical = max(s.physical[p], min(since, s.upper))
-    else:
+    elif cfg.physical == "from_upper":
         physical = max(s.physical[p], s.upper)
+    else:
+        cuts = held(s.cut[p]).values()
+        physical = max(s.physical[p], min(cuts) if cuts else s.pub[p])
     if (since, physical) == (s.since[p], s.physical[p]):
         return None
     return s._replace(
         since=replace_at(s.since, p, since), physical=replace_at(s.physical, p, physical)
     )
+
+
+def seal(s: State, cfg, p: int) -> State | None:
+    """Seal(p): process p's publisher sink publishes the write frontier as the chain's
+    upper; with `seal = sink` it then notifies the ids the seal names."""
+    if s.pub[p] >= s.upper:
+        return None
+    s = s._replace(pub=replace_at(s.pub, p, s.upper))
+    return notify(s, p, ids(s, cfg, p)) if cfg.seal == "sink" else s
+
+
+def wake(s: State, cfg, p: int) -> State | None:
+    """Wake(p): process p's peek server re-examines the parked peeks of every notified id
+    and serves those it now can; the notifications are consumed."""
+    if not s.dirty[p]:
+        return None
+    served = {d for d in s.parked[p] if index_of_peek(s, d) in s.dirty[p] and servable(s, p, d)}
+    return s._replace(parked=replace_at(s.parked, p, s.parked[p] - served),
+                      dirty=replace_at(s.dirty, p, frozenset()))
 
 
 def entries(frontier) -> tuple:
@@ -197,10 +229,10 @@ def maint_export(s: State, cfg, p: int, command) -> State:
     """Export: Y is published here. With `overwrite` the registry slot is replaced, and
     every reader of Y registered in the placeholder is stranded; with `adopt` the
     placeholder is backed in place (nothing beyond the pop)."""
-    if cfg.reexport != "overwrite":
-        return s
-    placeholder = {d for d in held(s.readers[p]) if index_of_peek(s, d) == 1}
-    return s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] | placeholder))
+    if cfg.reexport == "overwrite":
+        placeholder = {d for d in held(s.readers[p]) if index_of_peek(s, d) == 1}
+        s = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] | placeholder))
+    return notify(s, p, (1,)) if cfg.seal != "none" else s  # Y's publication notifies Y
 
 
 MAINTENANCE_EFFECTS = {
@@ -216,21 +248,49 @@ MAINTENANCE_EFFECTS = {
 def inter_create(s: State, cfg, p: int, command) -> State:
     """Create(d, i, t): render peek d; its import registers a read hold at t (into a
     placeholder if it reads Y before Y is published here). Under the cap, process 0's
-    frontier report retires the cap on d."""
+    frontier report retires the cap on d. With a seal the peek parks unless it can be
+    served at once; with physical cuts its reader declares a cut."""
     d, t = command[1], command[-1]
     s = s._replace(readers=replace_at(s.readers, p, replace_at(s.readers[p], d, t)))
     if cfg.cap and p == 0:
         s = forward(s._replace(caps=s.caps - {d}), cfg)
+    if cfg.seal != "none" and not servable(s, p, d):
+        s = s._replace(parked=replace_at(s.parked, p, s.parked[p] | {d}))
+    if cfg.physical == "from_cuts":
+        at = s.pub[p] if cfg.cut_floor == "coverage" else s.upper
+        s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, at)))
     return s
 
 
 def inter_drop(s: State, cfg, p: int, command) -> State:
-    """Drop(d): peek d's reader registration goes (stranded or not)."""
+    """Drop(d): peek d's reader registration goes (stranded or not), and so do its parking
+    and its cut. With retirement reports, p reports d retired (unless the multiplexer
+    filters it, or a parked peek is cancelled silently); the last report lets the
+    controller free the hold, and Compact runs in the same step."""
     d = command[1]
+    was_parked = cfg.seal != "none" and d in s.parked[p]
     s = s._replace(readers=replace_at(s.readers, p, replace_at(s.readers[p], d, None)))
     if d in stranded_on(s, p):
         s = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] - {d}))
+    if cfg.seal != "none":
+        parked = s.parked[p] - {d}
+        still_read = {index_of_peek(s, e) for e in parked}
+        s = s._replace(parked=replace_at(s.parked, p, parked),
+                       dirty=replace_at(s.dirty, p, s.dirty[p] & still_read))
+    if cfg.physical == "from_cuts":
+        s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, None)))
+    if cfg.ctl_release == "report" and reports(cfg, was_parked):
+        s = s._replace(rep=replace_at(s.rep, d, s.rep[d] | {p}))
+        if len(s.rep[d]) == cfg.P:
+            s = compact(s, cfg, index_of_peek(s, d))
     return s
+
+
+def reports(cfg, was_parked: bool) -> bool:
+    """Whether the retirement report of an applied Drop reaches the controller."""
+    if cfg.report == "owner_filter":
+        return False  # the drop evicted the owner already: the multiplexer filters the report
+    return not (cfg.report == "silent_cancel" and was_parked)
 
 
 def inter_compact(s: State, cfg, p: int, command) -> State:
@@ -336,17 +396,47 @@ def local(cfg, p) -> Footprint:
 
 
 def maint_step_footprint(cfg, p) -> Footprint:
-    """With `overwrite`, applying Export reads which index each reader's peek is on (ix)."""
-    return Footprint(LOCAL, ("ix",)) if cfg.reexport == "overwrite" else Footprint(LOCAL)
+    """With `overwrite`, applying Export reads which index each reader's peek is on (ix);
+    so does its notification with a seal (which parked peeks read Y)."""
+    reads_ix = cfg.reexport == "overwrite" or (cfg.seal != "none" and cfg.alias != "none")
+    return Footprint(LOCAL, ("ix",)) if reads_ix else Footprint(LOCAL)
 
 
 def inter_step_footprint(cfg, p) -> Footprint:
-    """Process 0's frontier report retires the cap and may forward compaction."""
-    return Footprint(WIDE) if cfg.cap and p == 0 else Footprint(LOCAL)
+    """Process 0's frontier report retires the cap and may forward compaction; a
+    retirement report may let the controller free a hold and send AllowCompaction. With a
+    seal a render reads the peek's as_of (and index), a cut at upper reads upper."""
+    if (cfg.cap and p == 0) or cfg.ctl_release == "report":
+        return Footprint(WIDE)
+    reads = []
+    if cfg.seal != "none":
+        reads += ["as_of"] + (["ix"] if cfg.alias != "none" else [])
+    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper":
+        reads.append("upper")
+    return Footprint(LOCAL, tuple(reads))
 
 
 def publish_footprint(cfg, p) -> Footprint:
     return Footprint(LOCAL, ("upper",))  # physical compaction is bounded by upper
+
+
+def seal_footprint(cfg, p) -> Footprint:
+    """Sealing reads upper, and its notification which index each parked peek reads."""
+    return Footprint(LOCAL, ("upper", "ix") if cfg.alias != "none" else ("upper",))
+
+
+def wake_footprint(cfg, p) -> Footprint:
+    """Waking reads each parked peek's as_of (and index)."""
+    return Footprint(LOCAL, ("as_of", "ix") if cfg.alias != "none" else ("as_of",))
+
+
+def ingest_footprint(cfg, p) -> Footprint:
+    """With a tap, Ingest notifies every process of what it has parked: the whole state."""
+    return Footprint(WHOLE) if cfg.seal == "tap" else Footprint(CONTROLLER)
+
+
+def with_seal(cfg) -> bool:
+    return cfg.seal != "none"
 
 
 # ------------------------------------------------------------ the actions
@@ -355,13 +445,15 @@ ACTIONS = (
     Action("CreatePeek", create_peek, peek_times, False, controller),
     Action("DropPeek", drop_peek, peeks, False, controller),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller),
-    Action("Ingest", ingest, nothing, False, controller),
+    Action("Ingest", ingest, nothing, False, ingest_footprint),
     Action("Reconnect", reconnect, nothing, False, controller, exists=lambda cfg: cfg.reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.
     Action("Reclaim", reclaim, processes, True, local, exists=lambda cfg: cfg.acquire != "none"),
     Action("Publish", publish, processes, True, publish_footprint),
+    Action("Seal", seal, processes, True, seal_footprint, exists=with_seal),
+    Action("Wake", wake, processes, True, wake_footprint, exists=with_seal),
 )
 BY_NAME = {action.name: action for action in ACTIONS}
 # The runtime actions, weakly fair per process when the configuration asks for fairness.

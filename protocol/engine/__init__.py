@@ -48,6 +48,7 @@ class Label(tuple):
 CONTROLLER = "controller"  # reads the globals; writes them and appends alike to every process's locals
 LOCAL = "local"  # reads and writes its process's locals (and reads the globals in `reads`)
 WIDE = "wide"  # reads its process's locals and the globals; writes both and appends to the others
+WHOLE = "whole"  # a controller instance that reads and writes every component: run on the whole state
 
 
 @attrs.frozen
