@@ -62,7 +62,7 @@ def without_cuts(cfg) -> bool:
 def physical_from_cuts(cfg) -> str | None:
     """Why PhysicalLeSince does not apply: with cuts, physical compaction follows the
     readers' cuts, not since, by design."""
-    return "physical = from_cuts: compaction follows the readers' cuts" if with_cuts(cfg) else None
+    return "with from_cuts" if with_cuts(cfg) else None
 
 
 def never(cfg) -> None:

@@ -15,6 +15,8 @@ The ITF codec (Apalache's and Quint's Informal Trace Format) is protocol/itf.py.
 
 from __future__ import annotations
 
+import invariants
+
 import json
 
 from .commands import command_text
@@ -108,6 +110,7 @@ def summary_markdown(result) -> str:
         shown = {True: "holds", False: f"violated ({verdict.trace_length} states)",
                  None: "unknown (not decided)"}[verdict.holds]
         lines.append(f"| {prop} | {shown} |")
+    lines += [f"| {prop} | does not apply ({why}) |" for prop, why in invariants.not_applicable_for(cfg).items()]
     return "\n".join(lines) + "\n"
 
 
@@ -183,13 +186,51 @@ def draw_controller_step(name, args, head, before, after) -> list[str]:
 
 @draws("Ingest")
 def draw_ingest(name, args, head, before, after) -> list[str]:
-    return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}")]
+    return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}"),
+            *_notifications(before, after, lambda p: f"maint{p}", "notify {index} (tap, before the sink)")]
+
+
+def _notifications(before, after, source, words: str) -> list[str]:
+    """One arrow to each interactive runtime per index id a step marked dirty there."""
+    if after.dirty is None or after.dirty[0] is None:
+        return []
+    return [_message(source(p), "-)", f"inter{p}", words.format(index=INDEX_NAMES[i]))
+            for p, (old, new) in enumerate(zip(before.dirty, after.dirty)) for i in sorted(new - old)]
+
+
+def _seal_wait_lines(p: int, before, after) -> list[str]:
+    """A peek parking on the seal, and the retirement reports a Drop sends (or does not)."""
+    lines = []
+    if after.parked[0] is not None:
+        for d in sorted(after.parked[p] - before.parked[p]):
+            lines.append(_note(f"inter{p}", f"peek {d} parks: published upper {after.pub[p]}"))
+    if after.rep is not None:
+        command = before.iq[p][0] if before.iq[p] else None
+        if command and command[0] == "Drop":
+            d = command[1]
+            if p in after.rep[d] and p not in before.rep[d]:
+                lines.append(_message(f"inter{p}", "->>", CONTROLLER, f"retired (peek {d})"))
+            else:
+                lines.append(_message(f"inter{p}", "-x", MULTIPLEXER, f"no report of peek {d} reaches the controller"))
+    return lines
+
+
+@draws("Seal", "Wake")
+def draw_seal_step(name, args, head, before, after) -> list[str]:
+    p = args[0]
+    if name == "Seal":
+        return [_note(f"pub{p}", f"{head}: publishes upper {after.pub[p]}"),
+                *_notifications(before, after, lambda q: f"pub{q}", "notify {index}")]
+    served = sorted(before.parked[p] - after.parked[p])
+    said = ", ".join(f"serves peek {d}" for d in served) or "nothing to serve"
+    return [_note(f"inter{p}", f"{head}: {said}")]
 
 
 # What a runtime step hands its publisher: (variable, the runtime that sets it, words).
 HANDED_TO_PUBLISHER = (("writer", "maint", "writer"), ("acq", "maint", "acquired holds"),
                        ("stranded", "maint", "stranded readers"),
-                       ("readers", "inter", "readers"), ("standing", "inter", "standing hold"))
+                       ("readers", "inter", "readers"), ("standing", "inter", "standing hold"),
+                       ("cut", "inter", "declared cuts"))
 
 
 def _handed_to_publisher(runtime: str, p: int, before, after) -> list[str]:
@@ -209,10 +250,24 @@ def draw_runtime_step(name, args, head, before, after) -> list[str]:
         lines += _handed_to_publisher(runtime, p, before, after)
         if after.caps != before.caps:
             lines.append(_message(f"inter{p}", "->>", MULTIPLEXER, "frontier report (retires the cap)"))
-        return lines + _queued_messages(before, after)
+        if name == "InterStep":
+            lines += _seal_wait_lines(p, before, after)
+        else:
+            lines += _notifications(before, after, lambda q: f"maint{q}", "notify {index} (published)")
+        return lines + _controller_sends(before, after) + _queued_messages(before, after)
     if name == "Publish":
         return [_note(f"pub{p}", f"{head}: since {after.since[p]}, physical {after.physical[p]}")]
     return [_note(f"maint{p}", head)]  # Reclaim
+
+
+def _controller_sends(before, after) -> list[str]:
+    """AllowCompaction sent within a runtime's step (a last retirement report frees a hold)."""
+    if after.rep is None:
+        return []
+    return [_message(CONTROLLER, "->>", MULTIPLEXER, f"AllowCompaction({'index' if after.ix is None else INDEX_NAMES[i]}, "
+                                                     f"{frontier_at(after.sent, i)})")
+            for i in range(1 if after.ix is None else len(INDEX_NAMES))
+            if frontier_at(after.sent, i) > frontier_at(before.sent, i)]
 
 
 def _mermaid_step(label, number: int, before, after) -> list[str]:

@@ -16,8 +16,8 @@ import invariants
 from . import state as schema
 from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, RELEASE, command_text, index_of
 from .state import (
-    GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_since, exported, frontier_at, held, index_of_peek, shown,
-    stranded_on,
+    BOTTOM, GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_holds, ctl_since, exported, frontier_at, held, index_of_peek,
+    shown, stranded_on,
 )
 from .trace import Change, Trace, changes
 
@@ -98,6 +98,8 @@ def initial_words(state) -> str:
         parts[0] += ", index ids X and Y (Y re-exports X, sharing its publication point)"
     if flat <= {0}:
         parts.append("every frontier at 0")
+    elif flat <= {0, BOTTOM}:  # floor = agent: no writer floor is captured at adoption
+        parts.append("every frontier at 0 and every writer floor at ⊥ (none before the first AllowCompaction)")
     if not any(state.iq) and all(queue in ((), ((EXPORT,),)) for queue in state.mq):
         parts.append("every queue empty" if not any(state.mq)
                      else "every queue empty but for Export, Y still to be published on every process")
@@ -111,6 +113,13 @@ def initial_words(state) -> str:
 
 
 # ------------------------------------------------------------------ actions
+
+
+def has(state, name: str) -> bool:
+    """Whether the configuration of `state` has variable `name` (section 10's and 11's
+    variables are None, per process None for every process, where it has not)."""
+    value = getattr(state, name)
+    return value is not None and not (isinstance(value, tuple) and value and all(v is None for v in value))
 
 
 def index_words(state, i: int) -> str:
@@ -200,6 +209,9 @@ def drop_peek(label, before, after) -> str:
     d = label.args[0]
     i = index_of_peek(before, d)
     words = f"the controller drops peek {d}: its read hold at {before.as_of[d]} goes"
+    if ctl_holds(after, d):
+        words = (f"the controller drops peek {d}: it keeps its read hold at {before.as_of[d]} until every "
+                 f"process reports the dataflow retired")
     said = _routing(before, after, skip={_compact_command(after, i)})
     return ", ".join([words, *said]) + ", and " + _compaction_words(before, after, i)
 
@@ -214,7 +226,20 @@ def advance_policy(label, before, after) -> str:
 
 @words("Ingest")
 def ingest(label, before, after) -> str:
-    return f"new data arrives: the index's write frontier (upper) advances to {after.upper}"
+    words = f"new data arrives: the index's write frontier (upper) advances to {after.upper}"
+    if not has(after, "pub"):
+        return words
+    notified = _notified(before, after)
+    if notified:
+        return (words + "; the tap upstream of the sink notifies " + ", ".join(notified)
+                + ", before the sink has published the new upper")
+    return words
+
+
+def _notified(before, after) -> list[str]:
+    """What a step marked dirty, per process: "index X on process 0"."""
+    return [f"index {INDEX_NAMES[i]} on process {p}"
+            for p, (old, new) in enumerate(zip(before.dirty, after.dirty)) for i in sorted(new - old)]
 
 
 @words("Reconnect")
@@ -267,6 +292,9 @@ def _maint_release(who, p, command, before, after) -> str:
 
 def _maint_export(who, p, command, before, after) -> str:
     words = f"{who} applies Export: it renders Y's re-export of X and publishes Y on process {p}"
+    if has(after, "dirty"):
+        words += ("; Y's publication notifies Y" if after.dirty[p] != before.dirty[p]
+                  else "; Y's publication notifies Y, but no reader of Y is parked")
     newly = sorted(stranded_on(after, p) - stranded_on(before, p))
     waiting = [d for d in held(before.readers[p]) if index_of_peek(before, d) == 1]
     if newly:
@@ -298,7 +326,23 @@ def _inter_create(who, p, command, before, after) -> str:
         words += f"; its frontier report retires the cap on peek {d}"
         if after.fwd > before.fwd:
             words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
+    if has(after, "pub"):
+        words += "; " + _seal_wait_words(p, d, t, before, after)
+    if has(after, "cut"):
+        at = after.cut[p][d]
+        source = "the chain's coverage" if at == after.pub[p] and at != after.upper else \
+            "the write frontier upper" if at == after.upper and at != after.pub[p] else "the coverage and upper"
+        words += f"; its reader declares a cut at {at} ({source})"
     return words
+
+
+def _seal_wait_words(p: int, d: int, t: int, before, after) -> str:
+    """Whether a rendered peek is served at once or parks on the seal, and why."""
+    if d in after.parked[p]:
+        if index_of_peek(after, d) == 1 and not exported(after, p):
+            return "the peek reads a placeholder Y not yet published here and parks"
+        return f"the peek reads the published upper {after.pub[p]} and parks"
+    return f"the published upper {after.pub[p]} is past its as_of {t}: the peek is served at once"
 
 
 def _inter_drop(who, p, command, before, after) -> str:
@@ -306,7 +350,27 @@ def _inter_drop(who, p, command, before, after) -> str:
     words = f"{who} applies Drop({d}): peek {d}'s reader registration goes"
     if d in stranded_on(before, p):
         words += " (it was stranded)"
+    if has(before, "parked") and d in before.parked[p]:
+        words += " (it was parked on the seal)"
+    if has(before, "cut") and before.cut[p][d] is not None:
+        words += f", with its cut at {before.cut[p][d]}"
+    if after.rep is not None:
+        words += "; " + _report_words(p, d, before, after)
     return words
+
+
+def _report_words(p: int, d: int, before, after) -> str:
+    """What became of process p's retirement report of peek d, and what it let the controller do."""
+    if p in after.rep[d] and p not in before.rep[d]:
+        words = f"process {p} reports peek {d}'s dataflow retired"
+        if ctl_holds(before, d) and not ctl_holds(after, d):
+            i = index_of_peek(after, d)
+            words += (f"; every process has reported, so the controller frees its read hold at "
+                      f"{after.as_of[d]}, and " + _compaction_words(before, after, i))
+        return words
+    if has(before, "parked") and d in before.parked[p]:
+        return f"the parked peek is cancelled without a report: process {p} never reports peek {d} retired"
+    return f"the report of process {p} is filtered: the multiplexer no longer owns peek {d}"
 
 
 def _inter_compact(who, p, command, before, after) -> str:
@@ -341,8 +405,8 @@ def _publish_bound(state, p: int) -> str:
     """The holds that bound process p's publisher, named, for the Publish sentence."""
     def named(kind: str, value) -> list[str]:
         if isinstance(value, int):
-            return [f"{kind} {value}"]
-        return [f"{kind} {INDEX_NAMES[i]} {t}" for i, t in enumerate(value)]
+            return [] if value == BOTTOM else [f"{kind} {value}"]
+        return [f"{kind} {INDEX_NAMES[i]} {t}" for i, t in enumerate(value) if t != BOTTOM]
 
     holds = named("writer", state.writer[p])
     standing = state.standing[p]
@@ -363,8 +427,52 @@ def publish(label, before, after) -> str:
         said.append(f"raises the published since from {before.since[p]} to {after.since[p]} "
                     f"(the least of its holds: {_publish_bound(before, p)})")
     if after.physical[p] != before.physical[p]:
-        said.append(f"forwards physical compaction to {after.physical[p]} (upper is {after.upper})")
+        said.append(f"forwards physical compaction to {after.physical[p]} ({_physical_reason(before, p)})")
     return f"{who} " + ", and ".join(said)
+
+
+def _physical_reason(state, p: int) -> str:
+    """What physical compaction followed: upper, or (with cuts) the least cut or the coverage."""
+    if not has(state, "cut"):
+        return f"upper is {state.upper}"
+    cuts = held(state.cut[p])
+    if cuts:
+        d, cut = min(cuts.items(), key=lambda item: item[1])
+        return f"the least declared cut, peek {d}'s at {cut}"
+    return f"no reader is registered: the chain's coverage, the published upper {state.pub[p]}"
+
+
+@words("Seal")
+def seal(label, before, after) -> str:
+    p = label.args[0]
+    words = f"process {p}'s publisher sink publishes upper {after.pub[p]}"
+    marked = sorted(after.dirty[p] - before.dirty[p])
+    if marked:
+        return words + " and notifies " + " and ".join(f"index {INDEX_NAMES[i]}" for i in marked)
+    waiting = {index_of_peek(before, d) for d in before.parked[p]}
+    if not waiting:
+        return words + " (no peek is parked here)"
+    if waiting <= before.dirty[p]:
+        return words + "; what its parked peeks read is already marked for re-examination"
+    if 0 in waiting - before.dirty[p]:
+        return words + ", and nothing notifies the parked peek (the tap fired before the sink published)"
+    return words + " and notifies index X only: no seal signal reaches the parked reader of Y"
+
+
+@words("Wake")
+def wake(label, before, after) -> str:
+    p = label.args[0]
+    ids_ = " and ".join(f"index {INDEX_NAMES[i]}" for i in sorted(before.dirty[p]))
+    served = sorted(before.parked[p] - after.parked[p])
+    still = sorted(d for d in after.parked[p] if index_of_peek(before, d) in before.dirty[p])
+    words = f"process {p}'s peek server re-examines the peeks parked on {ids_}"
+    said = []
+    if served:
+        said.append(" and ".join(f"peek {d}" for d in served) + f" {'is' if len(served) == 1 else 'are'} served "
+                    f"(the published upper {after.pub[p]} is past the as_of)")
+    if still:
+        said.append(" and ".join(f"peek {d}" for d in still) + " stays parked")
+    return words + (": " + "; ".join(said) if said else "")
 
 
 def _action_name(label) -> tuple[str, tuple]:

@@ -3,6 +3,8 @@ every verdict with what the configuration expects."""
 
 from __future__ import annotations
 
+import invariants
+
 import json
 import time
 
@@ -212,6 +214,9 @@ def json_line(result) -> str:
         },
         "as_expected": result.as_expected,
     }
+    not_applicable = invariants.not_applicable_for(result.config)
+    if not_applicable:  # only where a property the summary would list does not apply (physical = from_cuts)
+        record["not_applicable"] = not_applicable
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
         record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
