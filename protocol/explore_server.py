@@ -108,9 +108,9 @@ class Explorer:
     def state_record(self, state_id: int) -> dict:
         state = self.state(state_id)
         verdicts = {}
-        for name, holds in invariants.STATE_INVARIANTS.items():
-            ok = holds(state, self.cfg)
-            verdicts[name] = {"holds": ok, "witnesses": [] if ok else invariants.WITNESSES[name](state, self.cfg)}
+        for prop in invariants.properties_for(self.cfg, invariants.STATE):  # only those of this configuration
+            ok = prop.check(state, self.cfg)
+            verdicts[prop.name] = {"holds": ok, "witnesses": [] if ok else prop.witnesses(state, self.cfg)}
         return {
             "id": state_id,
             "initial": state_id == self.initial,
