@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
+from .config import DEFAULT_CONSTANTS, HOLDS, SWITCHES, named_configurations
 from .export import trace_markdown
 from .golden import golden_path, golden_text
 from .run import check
@@ -32,8 +32,8 @@ PREAMBLE = f"""# Refutations
 A refutation is a retired design kept as a configuration that must keep
 failing: `Holds` with a few switches changed, the property it must violate
 and the length of its shortest counterexample at its constants (the
-defaults P=2, D=1, MaxTime=2, or P=1 for the re-export and reconnection
-designs of the last four rows). A refutation may name several properties;
+defaults P=2, D=1, MaxTime=2, unless its section below says "At P=1", as
+the re-export, reconnection and most seal and report designs do). A refutation may name several properties;
 it is as expected when each fails with its stated length and every other
 property holds. `python -m protocol check NAME` exits 0 while the
 refutation fails exactly so, and 1 if it stops failing or fails with another
@@ -100,6 +100,49 @@ def sound_alias_section() -> str:
             "HoldsAliasOverwrite below are this design with one of its two fixes taken back.\n")
 
 
+LESSONS = """## What the pairs teach a reviewer
+
+Three pairs of section-11 configurations change what a reviewer of the
+protocol should believe, each by one switch:
+
+- **`HoldsRoutedReport` holds where `HoldsRouted` fails.** With the
+  controller freeing a peek's read hold only once every process has
+  reported the dataflow retired, routing compaction to maintenance alone
+  satisfies I1: no `AllowCompaction` can pass the `as_of` of a create still
+  queued on any process. So every drop-ordering refutation above
+  (`HoldsRouted`, `HoldsBroadcast`, `HoldsCap`, `HoldsReleaseOnMaint`) needs
+  the hold to go at the cancel, before any process has applied the `Drop`;
+  the standing hold exists for exactly those reads, the fast-path peeks
+  whose hold the controller frees at `finish_peek`. The price of the
+  report is that a peek's hold lives until the slowest process reports,
+  and a report that is lost (`HoldsReportOwnerFilter`,
+  `HoldsSealReportSilent`) leaks the hold for good.
+- **`HoldsReaderUnbound` and `HoldsFloorAgent` hold with `Holds`' verdicts.**
+  In the shipped design the standing hold bears the load that the readers'
+  registrations and the writer floor bore before it. Take the standing
+  hold away and the old defects return: `HoldsAcquireFloorAgent` (no writer
+  floor: the published `since` chases an acquired hold the controller never
+  allowed) and `HoldsCapReaderUnbound` (no reader bound: the cap's
+  retirement lets compaction pass a rendered reader, even on one process).
+- **`HoldsSealTap` and `HoldsSealAliasSource` make the flaky hangs
+  deterministic.** A wakeup must come after the state it announces (the
+  sink, not a tap upstream of it), and from every id that reads the
+  publication point (the closure of its re-exports, not the source alone);
+  `HoldsSeal` and `HoldsSealAlias` are the designs that do both.
+"""
+
+
+def sound_section_11() -> str:
+    """The section-11 configurations that must hold, beside the refutations they answer."""
+    sound = [named for named in named_configurations().values() if not named.violates
+             and any(SWITCHES[name].section == 11 for name in named.config.switches)]
+    lines = ["## The section-11 designs that hold", ""]
+    for named in sound:
+        lines.append(f"- **{named.name}** (changes from Holds: {changed_switches(named)}.{constants_words(named)}) "
+                     f"{named.doc}")
+    return "\n".join(lines) + "\n"
+
+
 def refutations_markdown(results: dict) -> str:
     """docs/refutations.md from each refutation's CheckResult, by name."""
     rows = [
@@ -110,6 +153,9 @@ def refutations_markdown(results: dict) -> str:
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
     first_alias = next((i for i, n in enumerate(refutations()) if n.config.alias != "none"), len(sections))
     sections.insert(first_alias, sound_alias_section())
+    first_seal = next((i for i, n in enumerate(refutations()) if any(
+        SWITCHES[name].section == 11 for name in n.config.switches)), len(refutations()))
+    sections.insert(first_seal + 1, sound_section_11() + "\n" + LESSONS)  # after the alias section
     return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from protocol.cli import main
-from protocol.config import HOLDS, Config, named_configurations
+from protocol.config import HOLDS, SWITCHES, Config, named_configurations
 from protocol.matrix import (
     LIVENESS,
     Matrix,
@@ -112,7 +112,7 @@ def test_remarks_on_a_hand_made_matrix():
 
 def test_every_combination_once_with_fairness_on():
     configs = combinations(SMALL)
-    assert len(configs) == len(set(configs)) == 2 * 2 * 2 * 3 * 2
+    assert len(configs) == len(set(configs)) == 2 * 2 * 2 * 3 * 2 * 2  # physical from_cuts needs a seal
     assert all(cfg.fairness and cfg.constants == SMALL for cfg in configs)
     assert len({mechanisms(cfg) for cfg in configs}) == len(configs)
 
@@ -129,9 +129,11 @@ def test_cap_rows_point_at_the_routed_row_of_the_same_system():
 
 
 def test_each_fair_named_configuration_is_exactly_one_row():
-    # the configurations of section 10 set switches the matrix keeps at their defaults
+    # the configurations of sections 10 and 11 set switches the matrix keeps at their defaults
+    # (all but ctl_release, which it varies)
+    kept = [name for name, switch in SWITCHES.items() if not switch.in_matrix and name != "fairness"]
     fair = [n.name for n in named_configurations().values() if n.config.fairness
-            and n.config.alias == "none" and not n.config.reconnect]
+            and all(getattr(n.config, name) == SWITCHES[name].default for name in kept)]
     assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(fair)
 
 
@@ -176,6 +178,11 @@ def test_the_expected_minimal_sets_are_derived(small_matrix):
     minimal = small_matrix.minimal_sets()
     assert S("broadcast", "standing_hold") in minimal
     assert S("acquire release_on_interactive") in minimal
+    # the third way to restore the ordering (spec 11): the controller frees a peek's hold
+    # only once every process reported it retired; with it, nothing else is needed
+    assert S("ctl_release report") in minimal
+    assert not [m for m in minimal if "ctl_release report" in m and len(m) > 1]
+    assert len(minimal) == 3
     holds_row = row_with(small_matrix, compaction="broadcast", standing_hold=True)
     assert holds_row.named == "Holds" and remark(holds_row, small_matrix) == "minimal sufficient set"
 
@@ -211,5 +218,5 @@ def test_cli_json_and_bad_jobs(capsys):
     assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
     assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 * 2 * 2 * 3 * 2 + 1
+    assert len(lines) == 2 * 2 * 2 * 3 * 2 * 2 + 1
     assert all(isinstance(json.loads(line), dict) for line in lines)
