@@ -182,8 +182,10 @@ def ctl_hold_released_witnesses(s, cfg=None) -> list[str]:
     """Every dropped peek whose hold the controller still keeps, and who has not reported."""
     from protocol.state import DROPPED, ctl_holds
 
-    P = len(s.since)
-    return [f"peek {d} is dropped, but the controller still holds its read hold at {s.as_of[d]}: "
-            f"process{'es' if P - len(s.rep[d]) > 1 else ''} "
-            f"{', '.join(str(p) for p in range(P) if p not in s.rep[d])} never reported it retired"
-            for d, status in enumerate(s.df) if status == DROPPED and ctl_holds(s, d)]
+    found = []
+    for d, status in enumerate(s.df):
+        if status == DROPPED and ctl_holds(s, d):
+            silent = [str(p) for p, reported in enumerate(s.reported) if d not in reported]
+            found.append(f"peek {d} is dropped, but the controller still holds its read hold at {s.as_of[d]}: "
+                         f"process{'es' if len(silent) > 1 else ''} {', '.join(silent)} never reported it retired")
+    return found

@@ -280,8 +280,9 @@ def inter_drop(s: State, cfg, p: int, command) -> State:
     if cfg.physical == "from_cuts":
         s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, None)))
     if cfg.ctl_release == "report" and reports(cfg, was_parked):
-        s = s._replace(rep=replace_at(s.rep, d, s.rep[d] | {p}))
-        if len(s.rep[d]) == cfg.P:
+        s = s._replace(reported=replace_at(s.reported, p, s.reported[p] | {d}),
+                       reports=replace_at(s.reports, d, s.reports[d] + 1))
+        if s.reports[d] == cfg.P:
             s = compact(s, cfg, index_of_peek(s, d))
     return s
 

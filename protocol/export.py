@@ -204,11 +204,11 @@ def _seal_wait_lines(p: int, before, after) -> list[str]:
     if after.parked[0] is not None:
         for d in sorted(after.parked[p] - before.parked[p]):
             lines.append(_note(f"inter{p}", f"peek {d} parks: published upper {after.pub[p]}"))
-    if after.rep is not None:
+    if after.reports is not None:
         command = before.iq[p][0] if before.iq[p] else None
         if command and command[0] == "Drop":
             d = command[1]
-            if p in after.rep[d] and p not in before.rep[d]:
+            if d in after.reported[p] and d not in before.reported[p]:
                 lines.append(_message(f"inter{p}", "->>", CONTROLLER, f"retired (peek {d})"))
             else:
                 lines.append(_message(f"inter{p}", "-x", MULTIPLEXER, f"no report of peek {d} reaches the controller"))
@@ -262,7 +262,7 @@ def draw_runtime_step(name, args, head, before, after) -> list[str]:
 
 def _controller_sends(before, after) -> list[str]:
     """AllowCompaction sent within a runtime's step (a last retirement report frees a hold)."""
-    if after.rep is None:
+    if after.reports is None:
         return []
     return [_message(CONTROLLER, "->>", MULTIPLEXER, f"AllowCompaction({'index' if after.ix is None else INDEX_NAMES[i]}, "
                                                      f"{frontier_at(after.sent, i)})")

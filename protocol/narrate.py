@@ -354,14 +354,14 @@ def _inter_drop(who, p, command, before, after) -> str:
         words += " (it was parked on the seal)"
     if has(before, "cut") and before.cut[p][d] is not None:
         words += f", with its cut at {before.cut[p][d]}"
-    if after.rep is not None:
+    if after.reports is not None:
         words += "; " + _report_words(p, d, before, after)
     return words
 
 
 def _report_words(p: int, d: int, before, after) -> str:
     """What became of process p's retirement report of peek d, and what it let the controller do."""
-    if p in after.rep[d] and p not in before.rep[d]:
+    if d in after.reported[p] and d not in before.reported[p]:
         words = f"process {p} reports peek {d}'s dataflow retired"
         if ctl_holds(before, d) and not ctl_holds(after, d):
             i = index_of_peek(after, d)

@@ -20,11 +20,18 @@ indexed by id, and a plain time where there is one value (spec 10.2), so
 that without an alias the valuations are exactly those of section 3.
 
 Section 11's variables are present only where their switch leaves its
-default (`pub`, `parked`, `dirty` with a seal; `rep` with retirement reports;
+default (`pub`, `parked`, `dirty` with a seal; `reports` and `reported` with retirement reports;
 `cut` with physical cuts), so the defaults keep every earlier valuation. A
 writer entry that no AllowCompaction has set yet under `floor = agent` is
 `BOTTOM` (-1: below every time, so that a writer rising from it to a time is
 no regression and `max` and `min` order it as the spec's `⊥`).
+
+The spec's `rep[d]` (the set of processes that reported peek d retired) is
+kept as its transpose, `reported[p]` (the peeks process p reported), with the
+count `reports[d]` among the globals: the same information, one valuation for
+one, so the same distinct states; but no global value names a process, so
+the processes stay interchangeable (symmetry reduction), and the report that
+completes the set is seen by the reporting process's step alone.
 """
 
 from __future__ import annotations
@@ -176,7 +183,7 @@ class Frontier(Time):
 class PerPeek:
     """One value per peek id: a status (`df`), a time (`as_of`) or an index id (`ix`)."""
 
-    what: str  # "status", "time" or "index"
+    what: str  # "status", "time", "index" or "count" (of processes)
 
     def initial(self, cfg):
         return (UNBORN if self.what == "status" else 0,) * cfg.D
@@ -186,6 +193,8 @@ class PerPeek:
             return value in range(len(DF_NAMES))
         if self.what == "time":
             return _time_ok(value, cfg)
+        if self.what == "count":
+            return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= cfg.P
         return _id_ok(value, index_count(cfg))
 
     def problem(self, value, cfg) -> str | None:
@@ -247,30 +256,6 @@ class IndexSet:
 
     def from_itf(self, encoded, sizes: Sizes):
         return frozenset(itf_number(v) for v in encoded["#set"])
-
-
-class Reports:
-    """Per peek id, the set of processes that reported its dataflow retired."""
-
-    def initial(self, cfg):
-        return (frozenset(),) * cfg.D
-
-    def problem(self, value, cfg) -> str | None:
-        if isinstance(value, tuple) and len(value) == cfg.D and all(
-                isinstance(v, frozenset) and all(_id_ok(p, cfg.P) for p in v) for v in value):
-            return None
-        return "is not a set of processes per peek id"
-
-    def text(self, value) -> str:
-        return "<" + ", ".join("{" + ", ".join(map(str, sorted(v))) + "}" for v in value) + ">"
-
-    def to_itf(self, value):
-        return itf_map((d, {"#set": sorted(v)}) for d, v in enumerate(value))
-
-    def from_itf(self, encoded, sizes: Sizes):
-        entries = from_itf_map(encoded)
-        return _dense({d: frozenset(itf_number(p) for p in v["#set"]) for d, v in entries.items()}, sizes.D,
-                      frozenset())
 
 
 class PartialMap:
@@ -386,7 +371,7 @@ VARIABLES = (
     Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it"),
     Variable("ix", GLOBAL, PerPeek("index"), "the index id peek `d` reads: 0 for X, 1 for Y (alias only)",
              present=with_alias),
-    Variable("rep", GLOBAL, Reports(), "the processes that reported peek `d`'s dataflow retired (with `ctl_release = report`)",
+    Variable("reports", GLOBAL, PerPeek("count"), "how many processes have reported peek `d`'s dataflow retired (with `ctl_release = report`; which ones is `reported[p]`)",
              present=with_reports),
     Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
     Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
@@ -412,6 +397,8 @@ VARIABLES = (
              present=with_seal),
     Variable("dirty", PROCESS, IndexSet(), "index ids notified on `p` and not yet re-examined (with a seal)",
              present=with_seal),
+    Variable("reported", PROCESS, PeekSet(), "the peeks whose dataflow `p` has reported retired to the controller (with `ctl_release = report`)",
+             present=with_reports),
     Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
              present=with_cuts),
 )
@@ -512,7 +499,7 @@ def ctl_holds(s: State, d: int) -> bool:
     status = s.df[d]
     if status == LIVE:
         return True
-    return status == DROPPED and s.rep is not None and len(s.rep[d]) < len(s.since)
+    return status == DROPPED and s.reports is not None and s.reports[d] < len(s.since)
 
 
 def servable(s: State, p: int, d: int) -> bool:

@@ -91,9 +91,9 @@ def test_peeks_served_is_unmet_while_a_peek_with_written_data_stays_parked():
 
 def test_ctl_hold_released_waits_for_every_report():
     (pair,) = invariants.ctl_hold_released(REPORT)
-    dropped = state(REPORT, df=(DROPPED,), rep=(frozenset({0}),))
+    dropped = state(REPORT, df=(DROPPED,), reports=(1,), reported=(frozenset({0}), frozenset()))
     assert pair.premise(dropped) and not pair.conclusion(dropped)
-    assert pair.conclusion(dropped._replace(rep=(frozenset({0, 1}),)))
+    assert pair.conclusion(dropped._replace(reports=(2,), reported=(frozenset({0}), frozenset({0}))))
     assert invariants.ctl_hold_released_witnesses(dropped) == [
         "peek 0 is dropped, but the controller still holds its read hold at 0: process 1 never reported it retired"]
 
@@ -112,7 +112,8 @@ def test_no_regression_sees_pub_and_lets_a_writer_rise_from_bottom():
     (SEAL, dict(pub=(3, 0)), "pub[0] = 3 is not a time 0..2"),
     (SEAL, dict(parked=(frozenset({1}), frozenset())), "parked[0] = frozenset({1}) is not a set of peek ids"),
     (SEAL, dict(dirty=(frozenset({1}), frozenset())), "dirty[0] = frozenset({1}) is not a set of index ids"),
-    (REPORT, dict(rep=(frozenset({2}),)), "rep = (frozenset({2}),) is not a set of processes per peek id"),
+    (REPORT, dict(reports=(3,)), "reports = (3,) is not a count per peek id"),
+    (REPORT, dict(reported=(frozenset({1}), frozenset())), "reported[0] = frozenset({1}) is not a set of peek ids"),
     (CUTS, dict(cut=((3,), (None,))), "cut[0] = (3,) is not a map peek id -> time"),
     (Config(), dict(writer=(BOTTOM, 0)), "writer[0] = -1 is not a time 0..2"),
     (Config(), dict(pub=(0, 0)), "pub[0] = 0, but this configuration has no pub"),

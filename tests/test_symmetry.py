@@ -18,16 +18,17 @@ from test_fast import some_packed_states
 
 SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
 CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
-# The alias configurations are defined at one process, where symmetry reduces nothing:
-# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
+# The configurations defined at one process (the alias ones, most of section 11's), where
+# symmetry reduces nothing, are compared at two processes, and at MaxTime 1 (40 thousand
+# states, not millions, for an alias).
 ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
 
 
 def symmetric_cases(constants_list: list, ids: list) -> list:
-    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
+    """(name, constants) for every symmetric configuration, one defined at P=1 at ALIAS_CONSTANTS."""
     cases = []
     for name in SYMMETRIC:
-        if named_configurations()[name].config.alias != "none":
+        if named_configurations()[name].config.P == 1:
             cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
         else:
             cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
