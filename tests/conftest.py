@@ -27,15 +27,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 # `python -m pytest -q` (the README's test command) runs in about a minute: a test
 # parametrized over the named configurations runs there on the few whose
 # exploration takes a fraction of a second, and on the others only in the slow
-# run (`-m slow`, which CI adds). QUICK_CONFIGURATIONS are the three smallest:
+# run (`-m slow`, which CI adds). QUICK_CONFIGURATIONS are the smallest:
 # safety refutations at two processes (HoldsRouted, 8,917 states; HoldsCap,
-# 6,907) and at one (HoldsCapReconnect, 691). Holds, HoldsUnfair and the rest
+# 6,907) and at one (HoldsCapReconnect, 691), and three of section 11's. Holds, HoldsUnfair and the rest
 # take a second or more per exploration mode; the quick run still checks them
 # where a test names them (the manifest, the CLI, liveness), and the pairwise
 # covering of switch combinations compares their systems at MaxTime=1.
 import pytest  # noqa: E402
 
-QUICK_CONFIGURATIONS = {"HoldsRouted", "HoldsCap", "HoldsCapReconnect"}
+QUICK_CONFIGURATIONS = {"HoldsRouted", "HoldsCap", "HoldsCapReconnect",
+                        # section 11's smallest, one per new kind of step: a report filtered
+                        # (897 states), the cap without the reader bound (498), the tap's wakeup (2,836)
+                        "HoldsReportOwnerFilter", "HoldsCapReaderUnbound", "HoldsSealTap"}
 # A test that names a larger configuration at smaller constants says so with
 # @pytest.mark.quick, and stays in the quick run.
 
