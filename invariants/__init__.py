@@ -76,6 +76,7 @@ class Property:
     check: Callable  # the predicate; for LIVENESS, cfg -> [LeadsTo]
     witnesses: Callable | None = None  # the same arguments -> [sentence]
     by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
+    by_pair: bool = False  # a conjunction over p of checks on the globals and p's locals (engine.Model)
     applies: Callable = everywhere  # cfg -> whether the property belongs to the configuration
     # cfg -> why the property, which the summary would otherwise list, does not apply here
     # (shown in its place, rather than "holds"), or None
@@ -87,7 +88,7 @@ PROPERTIES = (
     Property("I1", STATE, i1, i1_witnesses, by_component=True),
     Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
              applies=without_cuts, not_applicable=physical_from_cuts),
-    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses),
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
              applies=with_standing_hold),
     Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,

@@ -167,3 +167,10 @@ def test_a_failing_component_wakes_the_readable_invariant():
     assert "I1" in run.violations
     assert run.engine.failures["I1"], "the engine saw the failing locals"
     assert not run.engine.failures["PhysicalLeSince"]
+
+
+def test_a_by_pair_invariant_fails_where_the_readable_one_does():
+    """SinceAllowed relates the globals (sent) to each process's since: the packed engine
+    checks it once per pair of components, and must find the readable model's violation."""
+    slow, fast = assert_same_exploration(named_configurations()["HoldsAcquireFloorAgent"].config.evolve(MaxTime=1))
+    assert "SinceAllowed" in fast.violations and len(fast.counterexample("SinceAllowed")) == 4

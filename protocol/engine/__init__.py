@@ -141,6 +141,9 @@ class Model:
     liveness: dict  # name -> [LeadsTo], decided under the fairness of `fair_families`
     fair_families: list  # the weak-fairness families, in order; empty: nothing is fair
     symmetry_refusal: str | None  # why processes are not interchangeable; None: they are
+    # The invariants that are a conjunction, over the processes, of a check reading the
+    # globals and that process's locals: the packed engine checks each pair once.
+    by_pair: frozenset = frozenset()
 
     @property
     def labels(self) -> list:

@@ -75,6 +75,7 @@ GLOBALS_KIND, LOCALS_KIND = "globals", "locals"  # what an interning observer is
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
+PAIR_MEMO = 1 << 20  # pairs of component ids a by-pair invariant remembers the verdict of
 FOOTPRINT_SAMPLES = 4  # reachable globals each sampled local memo entry is rechecked under
 
 
@@ -497,11 +498,38 @@ class Engine:
 
     def invariant(self, name: str):
         """Invariant `name` on packed states: the readable predicate, called by the
-        checker only once some component failed it (`checker.Guarded`)."""
+        checker only once some component failed it (`checker.Guarded`), or once per
+        pair of globals and one process's locals (`Model.by_pair`)."""
         readable, decode = self.readable_invariants[name], self.decode
+        if name in self.model.by_pair:
+            return self._by_pair(readable)
         if name not in self.by_component:
             return lambda s: readable(decode(s))
         return Guarded(lambda s: readable(decode(s)), self.failures[name])
+
+    def _by_pair(self, readable) -> Callable[[int], bool]:
+        """A conjunction over the processes of checks on (globals, one process's locals),
+        on packed states: each pair of component ids is checked once, on a state whose
+        every process has those locals (the memo is emptied when it grows past PAIR_MEMO,
+        bounding its memory on wide searches)."""
+        memo: dict = {}
+        shift, P, assemble, globals_, locals_ = self.P * BITS, self.P, self.assemble, self.globals, self.locals
+
+        def holds(s: int) -> bool:
+            g = s >> shift
+            for p in range(P):
+                lid = (s >> (p * BITS)) & MASK
+                key = (g << BITS) | lid
+                ok = memo.get(key)
+                if ok is None:
+                    if len(memo) >= PAIR_MEMO:
+                        memo.clear()
+                    ok = memo[key] = readable(assemble(globals_[g], [locals_[lid]] * P))
+                if not ok:
+                    return False
+            return True
+
+        return holds
 
     def transition_property(self, name: str):
         """Transition property `name` on packed states, the same way as `invariant`."""
