@@ -97,12 +97,22 @@ def fact_text(name: str, p: int | None) -> str:
 class Log:
     """A parsed log: the configuration its header names, and its events in order."""
 
-    config_name: str
-    config: Config
+    config_name: str  # as the header (or the ITF source) names it
+    config: Config  # the header's: what the events were read and checked against
     silent: tuple  # action names
     events: tuple  # of StepEvent | Observation
     source: str  # "log" or "itf"
-    header: dict = attrs.field(factory=dict, eq=False)
+    # --config: the design to hold the log against instead (at the log's constants), and its name
+    against: Config | None = None
+    against_name: str | None = None
+
+    @property
+    def design(self) -> Config:
+        return self.against or self.config
+
+    @property
+    def design_name(self) -> str:
+        return self.against_name or self.config_name
 
 
 # ------------------------------------------------------------------ reading
@@ -142,13 +152,24 @@ def parse(text: str, config_name: str | None = None) -> Log:
     if header.get("format") != FORMAT:
         raise LogError(first[0], f"is not a header: the first line must be {{\"format\": \"{FORMAT}\", "
                                  "\"config\": NAME, ...}")
-    name, cfg, silent = read_header(header, first[0], config_name)
+    name, cfg, silent = read_header(header, first[0])
     labels = Vocabulary(cfg)
     events = []
     for number, line in enumerate(lines[first[0]:], first[0] + 1):
         if line.strip():
             events.append(read_event(_json_object(line, number), number, cfg, labels))
-    return Log(name, cfg, silent, tuple(events), "log", header)
+    return against(Log(name, cfg, silent, tuple(events), "log"), config_name, first[0])
+
+
+def against(log: Log, config_name: str | None, number: int) -> Log:
+    """The log held against configuration `config_name` (its switches, the log's constants)."""
+    if config_name is None:
+        return log
+    try:
+        named = lookup(config_name)
+        return attrs.evolve(log, against=named.config.evolve(**log.config.constants), against_name=named.name)
+    except ConfigError as error:
+        raise LogError(number, f"--config {config_name}: {error}") from None
 
 
 def _json_object(line: str, number: int) -> dict:
@@ -163,11 +184,11 @@ def _json_object(line: str, number: int) -> dict:
     return value
 
 
-def read_header(header: dict, number: int, config_name: str | None) -> tuple[str, Config, tuple]:
+def read_header(header: dict, number: int) -> tuple[str, Config, tuple]:
     unknown = sorted(set(header) - set(HEADER_KEYS))
     if unknown:
         raise LogError(number, f"the header has unknown key {unknown[0]!r}: the keys are {', '.join(HEADER_KEYS)}")
-    name = config_name or header.get("config")
+    name = header.get("config")
     if not isinstance(name, str):
         raise LogError(number, "the header names no configuration: add \"config\": NAME (see `list`)")
     try:
@@ -186,8 +207,7 @@ def read_header(header: dict, number: int, config_name: str | None) -> tuple[str
     try:
         for key, value in constants.items():
             check_constant(key, value)
-        # Held against another design (--config), the log keeps its constants, not its switches.
-        cfg = named.config.evolve(**constants, **({} if config_name else switches))
+        cfg = named.config.evolve(**constants, **switches)
     except (ConfigError, TypeError) as error:
         raise LogError(number, str(error)) from None
     return named.name, cfg, read_silent(header.get("silent", []), number)
@@ -356,13 +376,15 @@ def _itf_document(text: str, first_line: str):
 
 def parse_itf(document: dict, config_name: str | None, number: int) -> Log:
     meta = document.get("#meta", {}) if isinstance(document.get("#meta"), dict) else {}
-    name = config_name or meta.get("source")
+    name = meta.get("source") or config_name
     if not isinstance(name, str) or not name:
         raise LogError(number, "an ITF trace names no configuration (#meta source): give --config NAME")
     try:
         named = lookup(name)
     except ConfigError as error:
-        raise LogError(number, f"ITF source: {error}") from None
+        if not config_name:
+            raise LogError(number, f"ITF source: {error}: give --config NAME") from None
+        named = lookup(config_name)  # a foreign tool's source (a file name): --config names the design
     states = document["states"]
     if not isinstance(states, list) or not states or not all(isinstance(s, dict) for s in states):
         raise LogError(number, "an ITF trace's \"states\" must be a non-empty list of objects")
@@ -380,7 +402,7 @@ def parse_itf(document: dict, config_name: str | None, number: int) -> Log:
         except LogError as error:
             raise LogError(number, f"state {index}: {error.problem}") from None
         events.append(Observation(number, facts, index))
-    return Log(named.name, cfg, (), tuple(events), "itf", {"config": named.name})
+    return against(Log(named.name, cfg, (), tuple(events), "itf"), config_name, number)
 
 
 def itf_config(base: Config, first: dict, number: int) -> Config:

@@ -31,7 +31,7 @@ def summary_table(result: Validation, path: str) -> Table:
     verdict = ("a behaviour of the model" if result.is_behaviour
                else f"NOT a behaviour of the model: refused at {result.mismatch.where}")
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
-    table.title = Text.assemble((path, "bold"), "  against ", (result.log.config_name, "bold"), "  ",
+    table.title = Text.assemble((path, "bold"), "  against ", (result.log.design_name, "bold"), "  ",
                                 (verdict, "green" if ok else "bold red"))
     table.add_column("what", style="cyan", no_wrap=True)
     table.add_column("value")

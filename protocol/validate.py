@@ -74,6 +74,7 @@ class Validation:
     at_state: dict
     final_states: int  # the states the model may be in at the end
     behaviour: tuple  # one behaviour that fits (Steps, the initial state first), or the prefix that did
+    layer_states: tuple = ()  # how many states fit after each event (index 0: before the first)
     notes: tuple = ()
 
     @property
@@ -180,9 +181,9 @@ class Layer:
         return list(dict.fromkeys(node.state for node in self.nodes))
 
 
-def validate(log: Log, config: Config | None = None) -> Validation:
-    """Follow `log` through the model of its configuration (or of `config`)."""
-    cfg = config or log.config
+def validate(log: Log) -> Validation:
+    """Follow `log` through the model of its design (its header's, or the one --config named)."""
+    cfg = log.design
     follower = Follower(cfg, log.silent)
     layers = [Layer(0)]
     layers[0].add(follower.start(), None, None)
@@ -282,7 +283,7 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
         notes = (f"{len(last.states())} states fit the log at its end (silent actions or unobserved variables "
                  "leave a choice); the behaviour shown is one of them",)
     return Validation(log, cfg, events, events, None, definite, possible, witnesses, at_state, len(last.states()),
-                      behaviour_of(path), notes)
+                      behaviour_of(path), layer_sizes(layers), notes)
 
 
 def violated_at(follower: Follower, path: list, name: str) -> int:
@@ -320,7 +321,11 @@ def refused(log: Log, cfg: Config, follower: Follower, layers: list, event, numb
         mismatch = Mismatch(event.line, event.where, number, "step", reason, candidates, table, nearest)
     path = path_to(layers, (previous.number, next(iter(previous.nodes))))
     return Validation(log, cfg, len(log.events), number - 1, mismatch, {}, {}, {}, {}, len(candidates),
-                      behaviour_of(path))
+                      behaviour_of(path), layer_sizes(layers))
+
+
+def layer_sizes(layers: list) -> tuple:
+    return tuple(len(layer.states()) for layer in layers)
 
 
 def observation_reason(event: Observation, candidates: tuple) -> str:
@@ -351,6 +356,8 @@ def step_reason(follower: Follower, event: StepEvent, candidates: tuple, enabled
         return f"no action leads from {where} the model could be in to the next state", None
     if label.name not in follower.names:
         return f"{label.name} is not an action of this configuration", None
+    if label not in follower.by_label:
+        return f"{label} is not an action instance of this configuration (its arguments differ)", None
     if label in enabled and event.command is not None:
         pops = sorted({command_text(c) for state in candidates
                        for _, instance, after in follower.successors(state, label)

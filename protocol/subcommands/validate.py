@@ -61,7 +61,8 @@ def json_record(result: Validation, path: str) -> dict:
     mismatch = result.mismatch
     record = {
         "log": path,
-        "config": result.log.config_name,
+        "config": result.log.design_name,
+        "log_config": result.log.config_name,
         "constants": result.cfg.constants,
         "switches": result.cfg.switches,
         "silent": list(result.log.silent),
