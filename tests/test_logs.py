@@ -208,7 +208,7 @@ def ambiguous_log(*changes) -> str:
 def test_silent_actions_and_partial_observations_are_decided_exactly_several_events_later():
     found = validate(parse(ambiguous_log()))
     assert found.is_behaviour
-    assert found.layer_states[4] > 1 and found.layer_states[7] > 1  # several states fit for a while
+    assert all(count > 1 for count in found.layer_states[:8])  # several states fit for seven events
     assert found.final_states == 1
     assert found.behaviour[-1].state.upper == 2 and found.behaviour[-1].state.since[0] == 2
     # the same prefix with an end that no state fits, however the silent steps went
