@@ -336,12 +336,13 @@ def decode(name: str, p: int | None, encoded, number: int, cfg: Config):
 
 def lenient(domain, encoded, cfg: Config):
     """The ITF form of a value written in a log's shorter forms (lists, command texts)."""
-    kind = type(domain).__name__
-    if kind == "Queue" and isinstance(encoded, list):
+    if not isinstance(encoded, list):
+        return encoded
+    if isinstance(domain, schema.Queue):
         return [command_variant(c) if isinstance(c, str) else c for c in encoded]
-    if isinstance(encoded, list) and kind in ("PerPeek", "PartialMap", "Frontier"):
+    if isinstance(domain, (schema.PerPeek, schema.PartialMap, schema.Frontier)):
         return {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}
-    if isinstance(encoded, list) and kind == "PeekSet":
+    if isinstance(domain, schema.PeekSet):
         return {"#set": encoded}
     return encoded
 

@@ -39,6 +39,16 @@ from .state import PROCESS
 from .trace import Step, Trace
 
 
+# More states than this fitting the log at once means the log pins almost nothing down
+# (nearly every action silent, nothing observed): the search would hold the state space
+# once per event. Observe more, or silence fewer actions.
+MAX_FITTING_STATES = 200_000
+
+
+class TooAmbiguous(ValueError):
+    """The log leaves too many states: one line naming the line where it happened."""
+
+
 class Node(NamedTuple):
     """One state the model may be in, with what the run has done on the way there."""
 
@@ -87,7 +97,7 @@ class Validation:
 
 def queue_variables() -> list[str]:
     """The per-process variables whose domain is a command queue (from the schema)."""
-    return [v.name for v in schema.VARIABLES if v.scope == PROCESS and type(v.domain).__name__ == "Queue"]
+    return [v.name for v in schema.VARIABLES if v.scope == PROCESS and isinstance(v.domain, schema.Queue)]
 
 
 def popped(before, after, p: int | None) -> tuple[str, tuple] | None:
@@ -199,7 +209,7 @@ def validate(log: Log) -> Validation:
             take_step(follower, previous, layer, event)
         if not layer.nodes:
             return refused(log, cfg, follower, layers, event, number)
-        close(follower, layer)
+        close(follower, layer, event.where)
         layers.append(layer)
     return accepted(log, cfg, follower, layers)
 
@@ -214,12 +224,15 @@ def take_step(follower: Follower, previous: Layer, layer: Layer, event: StepEven
             layer.add(follower.advance(node, after, layer.number), (previous.number, node), label)
 
 
-def close(follower: Follower, layer: Layer) -> None:
+def close(follower: Follower, layer: Layer, where: str = "the header") -> None:
     """Add every node the silent actions reach from the layer's nodes."""
     if not follower.silent:
         return
     frontier = list(layer.nodes)
     while frontier:
+        if len(layer.nodes) > MAX_FITTING_STATES:
+            raise TooAmbiguous(f"{where}: more than {MAX_FITTING_STATES:,} model states fit the log here: "
+                               "observe more variables or silence fewer actions")
         reached = []
         for node in frontier:
             for instance in follower.silent:

@@ -336,3 +336,15 @@ def test_the_terminal_report_narrates_the_states_and_what_differs(cli):
     assert code == 1
     assert "The 3 states the model could be in just before line 10; they differ in upper" in out
     assert "InterStep(0): process 0's interactive runtime applies Compact(1)" in out
+
+
+def test_a_log_that_pins_nothing_down_is_refused_in_one_line(cli, tmp_path, monkeypatch):
+    import protocol.validate
+
+    monkeypatch.setattr(protocol.validate, "MAX_FITTING_STATES", 100)
+    silent = ["CreatePeek", "DropPeek", "AdvancePolicy", "Ingest", "MaintStep", "InterStep", "Publish"]
+    path = tmp_path / "vague.jsonl"
+    path.write_text(json.dumps({"format": "protocol-log/1", "config": "Holds", "silent": silent}) + "\n")
+    code, out, err = cli("validate", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "more than 100 model states fit the log" in err and "the header" in err

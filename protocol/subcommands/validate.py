@@ -12,7 +12,7 @@ import json
 
 from ..config import lookup
 from ..log import LogError, parse, read_text
-from ..validate import Validation, validate
+from ..validate import TooAmbiguous, Validation, validate
 from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, make_console, output_to
 
 
@@ -42,7 +42,10 @@ def run(args) -> int:
     except LogError as error:
         where = f"{args.log}, line {error.line}" if error.line is not None else args.log
         raise UsageError(f"{where}: {error.problem}") from None
-    result = validate(log)
+    try:
+        result = validate(log)
+    except TooAmbiguous as error:
+        raise UsageError(f"{args.log}, {error}") from None
     with output_to(None) as sink:
         if args.json:
             print(json.dumps(json_record(result, args.log)), file=sink, flush=True)
