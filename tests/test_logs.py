@@ -348,3 +348,36 @@ def test_a_log_that_pins_nothing_down_is_refused_in_one_line(cli, tmp_path, monk
     code, out, err = cli("validate", str(path))
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "more than 100 model states fit the log" in err and "the header" in err
+
+
+# ------------------------------------------------------------ fuzzing the reader
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 5) | st.sampled_from(["Create(0, 0)", "Compact(1)", "Live", "x"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["#map", "#set", "tag", "value", "d", "t", "f", "0"]), inner, max_size=3),
+    max_leaves=8)
+KEYS = st.sampled_from(["since", "since[0]", "since[9]", "iq[1]", "mq", "df", "upper", "readers[0]", "caps",
+                        "writer", "nope"])
+EVENTS = st.one_of(
+    st.fixed_dictionaries({"action": st.sampled_from(["CreatePeek", "MaintStep", "Publish", "Reconnect", "Nap"]),
+                           "args": st.lists(st.integers(-1, 3), max_size=3)},
+                          optional={"command": st.sampled_from(["Compact(1)", "Create(0, 0)", "Drop(0)", "Bad(1"])}),
+    st.fixed_dictionaries({"observe": st.dictionaries(KEYS, JSON_VALUES, max_size=3)}),
+    JSON_VALUES,
+)
+
+
+@given(st.lists(EVENTS, max_size=6), st.sampled_from(["Holds", "HoldsRouted", "HoldsAlias"]))
+def test_any_log_is_read_and_followed_without_a_traceback(events, name):
+    text = "\n".join([json.dumps({"format": "protocol-log/1", "config": name, "silent": ["Publish"]}),
+                      *map(json.dumps, events)])
+    try:
+        log = parse(text)
+    except LogError as error:
+        assert error.line is not None and "\n" not in str(error)
+        return
+    found = validate(log)
+    assert found.is_behaviour or found.mismatch.line >= 2
