@@ -5,6 +5,7 @@ exactly, ITF traces, malformed logs, and the example of docs/logs.md."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -121,12 +122,17 @@ def test_an_itf_trace_without_actions_or_source_needs_config_and_takes_any_step(
 # ------------------------------------------------------------ mutations
 
 
-def generated_run_with_observations():
+@lru_cache(maxsize=None)
+def generated_run_text() -> str:
     from protocol.generate import generate, run_log
 
     coverage = generate(lookup("HoldsRouted"))
     run = max(coverage.runs, key=lambda r: len(r.steps))
-    return run_log("HoldsRouted", lookup("HoldsRouted").config, run.steps).splitlines()
+    return run_log("HoldsRouted", lookup("HoldsRouted").config, run.steps)
+
+
+def generated_run_with_observations() -> list[str]:
+    return generated_run_text().splitlines()
 
 
 def test_a_generated_run_with_its_observations_validates():
