@@ -310,41 +310,44 @@ def split_key(key: str, number: int, cfg: Config) -> tuple[str, int | None]:
 def decode(name: str, p: int | None, encoded, number: int, cfg: Config):
     """An observed value in the model's own terms, checked against the variable's domain."""
     variable = schema.BY_NAME[name]
-    sizes = Sizes(cfg.P, cfg.D)
     try:
         if variable.scope == GLOBAL or p is not None:
-            value = variable.domain.from_itf(lenient(variable.domain, encoded, cfg), sizes)
-            values = (value,)
-        else:
-            per_process = encoded if isinstance(encoded, list) else [v for _, v in sorted(
-                (schema.itf_number(k), v) for k, v in encoded["#map"])]
-            if len(per_process) != cfg.P:
-                raise ValueError(f"has {len(per_process)} entries for {cfg.P} processes")
-            values = tuple(variable.domain.from_itf(lenient(variable.domain, v, cfg), sizes) for v in per_process)
-            value = values
-    except ValueError as error:
-        raise LogError(number, f"{name}: {error}") from None
-    except (KeyError, TypeError, AttributeError, IndexError):
-        raise LogError(number, f"{fact_text(name, p)} = {json.dumps(encoded)[:60]} is not a value of "
-                               "its domain in the ITF encoding (docs/logs.md)") from None
-    for one in values:
-        problem = variable.domain.problem(one, cfg)
-        if problem:
-            raise LogError(number, f"{fact_text(name, p)} = {json.dumps(encoded)[:60]} {problem}")
-    return value
+            return decode_one(variable, encoded, cfg)
+        per_process = encoded if isinstance(encoded, list) else [v for _, v in sorted(
+            (schema.itf_number(k), v) for k, v in encoded["#map"])]
+        if len(per_process) != cfg.P:
+            raise ValueError(f"has {len(per_process)} entries for {cfg.P} processes")
+        return tuple(decode_one(variable, v, cfg) for v in per_process)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
+        why = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
+        raise LogError(number, f"{fact_text(name, p)} = {json.dumps(encoded)[:60]} is not a value of its domain "
+                               f"in the ITF encoding{why} (docs/logs.md)") from None
 
 
-def lenient(domain, encoded, cfg: Config):
-    """The ITF form of a value written in a log's shorter forms (lists, command texts)."""
+def decode_one(variable, encoded, cfg: Config):
+    """One value of `variable` (one process's, for a per-process one), in range."""
+    sizes = Sizes(cfg.P, cfg.D)
+    problem = "is not a value of its domain"
+    for form in lenient_forms(variable.domain, encoded):
+        try:
+            value = variable.domain.from_itf(form, sizes)
+        except (KeyError, TypeError, AttributeError, IndexError):
+            continue
+        problem = variable.domain.problem(value, cfg)
+        if problem is None:
+            return value
+    raise ValueError(problem)
+
+
+def lenient_forms(domain, encoded) -> list:
+    """The ITF forms a value written in a log's shorter forms may stand for, to try in turn: a
+    queue's command texts as variants; any other list as a function of its index (a value per
+    process, peek or index id), else as a set."""
     if not isinstance(encoded, list):
-        return encoded
+        return [encoded]
     if isinstance(domain, schema.Queue):
-        return [command_variant(c) if isinstance(c, str) else c for c in encoded]
-    if isinstance(domain, (schema.PerPeek, schema.PartialMap, schema.Frontier)):
-        return {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}
-    if isinstance(domain, schema.PeekSet):
-        return {"#set": encoded}
-    return encoded
+        return [[command_variant(c) if isinstance(c, str) else c for c in encoded]]
+    return [encoded, {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}, {"#set": encoded}]
 
 
 def command_variant(text: str) -> dict:

@@ -387,3 +387,17 @@ def test_any_log_is_read_and_followed_without_a_traceback(events, name):
         return
     found = validate(log)
     assert found.is_behaviour or found.mismatch.line >= 2
+
+
+def test_observations_read_the_short_forms_and_the_itf_forms_alike():
+    short = {"since": [0, 0], "caps": [], "released[0]": [], "iq[0]": ["Create(0, 0)"], "df": ["Live"],
+             "readers[1]": [None]}
+    itf = {"since": {"#map": [[0, 0], [1, 0]]}, "caps": {"#set": []}, "released[0]": {"#set": []},
+           "iq[0]": [{"tag": "Create", "value": {"d": 0, "t": 0}}], "df": {"#map": [[0, "Live"]]},
+           "readers[1]": {"#map": []}}
+    for observed in (short, itf):
+        log = "\n".join([HEADER, '{"action": "CreatePeek", "args": [0, 0]}', json.dumps({"observe": observed})])
+        assert validate(parse(log)).is_behaviour
+    wrong = dict(short, **{"iq[0]": ["Create(0, 1)"]})
+    log = "\n".join([HEADER, '{"action": "CreatePeek", "args": [0, 0]}', json.dumps({"observe": wrong})])
+    assert validate(parse(log)).mismatch.line == 3
