@@ -105,6 +105,7 @@ class Log:
     # --config: the design to hold the log against instead (at the log's constants), and its name
     against: Config | None = None
     against_name: str | None = None
+    notes: tuple = ()  # what the reader assumed (an ITF lasso read as a run that stops)
 
     @property
     def design(self) -> Config:
@@ -406,7 +407,11 @@ def parse_itf(document: dict, config_name: str | None, number: int) -> Log:
         except LogError as error:
             raise LogError(number, f"state {index}: {error.problem}") from None
         events.append(Observation(number, facts, index))
-    return against(Log(named.name, cfg, (), tuple(events), "itf"), config_name, number)
+    notes = ()
+    loop = document.get("loop")
+    if isinstance(loop, int) and not meta.get("stutters") and loop != len(states) - 1:
+        notes = (f"the trace is a lasso back to state {loop}; it is read as a run that stops at its last state",)
+    return against(Log(named.name, cfg, (), tuple(events), "itf", notes=notes), config_name, number)
 
 
 def itf_config(base: Config, first: dict, number: int) -> Config:

@@ -291,9 +291,9 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
     path = path_to(layers, (last.number, first_node))
     at_state = {name: violated_at(follower, path, name) for name in definite}
     witnesses = {name: witness(follower, path, name, at_state[name]) for name in definite}
-    notes = ()
+    notes = log.notes
     if len(last.nodes) > 1:
-        notes = (f"{len(last.states())} states fit the log at its end (silent actions or unobserved variables "
+        notes += (f"{len(last.states())} states fit the log at its end (silent actions or unobserved variables "
                  "leave a choice); the behaviour shown is one of them",)
     return Validation(log, cfg, events, events, None, definite, possible, witnesses, at_state, len(last.states()),
                       behaviour_of(path), layer_sizes(layers), notes)
