@@ -73,18 +73,11 @@ def behaviour_table(result: Validation, name: str, full: bool) -> Table:
     table = trace_table(Trace(name, steps), full=full, cfg=result.cfg)
     table.title = Text(f"The recorded run violates {name} at event {result.violations[name]}: "
                        f"{len(steps)} states (silent steps included)", style="bold red")
-    if name not in result.witnesses or table_shows_witness(name):
+    if name not in result.liveness:  # the trace table names a safety property's witnesses itself
         return table
     for line in result.witnesses[name]:
         table.add_row("", Text(f"\u2717 {name}: {line}", style="bold red"))
     return table
-
-
-def table_shows_witness(name: str) -> bool:
-    """The trace table names the witnesses of a safety property itself."""
-    import invariants
-
-    return name in invariants.SAFETY_PROPERTIES
 
 
 def render_mismatch(console, result: Validation, full: bool) -> None:

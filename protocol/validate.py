@@ -85,6 +85,7 @@ class Validation:
     final_states: int  # the states the model may be in at the end
     behaviour: tuple  # one behaviour that fits (Steps, the initial state first), or the prefix that did
     layer_states: tuple = ()  # how many states fit after each event (index 0: before the first)
+    liveness: tuple = ()  # the configuration's liveness properties (judged where the run stops)
     notes: tuple = ()
 
     @property
@@ -296,7 +297,7 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
         notes += (f"{len(last.states())} states fit the log at its end (silent actions or unobserved variables "
                  "leave a choice); the behaviour shown is one of them",)
     return Validation(log, cfg, events, events, None, definite, possible, witnesses, at_state, len(last.states()),
-                      behaviour_of(path), layer_sizes(layers), notes)
+                      behaviour_of(path), layer_sizes(layers), tuple(follower.model.liveness), notes)
 
 
 def violated_at(follower: Follower, path: list, name: str) -> int:
@@ -315,7 +316,7 @@ def witness(follower: Follower, path: list, name: str, index: int) -> list[str]:
         node = path[-1][2]
         texts = [pair.text for i, (prop, pair) in enumerate(follower.pairs) if prop == name and i in node.pending]
         return [f"{text}: the premise held and the conclusion has not since, and the run stops where "
-                "stopping is fair (no fair action enabled)" for text in texts]
+                "stopping forever is fair (no weakly fair action is enabled there)" for text in texts]
     return violation_words(Trace(name, behaviour_of(path)[:index + 1]), follower.cfg)
 
 
