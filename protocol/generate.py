@@ -85,6 +85,7 @@ class Explorer:
     def __init__(self, cfg):
         self.cfg = cfg
         self.model = model_for(cfg)
+        self.by_label = {instance.label: instance for instance in self.model.instances}
         self.pairs = [pair for pairs in self.model.liveness.values() for pair in pairs]
         self.parent: dict = {}
         self.first: dict = {}  # Target -> (state before or None, label or None, state)
@@ -92,7 +93,7 @@ class Explorer:
     def explore(self) -> None:
         initial = self.model.initial_states[0]
         self.parent[initial] = None
-        self._note_state(initial, None, None, initial)
+        self._note(self.state_targets(initial), None, None, initial)
         frontier = [initial]
         while frontier:
             reached = []
@@ -101,28 +102,40 @@ class Explorer:
                     after = instance.step(before)
                     if after is None:
                         continue
-                    fresh = after not in self.parent
-                    if fresh:
+                    self._note(self.step_targets(before, instance, after), before, instance.label, after)
+                    if after not in self.parent:
                         self.parent[after] = (before, instance.label)
                         reached.append(after)
-                    self._note_step(before, instance, after)
-                    if fresh:
-                        self._note_state(after, before, instance.label, after)
+                        self._note(self.state_targets(after), before, instance.label, after)
             frontier = reached
 
-    def _note(self, target: Target, before, label, after) -> None:
-        if target not in self.first:
-            self.first[target] = (before, label, after)
+    def _note(self, targets: list, before, label, after) -> None:
+        for target in targets:
+            if target not in self.first:
+                self.first[target] = (before, label, after)
 
-    def _note_step(self, before, instance, after) -> None:
-        self._note(Target(ACTION, str(instance.label)), before, instance.label, after)
-        for target in step_targets(before, instance.process, after):
-            self._note(target, before, instance.label, after)
+    def step_targets(self, before, instance, after) -> list[Target]:
+        """What one step reaches: its action instance, and the command a runtime popped."""
+        found = [Target(ACTION, str(instance.label))]
+        applied = popped(before, after, instance.process)
+        if applied is not None:
+            queue, command = applied
+            found.append(Target(COMMAND, command_target(schema.BY_NAME[queue].domain.runtime, command[0])))
+        return found
 
-    def _note_state(self, state, before, label, after) -> None:
-        for pair in self.pairs:
-            if pair.premise(state):
-                self._note(Target(PREMISE, pair.text), before, label, after)
+    def state_targets(self, state) -> list[Target]:
+        """What one state reaches: the premises that hold in it."""
+        return [Target(PREMISE, pair.text) for pair in self.pairs if pair.premise(state)]
+
+    def targets_of(self, steps: tuple) -> list[Target]:
+        """Every target a run reaches, in the order it reaches them."""
+        found: dict = {}
+        for index, step in enumerate(steps):
+            if index:
+                before = steps[index - 1].state
+                found.update(dict.fromkeys(self.step_targets(before, self.by_label[step.action], step.state)))
+            found.update(dict.fromkeys(self.state_targets(step.state)))
+        return list(found)
 
     def path(self, target: Target) -> tuple:
         """The shortest run to the first step (or state) reaching `target`."""
@@ -135,51 +148,19 @@ class Explorer:
         return tuple(reversed(steps))
 
 
-def step_targets(before, process, after) -> list[Target]:
-    """The command targets of one step: the command a runtime popped, by runtime."""
-    found = popped(before, after, process)
-    if found is None:
-        return []
-    queue, command = found
-    return [Target(COMMAND, command_target(schema.BY_NAME[queue].domain.runtime, command[0]))]
-
-
-def targets_of(steps: tuple, pairs: list) -> list[Target]:
-    """Every target a run reaches, in the order it reaches them."""
-    found: dict = {}
-    for index, step in enumerate(steps):
-        if index:
-            before = steps[index - 1].state
-            found.setdefault(Target(ACTION, str(step.action)))
-            process = step.action.args[0] if step.action.args and step.action.name in _process_actions() else None
-            for target in step_targets(before, process, step.state):
-                found.setdefault(target)
-        for pair in pairs:
-            if pair.premise(step.state):
-                found.setdefault(Target(PREMISE, pair.text))
-    return list(found)
-
-
-def _process_actions() -> set:
-    from .actions import ACTIONS
-
-    return {action.name for action in ACTIONS if action.fair}
-
-
 def generate(named: NamedConfig) -> Coverage:
     """The runs covering every reachable target of `named`, and what it cannot reach."""
     started = time.perf_counter()
     explorer = Explorer(named.config)
     explorer.explore()
-    pairs = explorer.pairs
-    runs = counterexample_runs(named, pairs)
+    runs = counterexample_runs(named, explorer)
     covered = {target for run in runs for target in run.covers}
     by_depth = sorted(explorer.first, key=lambda target: -len(explorer.path(target)))
     for target in by_depth:
         if target in covered:
             continue
         steps = explorer.path(target)
-        run = Run(steps, target, tuple(targets_of(steps, pairs)))
+        run = Run(steps, target, tuple(explorer.targets_of(steps)))
         runs.append(run)
         covered.update(run.covers)
     runs = drop_redundant(runs)
@@ -192,7 +173,7 @@ def generate(named: NamedConfig) -> Coverage:
     return Coverage(named, tuple(runs), ordered, unreachable, len(explorer.parent), time.perf_counter() - started)
 
 
-def counterexample_runs(named: NamedConfig, pairs: list) -> list[Run]:
+def counterexample_runs(named: NamedConfig, explorer: Explorer) -> list[Run]:
     """A refutation's counterexamples, as the checker finds them (a lasso's stem and its stutter)."""
     if not named.expected_violations():
         return []
@@ -206,7 +187,7 @@ def counterexample_runs(named: NamedConfig, pairs: list) -> list[Run]:
             if verdict.trace.is_lasso and not verdict.trace.stutters:
                 continue  # a cycle is not a finite run; the named configurations have none
             target = Target(COUNTEREXAMPLE, prop)
-            runs.append(Run(steps, target, (target, *targets_of(steps, pairs)), prop))
+            runs.append(Run(steps, target, (target, *explorer.targets_of(steps)), prop))
     return runs
 
 
@@ -229,6 +210,7 @@ def drop_redundant(runs: list) -> list:
 def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -> str:
     """A run as a protocol-log/1 log: its logged steps (each runtime step with the command it
     popped), and after each the variables that changed since the last observation."""
+    processes = {instance.label: instance.process for instance in model_for(cfg).instances}
     lines = [header_line(name, cfg, silent)]
     observed = run_steps[0].state
     pending = False
@@ -239,8 +221,7 @@ def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -
         if pending and observe:
             lines.append(observation(observed, before))
             observed = before
-        process = step.action.args[0] if step.action.args and step.action.name in _process_actions() else None
-        found = popped(before, step.state, process)
+        found = popped(before, step.state, processes[step.action])
         lines.append(step_line(step.action, None if found is None else found[1]))
         pending = True
     last = run_steps[-1].state
