@@ -7,8 +7,11 @@ list, so a new action, command kind or property is a new target:
 
 - every action instance (`action CreatePeek(0, 1)`);
 - every command kind applied by every runtime that may receive it
-  (`command interactive applies Compact`), read off the queue a runtime
-  step pops;
+  (`command interactive applies Compact`), as the step's `Applied` event
+  says;
+- every kind of effect, the events a step records (`effect StandingRaised`,
+  `effect CompactionHeld`: protocol/events.py), so that each thing a command
+  can do, not only each command, is done by some run;
 - every leads-to pair's premise (`premise sent >= 1 ~> since[0] >= 1`),
   so that no liveness property of the runs holds vacuously;
 - for a refutation, its counterexample (`counterexample I1`), the checker's
@@ -28,14 +31,13 @@ from typing import NamedTuple
 
 import attrs
 
-from . import state as schema
 from .config import NamedConfig
 from .log import header_line, observation_line, step_line, encode
 from .model import model_for
 from .trace import Step, changes
-from .validate import popped
+from .validate import Applied, applied_command, recorded_step
 
-ACTION, COMMAND, PREMISE, COUNTEREXAMPLE = "action", "command", "premise", "counterexample"
+ACTION, COMMAND, EFFECT, PREMISE, COUNTEREXAMPLE = "action", "command", "effect", "premise", "counterexample"
 
 
 class Target(NamedTuple):
@@ -66,11 +68,14 @@ class Coverage:
 
 def universe(cfg) -> list[Target]:
     """Every target the configuration declares, reachable or not, in declaration order."""
+    from .commands import KINDS
+    from .events import EVENT_KINDS
+
     model = model_for(cfg)
     found = [Target(ACTION, str(instance.label)) for instance in model.instances]
-    from .commands import KINDS
 
     found += [Target(COMMAND, command_target(runtime, kind.name)) for kind in KINDS.values() for runtime in kind.runtimes]
+    found += [Target(EFFECT, kind) for kind in EVENT_KINDS]
     found += [Target(PREMISE, pair.text) for pairs in model.liveness.values() for pair in pairs]
     return found
 
@@ -99,10 +104,10 @@ class Explorer:
             reached = []
             for before in frontier:
                 for instance in self.model.instances:
-                    after = instance.step(before)
+                    after, events = recorded_step(instance, before)
                     if after is None:
                         continue
-                    self._note(self.step_targets(before, instance, after), before, instance.label, after)
+                    self._note(step_targets(instance, events), before, instance.label, after)
                     if after not in self.parent:
                         self.parent[after] = (before, instance.label)
                         reached.append(after)
@@ -114,15 +119,6 @@ class Explorer:
             if target not in self.first:
                 self.first[target] = (before, label, after)
 
-    def step_targets(self, before, instance, after) -> list[Target]:
-        """What one step reaches: its action instance, and the command a runtime popped."""
-        found = [Target(ACTION, str(instance.label))]
-        applied = popped(before, after, instance.process)
-        if applied is not None:
-            queue, command = applied
-            found.append(Target(COMMAND, command_target(schema.BY_NAME[queue].domain.runtime, command[0])))
-        return found
-
     def state_targets(self, state) -> list[Target]:
         """What one state reaches: the premises that hold in it."""
         return [Target(PREMISE, pair.text) for pair in self.pairs if pair.premise(state)]
@@ -133,7 +129,8 @@ class Explorer:
         for index, step in enumerate(steps):
             if index:
                 before = steps[index - 1].state
-                found.update(dict.fromkeys(self.step_targets(before, self.by_label[step.action], step.state)))
+                instance = self.by_label[step.action]
+                found.update(dict.fromkeys(step_targets(instance, recorded_step(instance, before)[1])))
             found.update(dict.fromkeys(self.state_targets(step.state)))
         return list(found)
 
@@ -146,6 +143,15 @@ class Explorer:
             steps.append(Step(None if link is None else link[1], state))
             state = None if link is None else link[0]
         return tuple(reversed(steps))
+
+
+def step_targets(instance, events: tuple) -> list[Target]:
+    """What one step reaches: its action instance, the command a runtime applied (by
+    runtime), and the kind of every event it records."""
+    found = [Target(ACTION, str(instance.label))]
+    found += [Target(COMMAND, command_target(event.runtime, event.command[0]))
+              for event in events if isinstance(event, Applied)]
+    return found + [Target(EFFECT, event.kind) for event in events]
 
 
 def generate(named: NamedConfig) -> Coverage:
@@ -210,7 +216,7 @@ def drop_redundant(runs: list) -> list:
 def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -> str:
     """A run as a protocol-log/1 log: its logged steps (each runtime step with the command it
     popped), and after each the variables that changed since the last observation."""
-    processes = {instance.label: instance.process for instance in model_for(cfg).instances}
+    by_label = {instance.label: instance for instance in model_for(cfg).instances}
     lines = [header_line(name, cfg, silent)]
     observed = run_steps[0].state
     pending = False
@@ -221,8 +227,7 @@ def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -
         if pending and observe:
             lines.append(observation(observed, before))
             observed = before
-        found = popped(before, step.state, processes[step.action])
-        lines.append(step_line(step.action, None if found is None else found[1]))
+        lines.append(step_line(step.action, applied_command(recorded_step(by_label[step.action], before)[1])))
         pending = True
     last = run_steps[-1].state
     if observe and last != observed:

@@ -124,5 +124,5 @@ def enabled_text(result: Validation, index: int) -> Text:
     state = result.mismatch.candidates[index]
     lines = []
     for label, after in model_for(result.cfg).successors(state):
-        lines.append(f"{label}: {narrate(label, state, after)}")
+        lines.append(f"{label}: {narrate(label, state, after, result.cfg)}")
     return Text("\n".join(lines) or "nothing is enabled")

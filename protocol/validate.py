@@ -34,6 +34,7 @@ from .engine import Label
 from .log import Log, Observation, StepEvent, fact_text, observed_value
 from .model import model_for
 from . import state as schema
+from .actions import Applied
 from .commands import command_text
 from .state import PROCESS
 from .trace import Step, Trace
@@ -93,32 +94,18 @@ class Validation:
         return self.mismatch is None
 
 
-# ------------------------------------------------------------------ queues
+# ------------------------------------------------------------------ what a step did
 
 
-def queue_variables() -> list[str]:
-    """The per-process variables whose domain is a command queue (from the schema)."""
-    return [v.name for v in schema.VARIABLES if v.scope == PROCESS and isinstance(v.domain, schema.Queue)]
+def recorded_step(instance, state) -> tuple:
+    """(next state or None, the events the step records): the step re-run with a recorder."""
+    record: list = []
+    return instance.step(state, record=record), tuple(record)
 
 
-def popped(before, after, p: int | None) -> tuple[str, tuple] | None:
-    """(queue variable, command) process p's step popped off the head of one of its queues."""
-    if p is None:
-        return None
-    candidates = []
-    for name in queue_variables():
-        old, new = getattr(before, name)[p], getattr(after, name)[p]
-        if old and new == old[1:]:
-            return name, old[0]
-        if old and new[:len(old) - 1] == old[1:] and len(new) >= len(old):
-            candidates.append((name, old[0]))  # popped, and a command appended behind it (the cap's forward)
-    return candidates[0] if candidates else None
-
-
-def popped_command(before, after, p: int | None) -> tuple | None:
-    """The command process p's step popped off the head of one of its queues, if any."""
-    found = popped(before, after, p)
-    return None if found is None else found[1]
+def applied_command(events) -> tuple | None:
+    """The command a runtime step applied (its `Applied` event), if it is one."""
+    return next((event.command for event in events if isinstance(event, Applied)), None)
 
 
 # ------------------------------------------------------------------ the search
@@ -165,6 +152,11 @@ class Follower:
             if after is not None:
                 found.append((instance.label, instance, after))
         return found
+
+    def applied_text(self, instance, state) -> str | None:
+        """The command an instance's step applies in `state`, as the narration writes it."""
+        command = applied_command(recorded_step(instance, state)[1])
+        return None if command is None else command_text(command)
 
     def enabled(self, state) -> list:
         return [label for label, _, _ in self.successors(state, None)]
@@ -218,10 +210,8 @@ def validate(log: Log) -> Validation:
 def take_step(follower: Follower, previous: Layer, layer: Layer, event: StepEvent) -> None:
     for node in previous.nodes:
         for label, instance, after in follower.successors(node.state, event.label):
-            if event.command is not None:
-                popped = popped_command(node.state, after, instance.process)
-                if popped is None or command_text(popped) != event.command:
-                    continue
+            if event.command is not None and follower.applied_text(instance, node.state) != event.command:
+                continue
             layer.add(follower.advance(node, after, layer.number), (previous.number, node), label)
 
 
@@ -373,9 +363,8 @@ def step_reason(follower: Follower, event: StepEvent, candidates: tuple, enabled
     if label not in follower.by_label:
         return f"{label} is not an action instance of this configuration (its arguments differ)", None
     if label in enabled and event.command is not None:
-        pops = sorted({command_text(c) for state in candidates
-                       for _, instance, after in follower.successors(state, label)
-                       for c in [popped_command(state, after, instance.process)] if c is not None})
+        pops = sorted({text for state in candidates for _, instance, _ in follower.successors(state, label)
+                       for text in [follower.applied_text(instance, state)] if text is not None})
         return (f"{label} is enabled, but pops {' or '.join(pops) or 'no command'}, "
                 f"not {event.command}"), None
     nearest = nearest_label(label, list(enabled))

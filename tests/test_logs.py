@@ -15,7 +15,7 @@ from protocol.config import lookup, named_configurations
 from protocol.itf import trace_itf
 from protocol.log import LogError, header_line, parse, step_line
 from protocol.model import model_for
-from protocol.validate import popped_command, validate
+from protocol.validate import applied_command, recorded_step, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -23,28 +23,29 @@ REFUTATIONS = [name for name, named in named_configurations().items() if named.e
 
 
 def steps_log(name: str, cfg, steps, silent=()) -> str:
-    """A trace as a log of steps only (each runtime step with the command it popped)."""
-    model = model_for(cfg)
-    processes = {instance.label: instance.process for instance in model.instances}
+    """A trace as a log of steps only (each runtime step with the command it applied)."""
+    by_label = {instance.label: instance for instance in model_for(cfg).instances}
     lines = [header_line(name, cfg, silent)]
     for before, step in zip(steps, steps[1:]):
         if step.action.name not in silent:
-            lines.append(step_line(step.action, popped_command(before.state, step.state, processes[step.action])))
+            command = applied_command(recorded_step(by_label[step.action], before.state)[1])
+            lines.append(step_line(step.action, command))
     return "\n".join(lines) + "\n"
 
 
-def first_refused_line(cfg, steps) -> int | None:
+def first_refused_line(cfg, steps, log_cfg) -> int | None:
     """Where a design refuses a steps-only log of `steps`, found by plain replay: the line of
-    the first step whose label is not enabled, or pops another command (the header is line 1)."""
-    model = model_for(cfg)
-    processes = {instance.label: instance.process for instance in model.instances}
+    the first step whose label is not enabled, or applies another command (the header is line 1)."""
+    model, logged = model_for(cfg), model_for(log_cfg)
+    ours = {instance.label: instance for instance in model.instances}
+    theirs = {instance.label: instance for instance in logged.instances}
     state = model.initial_states[0]
     for number, (before, step) in enumerate(zip(steps, steps[1:]), 2):
         options = dict(model.successors(state))
         if step.action not in options:
             return number
-        wanted = popped_command(before.state, step.state, processes.get(step.action))
-        if popped_command(state, options[step.action], processes.get(step.action)) != wanted:
+        wanted = applied_command(recorded_step(theirs[step.action], before.state)[1])
+        if applied_command(recorded_step(ours[step.action], state)[1]) != wanted:
             return number
         state = options[step.action]
     return None
@@ -72,7 +73,8 @@ def test_the_shipped_design_refuses_a_counterexample_where_they_part(name):
     prop = lookup(name).expected_violation()
     trace = result.violation(prop)
     found = validate(parse(steps_log(name, result.config, trace.steps), "Holds"))
-    expected = first_refused_line(lookup("Holds").config.evolve(**result.config.constants), trace.steps)
+    expected = first_refused_line(lookup("Holds").config.evolve(**result.config.constants), trace.steps,
+                                  result.config)
     if expected is None:  # Holds takes every step (HoldsUnfair: the same design without fairness)
         assert found.is_behaviour and prop not in found.violations
     else:
