@@ -131,3 +131,10 @@ def test_every_named_configuration_generates_in_seconds_and_every_run_validates(
             assert run.counterexample in found.violations
         else:
             assert not set(found.violations) - set(named.expected_violations())
+
+
+def test_the_cap_and_reconnection_reach_the_effects_the_shipped_design_cannot():
+    coverage = generate(lookup("HoldsCapReconnect"))
+    effects = {target.name for target in coverage.covered if target.kind == EFFECT}
+    assert {"CapRaised", "CapRetired", "CompactionCapped", "CompactionForwarded", "Reconnected"} <= effects
+    assert "StandingRaised" not in effects  # no standing hold with the cap
