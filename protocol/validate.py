@@ -319,7 +319,8 @@ def refused(log: Log, cfg: Config, follower: Follower, layers: list, event, numb
             enabled.setdefault(label, []).append(index)
     table = tuple((label, tuple(where)) for label, where in enabled.items())
     if isinstance(event, Observation):
-        mismatch = Mismatch(event.line, event.where, number, "observation", observation_reason(event, candidates), candidates, table)
+        reason = observation_reason(event, candidates, cfg)
+        mismatch = Mismatch(event.line, event.where, number, "observation", reason, candidates, table)
     else:
         reason, nearest = step_reason(follower, event, candidates, enabled)
         mismatch = Mismatch(event.line, event.where, number, "step", reason, candidates, table, nearest)
@@ -332,7 +333,10 @@ def layer_sizes(layers: list) -> tuple:
     return tuple(len(layer.states()) for layer in layers)
 
 
-def observation_reason(event: Observation, candidates: tuple) -> str:
+def observation_reason(event: Observation, candidates: tuple, cfg: Config) -> str:
+    absent = [name for name, _, _ in event.facts if not schema.BY_NAME[name].present(cfg)]
+    if absent:
+        return f"this configuration has no variable {absent[0]}: the log observes a design that has one"
     wrong = []
     for name, p, value in event.facts:
         held = list(dict.fromkeys(observed_value(state, name, p) for state in candidates))

@@ -419,3 +419,15 @@ def test_a_violation_some_fitting_behaviours_make_is_possible_until_an_observati
     assert "since[0] = 1 is past as_of 0" in seen.witnesses["I1"][0]
     unseen = validate(parse("\n".join(map(json.dumps, [*routed, {"observe": {"since[0]": 0}}]))))
     assert (unseen.violations, unseen.possible) == ({}, {"I1": 5})  # it may still come after the observation
+
+
+def test_a_variable_the_design_lacks_is_where_an_alias_trace_and_holds_part(cli, tmp_path):
+    trace = checked("HoldsAliasOverwrite").violation("ImportsBacked")
+    path = tmp_path / "overwrite.itf"
+    path.write_text(json.dumps(trace_itf(trace, source="HoldsAliasOverwrite")) + "\n")
+    code, out, _ = cli("validate", str(path), "--json")
+    # the initial observation, then a step and an observation per state: the run stops at event 2n - 1
+    assert (code, json.loads(out)["violations"]) == (1, {"ImportsBacked": len(trace.steps) * 2 - 1})
+    code, out, _ = cli("validate", str(path), "--json", "--config", "Holds")
+    mismatch = json.loads(out)["mismatch"]
+    assert code == 1 and mismatch["event"] == 1 and "has no variable ix" in mismatch["reason"]
