@@ -370,7 +370,7 @@ JSON_VALUES = st.recursive(
         st.sampled_from(["#map", "#set", "tag", "value", "d", "t", "f", "0"]), inner, max_size=3),
     max_leaves=8)
 KEYS = st.sampled_from(["since", "since[0]", "since[9]", "iq[1]", "mq", "df", "upper", "readers[0]", "caps",
-                        "writer", "nope"])
+                        "writer", "nope", "ix", "stranded[0]", "writer[0]"])
 EVENTS = st.one_of(
     st.fixed_dictionaries({"action": st.sampled_from(["CreatePeek", "MaintStep", "Publish", "Reconnect", "Nap"]),
                            "args": st.lists(st.integers(-1, 3), max_size=3)},
@@ -380,12 +380,15 @@ EVENTS = st.one_of(
 )
 
 
-@given(st.lists(EVENTS, max_size=6), st.sampled_from(["Holds", "HoldsRouted", "HoldsAlias"]))
-def test_any_log_is_read_and_followed_without_a_traceback(events, name):
+DESIGNS = st.sampled_from(["Holds", "HoldsRouted", "HoldsAlias", "HoldsCapReconnect"])
+
+
+@given(st.lists(EVENTS, max_size=6), DESIGNS, st.none() | DESIGNS)
+def test_any_log_is_read_and_followed_without_a_traceback(events, name, against):
     text = "\n".join([json.dumps({"format": "protocol-log/1", "config": name, "silent": ["Publish"]}),
                       *map(json.dumps, events)])
     try:
-        log = parse(text)
+        log = parse(text, against)
     except LogError as error:
         assert error.line is not None and "\n" not in str(error)
         return
