@@ -184,8 +184,7 @@ def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
             apply_code(module_of(block.path, monkeypatch), block.code, block.path, monkeypatch)
         else:
             apply_declaration(module_of(block.path, monkeypatch), block.registry, block.code, monkeypatch)
-    monkeypatch.setenv(refutations.MANIFEST_ENV, str(manifest))
-    monkeypatch.setattr(config, "_NAMED", None)  # the named configurations are read again
+    monkeypatch.setenv(refutations.MANIFEST_ENV, str(manifest))  # read again: another manifest
     return Walkthrough(blocks, root)
 
 
