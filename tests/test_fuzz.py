@@ -206,16 +206,39 @@ def violable(cfg) -> set[str]:
     unless the standing hold never rises (compaction routed); and Y's lower
     frontier landing after X's higher one lowers the writer (NoRegression),
     given two frontiers to land (MaxTime >= 2).
+
+    Section 11: a controller that frees a peek's hold only once every process
+    has reported it retired orders compaction behind the drops (a report that
+    never comes keeps the hold for ever), which guards every drop-ordering
+    defect but not a shared alias point's. Without a writer floor and without
+    the standing hold, the publisher rises to a reader's or an acquired hold
+    past what the controller allowed (SinceAllowed), and a second peek may
+    then be created below it (I1, with two peek ids); with an alias, an id
+    whose writer is still absent is left out of the bound, so the other id's
+    applied frontier passes a queued create of the first (I1, with one). The
+    cap on one process
+    is a guard only while the reader's registration bounds the publisher.
+    A reader's cut taken at the write frontier can lead the coverage
+    (PhysicalLeCoverage). SinceLeStanding and PhysicalLeCut hold everywhere.
     """
     nothing_to_break = cfg.D == 0 or cfg.MaxTime == 0
     if cfg.alias == "shared":
         i1_guarded = (cfg.standing_hold and cfg.compaction == "routed") or nothing_to_break
     else:
         i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
-                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect) or nothing_to_break)
-    found = set() if i1_guarded else {"I1"}
+                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound)
+                      or cfg.ctl_release == "report" or nothing_to_break)
+    unfloored = (cfg.floor == "agent" and not cfg.standing_hold and (cfg.reader_bound or cfg.acquire != "none")
+                 and not nothing_to_break)
+    unfloored_alias = cfg.floor == "agent" and not cfg.standing_hold and cfg.alias != "none"
+    found = set() if i1_guarded and not (unfloored and cfg.D >= 2) and not (
+        unfloored_alias and not nothing_to_break) else {"I1"}
+    if unfloored:
+        found.add("SinceAllowed")
     if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
         found.add("PhysicalLeSince")
+    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper" and not nothing_to_break:
+        found.add("PhysicalLeCoverage")
     if cfg.alias == "shared" and cfg.MaxTime >= 2:
         found.add("NoRegression")
     return found
