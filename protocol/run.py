@@ -21,13 +21,36 @@ from .model import model_for
 from .trace import Trace, trace_from_path
 
 
-def explore_config(cfg, **options):
-    """Explore configuration `cfg` with the packed engine (`engine.fast.explore_model`)."""
+ENGINES = ("packed", "vector")
+
+
+def explore_config(cfg, engine: str | None = None, **options):
+    """Explore configuration `cfg` with the vector engine where it applies
+    (`engine.vector.explore_vector`), else with the packed one
+    (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
+    which ran and, where the default fell back, why."""
+    from .engine.vector import WideKeys, explore_vector, vector_refusal
+
     model = model_for(cfg)
-    try:
-        run = explore_model(model, **options)
-    except Refusal as refusal:
-        raise ConfigError(str(refusal)) from None
+    why = vector_refusal(model, **{flag: options.get(flag, False) for flag in ("symmetry", "fingerprints")})
+    if engine == "vector" and why is not None:
+        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
+    run = None
+    if engine != "packed" and why is None:
+        try:
+            run = explore_vector(model, **options)
+        except WideKeys as wide:
+            if engine == "vector":
+                raise ConfigError(f"--engine vector cannot check this: {wide}; drop --engine vector") from None
+            why = str(wide)
+    if run is None:
+        try:
+            run = explore_model(model, **options)
+        except Refusal as refusal:
+            raise ConfigError(str(refusal)) from None
+        run.engine_choice = {"name": "packed", **({"why": why} if engine != "packed" else {})}
+    else:
+        run.engine_choice = {"name": "vector"}
     run.model = model
     return run
 
@@ -64,6 +87,9 @@ class CheckResult:
     # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...],
     # "graph_gathered": whether liveness needed the whole graph on the coordinator}.
     parallel: dict | None = None
+    # Which sequential engine ran: {"name": "vector"} or {"name": "packed", "why": ...}
+    # ("why" only where the default vector engine did not apply); None with workers.
+    engine: dict | None = None
 
     @property
     def config(self):
@@ -115,6 +141,7 @@ def check(
     fingerprints: bool = False,
     workers: int = 1,
     cluster: str | None = None,
+    engine: str | None = None,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
@@ -123,7 +150,8 @@ def check(
     left out. With `symmetry` both are decided on one state per orbit.
     With `workers` > 1 (or a Ray `cluster` address) the states are
     partitioned over that many workers (engine/parallel.py); one worker is
-    the sequential search, untouched.
+    the sequential search, untouched. `engine` chooses the sequential engine
+    ("packed" or "vector"); by default the vector one where it applies.
     """
     cfg = named.config
     started = time.perf_counter()
@@ -132,8 +160,9 @@ def check(
     if workers > 1 or cluster is not None:
         return check_parallel(named, workers, cluster, max_states=max_states, stop_on_violation=stop_on_violation,
                               on_progress=on_progress, liveness=liveness, started=started)
-    run = explore_config(  # the fast engine: same states, order, edges and verdicts
+    run = explore_config(  # the fast engines: same states, order, edges and verdicts
         cfg,
+        engine=engine,
         symmetry=symmetry,
         fingerprints=fingerprints,
         max_states=max_states,
@@ -160,6 +189,7 @@ def check(
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violations),
         fingerprint_collision=run.collision_probability() if fingerprints else None,
+        engine=run.engine_choice,
     )
 
 
@@ -249,7 +279,8 @@ def liveness_verdicts(run: Exploration, model: Model) -> dict:
             graph, initial = decision_graph(run, model)
         masks = pair_masks(run, pairs, name)
         if getattr(run, "reduction", None) is None:
-            found = find_violation(graph, initial, masks)
+            search = getattr(graph, "find_violation", None)  # the vector engine's graph decides itself
+            found = search(initial, masks) if search is not None else find_violation(graph, initial, masks)
         else:
             found = violation_reduced(run, graph, initial, masks, name, pairs)
         if found is None:
@@ -279,6 +310,8 @@ def pairs_in_partition(name: str):
 def decision_graph(run: Exploration, model: Model) -> tuple[FairGraph, list[int]]:
     """The fair graph the liveness properties are decided on, and its initial states
     (a partitioned search gathers its edges first)."""
+    if hasattr(run, "fair_graph"):  # the vector engine's graph, in arrays
+        return run.fair_graph(model), run.initial_ids()
     if hasattr(run, "gather_edges"):
         run.gather_edges()
         return fair_graph(run, model), run.initial_ids()

@@ -1,0 +1,680 @@
+"""The vector engine: a breadth-first level at a time, in numpy. Knows nothing of the protocol.
+
+The packed engine (fast.py) stays the source of truth: it interns the
+components (globals, per-process locals), runs the readable actions once
+per component and checks the by-component properties as it does so. This
+engine mirrors its memos into numpy tables, filled lazily for the entries
+a level needs, and moves the per-state work out of the interpreter:
+
+- a state is one uint64 *key* packing its component ids, the globals'
+  highest, then process P-1's locals down to process 0's; the widths grow
+  with the interned components, and the keys already stored are re-keyed
+  (which keeps them sorted: the order is lexicographic on the ids). Keys
+  never hash: two states share a key only when they are equal. A model
+  whose keys would need more than 64 bits is refused (`WideKeys`), and
+  `check` explores it with the packed engine instead.
+- a level is expanded by gathers: a table per controller globals (a CSR of
+  its steps), per local action (projection of what it reads of the
+  globals, local), per append (append, local), per wide action (globals,
+  local, looked up sorted);
+- the successors are laid out in the packed engine's order (parents in
+  order, each parent's successors in enumeration order), deduplicated by
+  one `np.sort` of the keys with their position in the low bits (or an
+  argsort where they do not fit), the first occurrence of each key kept,
+  and filtered against the sorted keys seen so far with `searchsorted`.
+
+The trace choice is the packed engine's, exactly: a new state's id is its
+order of first occurrence in that layout, its parent the state whose
+expansion first produced it. So ids, parents, edges, counts, depth, the
+first violation of every property and every counterexample are those of
+the packed engine (tests/test_vector.py). Per state it keeps its key
+twice (per level in id order, and sorted with the keys seen), the parent's
+position in the previous level and the label of the step: about 22 bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import LOCAL, WIDE, Model
+from .checker import Exploration, Progress, Violation
+from .fast import Engine
+
+UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
+
+
+class WideKeys(Exception):
+    """The component ids need more bits than one machine word holds."""
+
+
+class Growing:
+    """A numpy array that grows (doubling) as the interned components do, new entries `fill`."""
+
+    def __init__(self, shape: tuple, fill: int, dtype=np.int32):
+        self.fill, self.array = fill, np.full(shape, fill, dtype=dtype)
+
+    def ensure(self, *sizes: int) -> np.ndarray:
+        shape = self.array.shape
+        if all(size <= have for size, have in zip(sizes, shape)):
+            return self.array
+        grown = tuple(max(have, 1 << max(size - 1, 1).bit_length()) for size, have in zip(sizes, shape))
+        array = np.full(grown, self.fill, dtype=self.array.dtype)
+        array[tuple(slice(0, have) for have in shape)] = self.array
+        self.array = array
+        return array
+
+
+class Tables:
+    """numpy mirrors of the packed engine's memos, filled lazily from it."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.ctrl_start = Growing((64,), -1, np.int64)  # global id -> first row in the flat arrays
+        self.ctrl_count = Growing((64,), 0, np.int64)
+        self.ctrl_label: list[int] = []
+        self.ctrl_next: list[int] = []
+        self.ctrl_append: list[int] = []
+        self.flat = (np.zeros(0, np.int64),) * 3
+        self.appended = Growing((16, 1024), UNKNOWN)  # (append id, local id) -> local id
+        self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
+        self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
+        self.wide: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # wide index -> sorted keys, rows
+
+    def controller(self, G: np.ndarray):
+        """Per frontier row: how many controller steps, and where they start in the flat arrays."""
+        engine = self.engine
+        start = self.ctrl_start.ensure(len(engine.globals))
+        missing = np.unique(G[start[G] < 0])
+        if len(missing):
+            for g in missing.tolist():
+                steps = engine.controller_memo[g]
+                if steps is None:
+                    steps = engine.controller_successors(g)
+                start = self.ctrl_start.ensure(len(engine.globals))
+                count = self.ctrl_count.ensure(len(engine.globals))
+                start[g], count[g] = len(self.ctrl_label), len(steps)
+                for label, g2, app in steps:
+                    self.ctrl_label.append(label)
+                    self.ctrl_next.append(g2)
+                    self.ctrl_append.append(app)
+            self.flat = tuple(np.array(column, dtype=np.int64)
+                              for column in (self.ctrl_label, self.ctrl_next, self.ctrl_append))
+        count = self.ctrl_count.ensure(len(engine.globals))
+        return count[G], self.ctrl_start.array[G]
+
+    def append(self, app: np.ndarray, lids: np.ndarray) -> np.ndarray:
+        """Local `lids` with what `app` stands for appended (app 0: nothing)."""
+        engine = self.engine
+        table = self.appended.ensure(len(engine.appends), len(engine.locals))
+        found = table[app, lids]
+        missing = found == UNKNOWN
+        if missing.any():
+            pairs = np.unique(app[missing].astype(np.int64) * (1 << 32) + lids[missing])
+            for pair in pairs.tolist():
+                a, lid = divmod(pair, 1 << 32)
+                grown = lid if a == 0 else engine.append_to(a, lid)
+                table = self.appended.ensure(len(engine.appends), len(engine.locals))
+                table[a, lid] = grown
+            found = table[app, lids]
+        return found
+
+    def projections(self, name: str, G: np.ndarray) -> np.ndarray:
+        """Per row, the id of what local action `name` reads of the globals."""
+        engine = self.engine
+        if not engine.local_reads[name]:
+            return np.zeros(len(G), dtype=np.int64)
+        of = engine.projection_of[name]
+        table = self.projection[name]
+        known = getattr(table, "known", 0)
+        if known < len(of):
+            array = table.ensure(len(of))
+            array[known:len(of)] = of[known:]
+            table.known = len(of)
+        return table.array[G].astype(np.int64)
+
+    def local_step(self, name: str, projection: np.ndarray, lids: np.ndarray) -> np.ndarray:
+        """The next local after `name` from `lids` under `projection`, -1 where disabled."""
+        engine = self.engine
+        memo = self.local[name]
+        table = memo.ensure(len(engine.projections[name]), len(engine.locals))
+        found = table[projection, lids]
+        missing = found == UNKNOWN
+        if missing.any():
+            pairs = np.unique(projection[missing].astype(np.int64) * (1 << 32) + lids[missing])
+            rows = engine.local_memos[name]
+            for pair in pairs.tolist():
+                proj, lid = divmod(pair, 1 << 32)
+                value = rows[proj][lid]
+                if value is None:
+                    value = engine.local_successor(name, lid, proj)
+                table = memo.ensure(len(engine.projections[name]), len(engine.locals))
+                table[proj, lid] = value
+            found = table[projection, lids]
+        return found
+
+    def wide_step(self, wide: int, G: np.ndarray, lids: np.ndarray):
+        """A wide instance per row: (enabled, next globals, next local, append id to the others)."""
+        engine = self.engine
+        pairs = G.astype(np.int64) * (1 << 32) + lids
+        keys, rows = self.wide.get(wide, (np.zeros(0, np.int64), np.zeros((0, 3), np.int64)))
+        position = np.searchsorted(keys, pairs)
+        hit = position < len(keys)
+        hit[hit] = keys[position[hit]] == pairs[hit]
+        if not hit.all():
+            new = np.unique(pairs[~hit])
+            computed = []
+            for pair in new.tolist():
+                g, lid = divmod(pair, 1 << 32)
+                found = engine.wide_memo.get((wide, g, lid), 0)
+                if found == 0:
+                    found = engine.wide_successor(wide, g, lid)
+                computed.append((-1, -1, -1) if found is None else found)
+            keys = np.concatenate([keys, new])
+            rows = np.concatenate([rows, np.array(computed, dtype=np.int64).reshape(-1, 3)])
+            order = np.argsort(keys, kind="stable")
+            keys, rows = keys[order], rows[order]
+            self.wide[wide] = (keys, rows)
+            position = np.searchsorted(keys, pairs)
+        found = rows[position]
+        return found[:, 0] >= 0, found[:, 0], found[:, 1], found[:, 2]
+
+
+class KeyLayout:
+    """How a key packs the component ids: `local_bits` per process, the globals above."""
+
+    def __init__(self, P: int, global_bits: int, local_bits: int):
+        self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
+        self.bits = global_bits + P * local_bits
+        if self.bits > 64:
+            raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
+                           f"{local_bits} per process), more than one machine word")
+        self.shifts = [np.uint64(p * local_bits) for p in range(P)]
+        self.global_shift = np.uint64(P * local_bits)
+        self.local_mask = np.uint64((1 << local_bits) - 1)
+
+    @classmethod
+    def fitting(cls, P: int, globals_: int, locals_: int, at_least: "KeyLayout | None" = None) -> "KeyLayout":
+        global_bits, local_bits = max(globals_.bit_length(), 1), max(locals_.bit_length(), 1)
+        if at_least is not None:
+            global_bits = max(global_bits, at_least.global_bits)
+            local_bits = max(local_bits, at_least.local_bits)
+        return cls(P, global_bits, local_bits)
+
+    def same(self, other: "KeyLayout") -> bool:
+        return (self.global_bits, self.local_bits) == (other.global_bits, other.local_bits)
+
+    def encode(self, G: np.ndarray, L: Sequence[np.ndarray]) -> np.ndarray:
+        key = G.astype(np.uint64) << self.global_shift
+        for p in range(self.P):
+            key |= L[p].astype(np.uint64) << self.shifts[p]
+        return key
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        G = (keys >> self.global_shift).astype(np.int64)
+        L = [((keys >> self.shifts[p]) & self.local_mask).astype(np.int64) for p in range(self.P)]
+        return G, L
+
+    def rekey(self, keys: np.ndarray, to: "KeyLayout") -> np.ndarray:
+        """`keys` under layout `to`; sorted keys stay sorted."""
+        if self.same(to):
+            return keys
+        return to.encode(*self.decode(keys))
+
+
+class Level:
+    """One breadth-first level: its states' keys in id order (under `layout`), where
+    each came from (the parent's position in the previous level, the label id of
+    the step) and, with edges recorded, each state's successors in order."""
+
+    __slots__ = ("offset", "keys", "layout", "parent", "via", "degree", "targets", "labels")
+
+    def __init__(self, offset, keys, layout, parent=None, via=None):
+        self.offset, self.keys, self.layout, self.parent, self.via = offset, keys, layout, parent, via
+        self.degree = self.targets = self.labels = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class VectorExploration(Exploration):
+    """The checker's `Exploration` of a vector search: the same ids, parents, edges and
+    violations as the packed engine's, the states stored as keys per level."""
+
+    def __init__(self, engine: Engine):
+        super().__init__()
+        self.engine = engine
+        self.levels: list[Level] = []
+        self.states = self.index = None  # kept as keys, per level: see `state`
+        self.labels = list(engine.labels)
+        self.reduction = None
+        self.parts = {}  # seconds per part of the search, for `bench`
+        self.fell_back = None
+
+    @property
+    def distinct_states(self) -> int:
+        return sum(len(level) for level in self.levels)
+
+    # ------------------------------------------------ states, paths, traces
+
+    def locate(self, state_id: int) -> tuple[Level, int]:
+        starts = [level.offset for level in self.levels]
+        k = int(np.searchsorted(starts, state_id, side="right")) - 1
+        return self.levels[k], state_id - self.levels[k].offset
+
+    def readable_state(self, key: int, layout: KeyLayout):
+        G, L = layout.decode(np.array([key], dtype=np.uint64))
+        engine = self.engine
+        return engine.assemble(engine.globals[int(G[0])], [engine.locals[int(column[0])] for column in L])
+
+    def state(self, state_id: int):
+        level, position = self.locate(state_id)
+        return self.readable_state(int(level.keys[position]), level.layout)
+
+    def stored_path(self, state_id: int) -> list:
+        """The path the search stored to `state_id`: [(label or None, readable state)]."""
+        level, position = self.locate(state_id)
+        k = self.levels.index(level)
+        steps = []
+        while k > 0:
+            steps.append((self.labels[int(level.via[position])],
+                          self.readable_state(int(level.keys[position]), level.layout)))
+            position = int(level.parent[position])
+            k -= 1
+            level = self.levels[k]
+        steps.append((None, self.readable_state(int(level.keys[position]), level.layout)))
+        steps.reverse()
+        return steps
+
+    @property
+    def parent(self) -> np.ndarray:
+        """Per state id, its parent's id (-1 for the initial state)."""
+        parts = [np.full(len(self.levels[0]), -1, dtype=np.int64)] if self.levels else []
+        for previous, level in zip(self.levels, self.levels[1:]):
+            parts.append(previous.offset + level.parent.astype(np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    @parent.setter
+    def parent(self, value):  # Exploration.__init__ sets it; this run derives it
+        pass
+
+    @property
+    def via(self) -> list:
+        out = [None] * (len(self.levels[0]) if self.levels else 0)
+        for level in self.levels[1:]:
+            out += [self.labels[label] for label in level.via.tolist()]
+        return out
+
+    @via.setter
+    def via(self, value):
+        pass
+
+    # --------------------------------------------------------------- edges
+
+    def edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recorded edges in the packed engine's order: (offsets, labels, destinations)."""
+        levels = [level for level in self.levels if level.degree is not None]
+        degree = np.concatenate([level.degree for level in levels]) if levels else np.zeros(0, np.int64)
+        n = self.distinct_states
+        if len(degree) < n:  # states never expanded (a cut search) have no edges
+            degree = np.concatenate([degree, np.zeros(n - len(degree), degree.dtype)])
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(degree, out=offsets[1:])
+        targets = np.concatenate([level.targets for level in levels]) if levels else np.zeros(0, np.int64)
+        labels = np.concatenate([level.labels for level in levels]) if levels else np.zeros(0, np.int64)
+        return offsets, labels, targets
+
+    @property
+    def edge_src(self):
+        offsets, _, _ = self.edge_arrays()
+        return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+    @edge_src.setter
+    def edge_src(self, value):
+        pass
+
+    @property
+    def edge_label(self):
+        return self.edge_arrays()[1]
+
+    @edge_label.setter
+    def edge_label(self, value):
+        pass
+
+    @property
+    def edge_dst(self):
+        return self.edge_arrays()[2]
+
+    @edge_dst.setter
+    def edge_dst(self, value):
+        pass
+
+    # ------------------------------------------------------------ liveness
+
+    def components(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Per state id, its globals' id and each process's locals' id."""
+        G, L = [], [[] for _ in range(self.engine.P)]
+        for level in self.levels:
+            g, locals_ = level.layout.decode(level.keys)
+            G.append(g)
+            for p, column in enumerate(locals_):
+                L[p].append(column)
+        return np.concatenate(G), [np.concatenate(column) for column in L]
+
+    def initial_ids(self) -> list[int]:
+        return list(range(len(self.levels[0])))
+
+    def gather_edges(self) -> None:
+        """Nothing to gather: the edges are here (run.py asks partitioned searches)."""
+
+    def fair_graph(self, model: Model):
+        from .vector_liveness import VectorGraph
+
+        offsets, labels, targets = self.edge_arrays()
+        family_of = {instance.label: instance.family for instance in model.instances}
+        return VectorGraph(offsets, labels, targets, model.fair_families,
+                           [family_of.get(label) for label in self.labels])
+
+    def pair_masks(self, select: Callable) -> list:
+        from .vector_liveness import leads_to_masks
+
+        return leads_to_masks(self, select(self.model))
+
+
+def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False) -> str | None:
+    """Why the vector engine cannot explore `model` so, or None when it can."""
+    if symmetry:
+        return "symmetry reduction is the packed engine's (--symmetry)"
+    if fingerprints:
+        return "fingerprints are the packed engine's (--fingerprints)"
+    if len(model.initial_states) != 1:
+        return "the model has more than one initial state"
+    return None
+
+
+def explore_vector(
+    model: Model,
+    *,
+    max_states: int | None = None,
+    stop_on_violation: bool = False,
+    record_edges: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    engine: Engine | None = None,
+    **ignored,
+) -> VectorExploration:
+    """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
+    edges and violations (see the module docstring). Raises WideKeys when the keys
+    would not fit one machine word."""
+    engine = engine or Engine(model)
+    run = VectorExploration(engine)
+    run.edges_recorded = record_edges
+    started = time.perf_counter()
+    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started)
+    try:
+        search.levels()
+    except KeyboardInterrupt:
+        run.interrupted = True
+        run.complete = False
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+class Search:
+    """The level loop of `explore_vector`, with its state: the sorted keys seen."""
+
+    def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started):
+        self.run, self.engine, self.tables = run, engine, Tables(engine)
+        self.limit = max_states if max_states is not None else float("inf")
+        self.stop_on_violation, self.record_edges = stop_on_violation, record_edges
+        self.on_progress, self.started = on_progress, started
+        self.P = engine.P
+        self.instances = self._process_instances()
+        self.state_checks = dict(engine.readable_invariants)
+        self.step_checks = dict(engine.readable_transitions)
+        self.parts = run.parts
+
+    def _process_instances(self) -> list:
+        """(label id, kind, process, name, wide index) of each process instance, in order."""
+        out, wide = [], 0
+        for name, steps in self.engine.process_steps.items():
+            for label_id, _step, kind, p in steps:
+                out.append((label_id, kind, p, name, wide if kind == WIDE else None))
+                if kind == WIDE:
+                    wide += 1
+        return out
+
+    def timed(self, part: str, since: float) -> float:
+        now = time.process_time()
+        self.parts[part] = self.parts.get(part, 0.0) + now - since
+        return now
+
+    def woken(self, checks: dict) -> list:
+        """The properties to call on every state (step) now: those not checked per
+        component, and those whose component watch has filled."""
+        engine, violations = self.engine, self.run.violations
+        return [(name, holds) for name, holds in checks.items()
+                if name not in violations and (name not in engine.by_component or engine.failures[name])]
+
+    def levels(self) -> None:
+        run, engine = self.run, self.engine
+        layout = KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals))
+        G0, L0 = engine.unpack(engine.initial)
+        initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
+        run.levels.append(Level(0, initial, layout))
+        self.layout, self.seen = layout, initial.copy()
+        self.seen_ids = np.zeros(1, dtype=np.int64)
+        for name, holds in self.woken(self.state_checks):
+            if not holds(run.state(0)):
+                run.violations[name] = Violation(name, 0)
+        run.depth, run.transitions, run.expanded = 1, 0, 0
+        cut = (self.stop_on_violation and bool(run.violations)) or 1 >= self.limit
+        while not cut:
+            cut, grown = self.expand(run.levels[-1])
+            if not grown:  # a level with no new state: the search is over (or was cut in it)
+                break
+            run.depth += 1
+            if self.on_progress is not None:
+                self.on_progress(Progress(run.distinct_states, run.depth, len(run.levels[-1]),
+                                          time.perf_counter() - self.started))
+        run.complete = not cut
+
+    # ---------------------------------------------------------- one level
+
+    def expand(self, level: Level) -> tuple[bool, bool]:
+        """Expand `level`, appending the next one; (whether the search was cut, whether
+        a next level was found)."""
+        run, engine, tables, P = self.run, self.engine, self.tables, self.P
+        clock = time.process_time()
+        G, L = level.layout.decode(level.keys)
+        n = len(G)
+        # controller steps: a CSR over the globals
+        count, start = tables.controller(G)
+        rows_c = np.repeat(np.arange(n), count)
+        first_of_row = np.cumsum(count) - count
+        within = np.arange(len(rows_c)) - first_of_row[rows_c]
+        flat_label, flat_next, flat_append = tables.flat
+        at = start[rows_c] + within
+        c_label, c_next, c_append = flat_label[at], flat_next[at], flat_append[at]
+        c_locals = [tables.append(c_append, L[p][rows_c]) for p in range(P)]
+        # process steps, instance by instance in enumeration order
+        before = count.copy()  # per row, successors laid out so far
+        blocks = []
+        projections = {}
+        for label_id, kind, p, name, wide in self.instances:
+            if kind == LOCAL:
+                if name not in projections:
+                    projections[name] = tables.projections(name, G)
+                found = tables.local_step(name, projections[name], L[p])
+                enabled = found >= 0
+                rows = np.flatnonzero(enabled)
+                blocks.append((label_id, kind, p, rows, before[rows], found[rows], None, None))
+            else:
+                enabled, g2, nxt, app = tables.wide_step(wide, G, L[p])
+                rows = np.flatnonzero(enabled)
+                blocks.append((label_id, kind, p, rows, before[rows], nxt[rows], g2[rows], app[rows]))
+            before += enabled
+        degree = before
+        clock = self.timed("tables", clock)
+        # keys, under a layout wide enough for every component interned so far
+        layout = KeyLayout.fitting(P, len(engine.globals), len(engine.locals), at_least=self.layout)
+        if not layout.same(self.layout):
+            self.seen = self.layout.rekey(self.seen, layout)
+            self.layout = layout
+        parent_keys = level.keys if level.layout.same(layout) else level.layout.rekey(level.keys, layout)
+        row_start = np.cumsum(degree) - degree
+        total = int(degree.sum())
+        keys = np.empty(total, dtype=np.uint64)
+        labels = np.empty(total, dtype=np.int64)
+        position = row_start[rows_c] + within
+        keys[position] = layout.encode(c_next, c_locals)
+        labels[position] = c_label
+        for label_id, kind, p, rows, offset, nxt, g2, app in blocks:
+            position = row_start[rows] + offset
+            if kind == LOCAL:
+                old = L[p][rows].astype(np.uint64) << layout.shifts[p]
+                keys[position] = (parent_keys[rows] ^ old) | (nxt.astype(np.uint64) << layout.shifts[p])
+            else:
+                locals_ = [nxt if q == p else tables.append(app, L[q][rows]) for q in range(P)]
+                keys[position] = layout.encode(g2, locals_)
+            labels[position] = label_id
+        parents = np.repeat(np.arange(n), degree)
+        clock = self.timed("gather", clock)
+        # deduplicate: the first occurrence of each key, in the packed engine's order
+        unique, first, group = self.first_occurrences(keys, layout)
+        clock = self.timed("sort", clock)
+        where = np.searchsorted(self.seen, unique)
+        known = where < len(self.seen)
+        known[known] = self.seen[where[known]] == unique[known]
+        fresh = np.flatnonzero(~known)
+        order = np.argsort(first[fresh])
+        fresh = fresh[order]  # the new keys, in id order
+        new_first = first[fresh]
+        clock = self.timed("dedupe", clock)
+        # where the search stops within this level: --max-states, --stop-on-violation
+        admitted, counted, edges, expanded = self.cut(level, new_first, keys, labels, parents, degree,
+                                                      row_start, layout, total)
+        run.expanded = level.offset + expanded
+        cut = counted < total or admitted < len(fresh) or (
+            self.stop_on_violation and bool(run.violations)) or run.distinct_states + admitted >= self.limit
+        fresh = fresh[:admitted]
+        run.transitions += counted
+        new_keys = unique[fresh]
+        offset = level.offset + len(level)
+        if self.record_edges:
+            ids = np.empty(len(unique), dtype=np.int64)
+            ids[known] = self.seen_ids[where[known]]
+            ids[fresh] = offset + np.arange(len(fresh))
+            targets = ids[group][:edges]
+            expanded_rows = int(np.searchsorted(row_start, edges, side="left")) if edges < total else n
+            level.degree = degree[:expanded_rows].copy()
+            if edges < total and expanded_rows:
+                level.degree[-1] = edges - row_start[expanded_rows - 1]
+            level.targets = targets.astype(np.int32 if offset + len(fresh) < 2**31 else np.int64)
+            level.labels = labels[:edges].astype(np.uint8 if len(self.run.labels) < 256 else np.int32)
+        if len(fresh):
+            self.merge(new_keys, offset)
+            parent = parents[new_first[:admitted]]
+            run.levels.append(Level(offset, new_keys, layout,
+                                    parent.astype(np.int32), labels[new_first[:admitted]].astype(np.int16)))
+        self.timed("merge", clock)
+        return cut, bool(len(fresh))
+
+    def first_occurrences(self, keys: np.ndarray, layout: KeyLayout):
+        """(the distinct keys sorted, the position of each one's first occurrence, and
+        per position the index of its key among the distinct ones)."""
+        total = len(keys)
+        index_bits = max(total - 1, 1).bit_length()
+        if layout.bits + index_bits <= 64:
+            combined = (keys << np.uint64(index_bits)) | np.arange(total, dtype=np.uint64)
+            combined.sort()
+            positions = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+            sorted_keys = combined >> np.uint64(index_bits)
+        else:
+            positions = np.argsort(keys, kind="stable")
+            sorted_keys = keys[positions]
+        starts = np.ones(total, dtype=bool)
+        if total:
+            starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        unique = sorted_keys[starts]
+        first = positions[starts]  # the lowest position comes first in its run
+        group = None
+        if self.record_edges:
+            group = np.empty(total, dtype=np.int64)
+            group[positions] = np.cumsum(starts) - 1
+        return unique, first, group
+
+    def merge(self, new_keys: np.ndarray, offset: int) -> None:
+        """Insert the new keys (and their ids) into the sorted keys seen."""
+        order = np.argsort(new_keys)
+        sorted_new = new_keys[order]
+        where = np.searchsorted(self.seen, sorted_new)
+        self.seen = np.insert(self.seen, where, sorted_new)
+        if self.record_edges:
+            self.seen_ids = np.insert(self.seen_ids, where, offset + order)
+
+    # --------------------------------------------------- properties, cuts
+
+    def cut(self, level, new_first, keys, labels, parents, degree, row_start, layout, total):
+        """Check the properties on this level's steps and new states and find where the
+        packed engine's search would stop in it: (new states admitted, transitions
+        counted, edges recorded), recording the violations within those."""
+        run = self.run
+        counted = edges = total
+        expanded = len(level)
+        room = self.limit - run.distinct_states
+        if len(new_first) > room:  # --max-states: the packed engine rejects the first new state past it
+            room = int(room)
+            last = new_first[room - 1] if room else -1
+            last_parent = parents[last] if room else parents[new_first[0]]
+            rejected = new_first[room]
+            if room == 0 or parents[rejected] == last_parent:
+                counted, edges, expanded = int(rejected) + 1, int(rejected), int(parents[rejected])
+            else:
+                counted = edges = int(row_start[last_parent] + degree[last_parent])
+                expanded = int(last_parent) + 1
+        elif len(new_first) == room and room:  # the last one admitted reaches the bound
+            last_parent = parents[new_first[-1]]
+            counted = edges = int(row_start[last_parent] + degree[last_parent])
+            expanded = int(last_parent) + 1
+        found = self.violations_in(level, new_first, keys, labels, parents, layout, counted, edges)
+        if self.stop_on_violation and found:
+            earliest = min(position for position, _ in found)
+            stop = int(row_start[parents[earliest]] + degree[parents[earliest]])
+            if stop < counted:
+                counted, edges, expanded = stop, stop, int(parents[earliest]) + 1
+        offset = level.offset + len(level)
+        for position, violation in sorted(found, key=lambda item: item[0]):
+            is_step = violation.after is not None
+            if violation.prop not in run.violations and position < (counted if is_step else edges):
+                run.violations[violation.prop] = violation if is_step else Violation(
+                    violation.prop, offset + int(np.searchsorted(new_first, position)))
+        admitted = int(np.searchsorted(new_first, edges))
+        return admitted, counted, edges, expanded
+
+    def violations_in(self, level, new_first, keys, labels, parents, layout, counted, edges) -> list:
+        """[(position of the step, Violation)]: each woken property's first failure among
+        this level's steps (a transition property) or new states (an invariant)."""
+        found = []
+        state_checks, step_checks = self.woken(self.state_checks), self.woken(self.step_checks)
+        if not (state_checks or step_checks):
+            return found
+        readable = self.run.readable_state
+        for name, holds in state_checks:
+            for position in new_first.tolist():
+                if position >= edges:
+                    break
+                if not holds(readable(int(keys[position]), layout)):
+                    found.append((position, Violation(name, -1)))
+                    break
+        for name, holds in step_checks:
+            for position in range(counted):
+                parent = int(parents[position])
+                before = readable(int(level.keys[parent]), level.layout)
+                after = readable(int(keys[position]), layout)
+                if not holds(before, after):
+                    found.append((position, Violation(name, level.offset + parent,
+                                                      self.run.labels[int(labels[position])], after)))
+                    break
+        return found
