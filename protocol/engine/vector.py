@@ -482,168 +482,195 @@ class Search:
 
     # ---------------------------------------------------------- one level
 
-    def expand(self, level: Level) -> tuple[bool, bool]:
-        """Expand `level`, appending the next one; (whether the search was cut, whether
-        a next level was found)."""
-        run, engine, tables, P = self.run, self.engine, self.tables, self.P
-        clock = time.process_time()
+    def successors(self, level: Level):
+        """Every successor of `level`'s states, through the tables: the controller's
+        (row, label, next globals, next locals per process) and, per process instance
+        in enumeration order, its enabled rows and their next local (and with a wide
+        one, the next globals and the locals of the other processes)."""
+        tables, P = self.tables, self.P
         G, L = level.layout.decode(level.keys)
-        n = len(G)
-        # controller steps: a CSR over the globals
         count, start = tables.controller(G)
-        rows_c = np.repeat(np.arange(n), count)
+        total = int(count.sum())
         first_of_row = np.cumsum(count) - count
-        within = np.arange(len(rows_c)) - first_of_row[rows_c]
+        at = np.repeat(start - first_of_row, count) + np.arange(total)
         flat_label, flat_next, flat_append = tables.flat
-        at = start[rows_c] + within
-        c_label, c_next, c_append = flat_label[at], flat_next[at], flat_append[at]
-        c_locals = [tables.append(c_append, L[p][rows_c]) for p in range(P)]
-        # process steps, instance by instance in enumeration order
-        before = count.copy()  # per row, successors laid out so far
-        blocks = []
-        projections = {}
+        c_append = flat_append[at]
+        controller = (count, flat_label[at], flat_next[at],
+                      [tables.append(c_append, np.repeat(L[p], count)) for p in range(P)])
+        blocks, projections = [], {}
         for label_id, kind, p, name, wide in self.instances:
             if kind == LOCAL:
                 if name not in projections:
                     projections[name] = tables.projections(name, G)
                 found = tables.local_step(name, projections[name], L[p])
-                enabled = found >= 0
-                rows = np.flatnonzero(enabled)
-                blocks.append((label_id, kind, p, rows, before[rows], found[rows], None, None))
+                blocks.append((label_id, p, found >= 0, found, None))
             else:
                 enabled, g2, nxt, app = tables.wide_step(wide, G, L[p])
                 rows = np.flatnonzero(enabled)
-                blocks.append((label_id, kind, p, rows, before[rows], nxt[rows], g2[rows], app[rows]))
-            before += enabled
-        degree = before
+                others = [nxt[rows] if q == p else tables.append(app[rows], L[q][rows]) for q in range(P)]
+                blocks.append((label_id, p, enabled, nxt, (g2[rows], others)))
+        return G, L, controller, blocks
+
+    def expand(self, level: Level) -> tuple[bool, bool]:
+        """Expand `level`, appending the next one; (whether the search was cut, whether
+        a next level was found)."""
+        run, engine, P = self.run, self.engine, self.P
+        clock = time.process_time()
+        G, L, (count, c_label, c_next, c_locals), blocks = self.successors(level)
+        n = len(G)
         clock = self.timed("tables", clock)
         # keys, under a layout wide enough for every component interned so far
         layout = KeyLayout.fitting(P, len(engine.globals), len(engine.locals), at_least=self.layout)
         if not layout.same(self.layout):
             self.seen = self.layout.rekey(self.seen, layout)
             self.layout = layout
-        parent_keys = level.keys if level.layout.same(layout) else level.layout.rekey(level.keys, layout)
+        parent_keys = level.layout.rekey(level.keys, layout)
+        degree = count.copy()
+        for _label, _p, enabled, _found, _wide in blocks:
+            degree += enabled
         row_start = np.cumsum(degree) - degree
         total = int(degree.sum())
+        index_bits = max(total - 1, 1).bit_length()
+        combined = layout.bits + index_bits <= 64
+        shift = np.uint64(index_bits if combined else 0)
+        # each successor's key (with its position in the packed engine's order in the low
+        # bits where they fit), laid out block by block; the labels in packed order
         keys = np.empty(total, dtype=np.uint64)
-        labels = np.empty(total, dtype=np.int64)
-        position = row_start[rows_c] + within
-        keys[position] = layout.encode(c_next, c_locals)
+        positions = np.empty(total, dtype=np.int64)
+        labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
+        done = len(c_label)
+        position = np.repeat(row_start, count) + (np.arange(done) - np.repeat(np.cumsum(count) - count, count))
+        keys[:done] = layout.encode(c_next, c_locals)
+        positions[:done] = position
         labels[position] = c_label
-        for label_id, kind, p, rows, offset, nxt, g2, app in blocks:
-            position = row_start[rows] + offset
-            if kind == LOCAL:
-                old = L[p][rows].astype(np.uint64) << layout.shifts[p]
-                keys[position] = (parent_keys[rows] ^ old) | (nxt.astype(np.uint64) << layout.shifts[p])
+        before = count.copy()
+        for label_id, p, enabled, found, wide in blocks:
+            rows = np.flatnonzero(enabled)
+            end = done + len(rows)
+            position = (row_start + before)[rows]
+            if wide is None:
+                moved = (L[p][rows] ^ found[rows]).astype(np.uint64) << layout.shifts[p]
+                keys[done:end] = parent_keys[rows] ^ moved
             else:
-                locals_ = [nxt if q == p else tables.append(app, L[q][rows]) for q in range(P)]
-                keys[position] = layout.encode(g2, locals_)
+                keys[done:end] = layout.encode(*wide)
+            positions[done:end] = position
             labels[position] = label_id
-        parents = np.repeat(np.arange(n), degree)
+            before += enabled
+            done = end
         clock = self.timed("gather", clock)
-        # deduplicate: the first occurrence of each key, in the packed engine's order
-        unique, first, group = self.first_occurrences(keys, layout)
+        step_keys = self.keys_in_order(keys, positions) if self.woken(self.step_checks) else None
+        # deduplicate: each key once, with its first position in the packed engine's order
+        unique, first, sorted_positions, starts = self.first_occurrences(keys, positions, shift, combined)
         clock = self.timed("sort", clock)
         where = np.searchsorted(self.seen, unique)
         known = where < len(self.seen)
         known[known] = self.seen[where[known]] == unique[known]
-        fresh = np.flatnonzero(~known)
+        fresh = np.flatnonzero(~known)  # the new keys, sorted
         order = np.argsort(first[fresh])
-        fresh = fresh[order]  # the new keys, in id order
-        new_first = first[fresh]
+        new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
         # where the search stops within this level: --max-states, --stop-on-violation
-        admitted, counted, edges, expanded = self.cut(level, new_first, keys, labels, parents, degree,
-                                                      row_start, layout, total)
+        admitted, counted, edges, expanded = self.cut(level, new_first, unique[fresh][order], labels, degree,
+                                                      row_start, layout, total, step_keys)
         run.expanded = level.offset + expanded
+        run.transitions += counted
         cut = counted < total or admitted < len(fresh) or (
             self.stop_on_violation and bool(run.violations)) or run.distinct_states + admitted >= self.limit
-        fresh = fresh[:admitted]
-        run.transitions += counted
-        new_keys = unique[fresh]
         offset = level.offset + len(level)
+        rank = np.empty(len(fresh), dtype=np.int64)
+        rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
-            ids = np.empty(len(unique), dtype=np.int64)
-            ids[known] = self.seen_ids[where[known]]
-            ids[fresh] = offset + np.arange(len(fresh))
-            targets = ids[group][:edges]
-            expanded_rows = int(np.searchsorted(row_start, edges, side="left")) if edges < total else n
-            level.degree = degree[:expanded_rows].copy()
-            if edges < total and expanded_rows:
-                level.degree[-1] = edges - row_start[expanded_rows - 1]
-            level.targets = targets.astype(np.int32 if offset + len(fresh) < 2**31 else np.int64)
-            level.labels = labels[:edges].astype(np.uint8 if len(self.run.labels) < 256 else np.int32)
-        if len(fresh):
-            self.merge(new_keys, offset)
-            parent = parents[new_first[:admitted]]
-            run.levels.append(Level(offset, new_keys, layout,
-                                    parent.astype(np.int32), labels[new_first[:admitted]].astype(np.int16)))
+            self.record(level, unique, known, where, fresh, rank, offset, sorted_positions, starts, labels,
+                        degree, row_start, total, edges, n)
+        if admitted:
+            kept = rank < admitted
+            self.seen = np.insert(self.seen, where[fresh[kept]], unique[fresh[kept]])
+            if self.record_edges:
+                self.seen_ids = np.insert(self.seen_ids, where[fresh[kept]], offset + rank[kept])
+            ids_order = fresh[order[:admitted]]
+            parent = np.searchsorted(row_start, new_first[:admitted], side="right") - 1
+            run.levels.append(Level(offset, unique[ids_order], layout, parent.astype(np.int32),
+                                    labels[new_first[:admitted]].astype(np.int16)))
         self.timed("merge", clock)
-        return cut, bool(len(fresh))
+        return cut, bool(admitted)
 
-    def first_occurrences(self, keys: np.ndarray, layout: KeyLayout):
-        """(the distinct keys sorted, the position of each one's first occurrence, and
-        per position the index of its key among the distinct ones)."""
+    def record(self, level, unique, known, where, fresh, rank, offset, sorted_positions, starts, labels,
+               degree, row_start, total, edges, n) -> None:
+        """Keep this level's edges in the packed engine's order: each state's out-degree,
+        then its successors' ids and labels."""
+        clock = time.process_time()
+        ids = np.empty(len(unique), dtype=np.int32 if offset + len(fresh) < 2**31 else np.int64)
+        ids[known] = self.seen_ids[where[known]]
+        ids[fresh] = offset + rank
+        targets = np.empty(total, dtype=ids.dtype)
+        targets[sorted_positions] = np.repeat(ids, np.diff(np.append(np.flatnonzero(starts), total)))
+        rows = n
+        if edges < total:
+            rows = int(np.searchsorted(row_start, edges, side="left"))
+        level.degree = degree[:rows].astype(np.int32)
+        if edges < total and rows:
+            level.degree[-1] = edges - row_start[rows - 1]
+        level.targets = targets[:edges].copy() if edges < total else targets
+        level.labels = labels[:edges].copy() if edges < total else labels
+        self.timed("edges", clock)
+
+    def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, shift, combined: bool):
+        """(the distinct keys sorted, the first position of each, every position in key
+        order, and where each distinct key's run starts in that order)."""
         total = len(keys)
-        index_bits = max(total - 1, 1).bit_length()
-        if layout.bits + index_bits <= 64:
-            combined = (keys << np.uint64(index_bits)) | np.arange(total, dtype=np.uint64)
-            combined.sort()
-            positions = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
-            sorted_keys = combined >> np.uint64(index_bits)
+        if combined:
+            keys <<= shift
+            keys |= positions.astype(np.uint64)
+            keys.sort()
+            sorted_positions = (keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)
+            keys >>= shift
+            sorted_keys = keys
         else:
-            positions = np.argsort(keys, kind="stable")
-            sorted_keys = keys[positions]
+            order = np.lexsort((positions, keys))
+            sorted_keys, sorted_positions = keys[order], positions[order]
         starts = np.ones(total, dtype=bool)
         if total:
-            starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
-        unique = sorted_keys[starts]
-        first = positions[starts]  # the lowest position comes first in its run
-        group = None
-        if self.record_edges:
-            group = np.empty(total, dtype=np.int64)
-            group[positions] = np.cumsum(starts) - 1
-        return unique, first, group
-
-    def merge(self, new_keys: np.ndarray, offset: int) -> None:
-        """Insert the new keys (and their ids) into the sorted keys seen."""
-        order = np.argsort(new_keys)
-        sorted_new = new_keys[order]
-        where = np.searchsorted(self.seen, sorted_new)
-        self.seen = np.insert(self.seen, where, sorted_new)
-        if self.record_edges:
-            self.seen_ids = np.insert(self.seen_ids, where, offset + order)
+            np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+        return sorted_keys[starts], sorted_positions[starts], sorted_positions, starts
 
     # --------------------------------------------------- properties, cuts
 
-    def cut(self, level, new_first, keys, labels, parents, degree, row_start, layout, total):
+    def cut(self, level, new_first, new_keys, labels, degree, row_start, layout, total, step_keys):
         """Check the properties on this level's steps and new states and find where the
         packed engine's search would stop in it: (new states admitted, transitions
-        counted, edges recorded), recording the violations within those."""
+        counted, edges recorded, states fully expanded), recording the violations
+        within those."""
         run = self.run
         counted = edges = total
         expanded = len(level)
+
+        def parent_of(position) -> int:
+            return int(np.searchsorted(row_start, position, side="right")) - 1
+
+        def end_of(row) -> int:
+            return int(row_start[row] + degree[row])
+
         room = self.limit - run.distinct_states
         if len(new_first) > room:  # --max-states: the packed engine rejects the first new state past it
             room = int(room)
-            last = new_first[room - 1] if room else -1
-            last_parent = parents[last] if room else parents[new_first[0]]
-            rejected = new_first[room]
-            if room == 0 or parents[rejected] == last_parent:
-                counted, edges, expanded = int(rejected) + 1, int(rejected), int(parents[rejected])
+            rejected = int(new_first[room])
+            if room == 0 or parent_of(rejected) == parent_of(new_first[room - 1]):
+                counted, edges, expanded = rejected + 1, rejected, parent_of(rejected)
             else:
-                counted = edges = int(row_start[last_parent] + degree[last_parent])
-                expanded = int(last_parent) + 1
+                last_parent = parent_of(new_first[room - 1])
+                counted = edges = end_of(last_parent)
+                expanded = last_parent + 1
         elif len(new_first) == room and room:  # the last one admitted reaches the bound
-            last_parent = parents[new_first[-1]]
-            counted = edges = int(row_start[last_parent] + degree[last_parent])
-            expanded = int(last_parent) + 1
-        found = self.violations_in(level, new_first, keys, labels, parents, layout, counted, edges)
+            last_parent = parent_of(new_first[-1])
+            counted = edges = end_of(last_parent)
+            expanded = last_parent + 1
+        found = self.violations_in(level, new_first, new_keys, labels, row_start, layout, counted, edges,
+                                   step_keys)
         if self.stop_on_violation and found:
-            earliest = min(position for position, _ in found)
-            stop = int(row_start[parents[earliest]] + degree[parents[earliest]])
-            if stop < counted:
-                counted, edges, expanded = stop, stop, int(parents[earliest]) + 1
+            earliest = parent_of(min(position for position, _ in found))
+            if end_of(earliest) < counted:
+                counted = edges = end_of(earliest)
+                expanded = earliest + 1
         offset = level.offset + len(level)
         for position, violation in sorted(found, key=lambda item: item[0]):
             is_step = violation.after is not None
@@ -653,7 +680,8 @@ class Search:
         admitted = int(np.searchsorted(new_first, edges))
         return admitted, counted, edges, expanded
 
-    def violations_in(self, level, new_first, keys, labels, parents, layout, counted, edges) -> list:
+    def violations_in(self, level, new_first, new_keys, labels, row_start, layout, counted, edges,
+                      step_keys) -> list:
         """[(position of the step, Violation)]: each woken property's first failure among
         this level's steps (a transition property) or new states (an invariant)."""
         found = []
@@ -662,19 +690,28 @@ class Search:
             return found
         readable = self.run.readable_state
         for name, holds in state_checks:
-            for position in new_first.tolist():
+            for position, key in zip(new_first.tolist(), new_keys.tolist()):
                 if position >= edges:
                     break
-                if not holds(readable(int(keys[position]), layout)):
+                if not holds(readable(key, layout)):
                     found.append((position, Violation(name, -1)))
                     break
+        if step_checks:
+            parents = np.searchsorted(row_start, np.arange(counted), side="right") - 1
         for name, holds in step_checks:
             for position in range(counted):
                 parent = int(parents[position])
                 before = readable(int(level.keys[parent]), level.layout)
-                after = readable(int(keys[position]), layout)
+                after = readable(int(step_keys[position]), layout)
                 if not holds(before, after):
                     found.append((position, Violation(name, level.offset + parent,
                                                       self.run.labels[int(labels[position])], after)))
                     break
         return found
+
+    def keys_in_order(self, keys, positions) -> np.ndarray:
+        """The level's successor keys in the packed engine's order (computed before the sort
+        overwrites `keys`)."""
+        in_order = np.empty(len(keys), dtype=np.uint64)
+        in_order[positions] = keys
+        return in_order

@@ -1,0 +1,197 @@
+"""The vector engine against the packed one: the same ids, parents, labels, edges,
+counts, depth, first violations, counterexamples and liveness verdicts and
+lassos, on the named configurations, on a pairwise (quick) and a complete
+(slow) covering of the switches, and where --max-states and
+--stop-on-violation cut the search; the vector liveness against liveness.py
+on random graphs; and the key layout's exactness."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from helpers import combination_id
+from protocol.config import SWITCH_VALUES, Config, ConfigError, named_configurations
+from protocol.engine import liveness
+from protocol.engine.vector import KeyLayout, WideKeys
+from protocol.engine.vector_liveness import VectorGraph
+from protocol.model import model_for
+from protocol.run import explore_config, liveness_verdicts
+from test_fast import EVERY_COMBINATION, PAIRWISE, THE_REST
+
+NAMES = list(named_configurations())
+QUICK_NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect"]
+SLOW = pytest.mark.slow
+
+
+def explore_both(cfg, **options):
+    packed = explore_config(cfg, engine="packed", record_edges=True, **options)
+    vector = explore_config(cfg, engine="vector", record_edges=True, **options)
+    assert (packed.engine_choice, vector.engine_choice) == ({"name": "packed"}, {"name": "vector"})
+    return packed, vector
+
+
+def assert_same_exploration(cfg, **options):
+    packed, vector = explore_both(cfg, **options)
+    assert vector.distinct_states == packed.distinct_states
+    assert (vector.transitions, vector.depth, vector.complete) == (packed.transitions, packed.depth, packed.complete)
+    assert vector.expanded == packed.expanded
+    assert list(vector.parent) == list(packed.parent)
+    assert vector.via == packed.via
+    assert [vector.state(i) for i in range(vector.distinct_states)] == [
+        packed.state(i) for i in range(packed.distinct_states)]
+    assert list(vector.edge_src) == list(packed.edge_src)
+    assert list(vector.edge_dst) == list(packed.edge_dst)
+    assert [vector.labels[i] for i in vector.edge_label] == [packed.labels[i] for i in packed.edge_label]
+    assert vector.violations.keys() == packed.violations.keys()
+    for name in packed.violations:
+        assert vector.counterexample(name) == packed.counterexample(name)
+    return packed, vector
+
+
+def assert_same_liveness(cfg, packed, vector):
+    for fairness in SWITCH_VALUES["fairness"]:
+        model = model_for(cfg.evolve(fairness=fairness))
+        expected = liveness_verdicts(packed, model)
+        assert liveness_verdicts(vector, model) == expected  # verdicts and lassos, note for note
+        assert all(verdict.holds is not None for verdict in expected.values())
+
+
+@pytest.mark.parametrize("name", [n if n in QUICK_NAMES else pytest.param(n, marks=SLOW) for n in NAMES])
+def test_same_exploration_and_liveness_at_the_configurations_constants(name):
+    cfg = named_configurations()[name].config
+    assert_same_liveness(cfg, *assert_same_exploration(cfg))
+
+
+@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
+def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
+    constants = dict(MaxTime=1) if switches["alias"] == "none" else dict(MaxTime=1, P=1)
+    cfg = Config(**constants, **switches)
+    assert_same_liveness(cfg, *assert_same_exploration(cfg))
+
+
+@SLOW
+@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
+def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
+    constants = dict(MaxTime=1) if switches["alias"] == "none" else dict(MaxTime=1, P=1)
+    cfg = Config(**constants, **switches)
+    assert_same_liveness(cfg, *assert_same_exploration(cfg))
+
+
+@SLOW
+@pytest.mark.parametrize("name", ["Holds", "HoldsCap", "HoldsAliasShared"])
+def test_same_exploration_with_three_processes(name):
+    assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
+
+
+@pytest.mark.parametrize("max_states", [1, 2, 3, 50, 1000, 6906, 6907])
+def test_max_states_cuts_where_the_packed_engine_does(max_states):
+    # HoldsCap has 6,907 states: the bound falls inside a level, at its last state, and past the end
+    packed, vector = assert_same_exploration(named_configurations()["HoldsCap"].config, max_states=max_states)
+    assert vector.distinct_states == min(max_states, 6907)
+    assert vector.complete is (max_states > 6907)
+
+
+@pytest.mark.parametrize("name", ["HoldsRouted", "HoldsCap", "HoldsCapReconnect"])
+def test_stop_on_violation_stops_where_the_packed_engine_does(name):
+    packed, vector = assert_same_exploration(named_configurations()[name].config, stop_on_violation=True)
+    assert vector.violations and not vector.complete
+
+
+def test_a_transition_property_violation_and_its_trace():
+    # HoldsAliasShared breaks NoRegression (a transition property) in 8 states, I1 in 7
+    cfg = named_configurations()["HoldsAliasShared"].config
+    packed, vector = assert_same_exploration(cfg, stop_on_violation=True, max_states=30_000)
+    assert len(vector.counterexample("I1")) == 7
+    vector = explore_config(cfg, engine="vector", max_states=30_000)
+    assert len(vector.counterexample("NoRegression")) == 8
+
+
+def test_the_vector_engine_finds_the_routed_refutation_at_its_length():
+    run = explore_config(named_configurations()["HoldsRouted"].config, engine="vector")
+    assert run.engine_choice == {"name": "vector"}
+    assert set(run.violations) == {"I1"}
+    assert len(run.counterexample("I1")) == 6
+
+
+def test_the_default_falls_back_to_the_packed_engine_and_says_why():
+    cfg = named_configurations()["HoldsCapReconnect"].config
+    run = explore_config(cfg, fingerprints=True)
+    assert run.engine_choice["name"] == "packed" and "fingerprints" in run.engine_choice["why"]
+    with pytest.raises(ConfigError, match="--engine vector"):
+        explore_config(cfg, engine="vector", fingerprints=True)
+
+
+def test_keys_wider_than_a_word_are_refused_never_hashed():
+    with pytest.raises(WideKeys):
+        KeyLayout(3, 20, 15)  # 65 bits
+    layout = KeyLayout(3, 19, 15)  # 64 bits: exact, and ordered as the ids are
+    G = np.array([0, (1 << 19) - 1, 5], dtype=np.int64)
+    L = [np.array([(1 << 15) - 1, 0, 3]), np.array([1, 2, 3]), np.array([0, (1 << 15) - 1, 7])]
+    keys = layout.encode(G, L)
+    back_G, back_L = layout.decode(keys)
+    assert list(back_G) == list(G) and all(list(a) == list(b) for a, b in zip(back_L, L))
+    wider = KeyLayout(3, 19, 15)
+    assert list(layout.rekey(keys, wider)) == list(keys)
+
+
+def test_rekeying_keeps_the_order_of_the_ids():
+    narrow, wide = KeyLayout(2, 3, 4), KeyLayout(2, 10, 12)
+    rng = np.random.default_rng(7)
+    G = rng.integers(0, 8, 200)
+    L = [rng.integers(0, 16, 200), rng.integers(0, 16, 200)]
+    keys = np.sort(narrow.encode(G, L))
+    rekeyed = narrow.rekey(keys, wide)
+    assert list(np.sort(rekeyed)) == list(rekeyed)
+    assert [tuple(map(int, c)) for c in zip(*wide.decode(rekeyed)[1], wide.decode(rekeyed)[0])] == [
+        tuple(map(int, c)) for c in zip(*narrow.decode(keys)[1], narrow.decode(keys)[0])]
+
+
+# ------------------------------------------------- liveness on random graphs
+
+
+@st.composite
+def fair_graphs(draw):
+    """A random graph whose every state is reachable from state 0 (as an explored graph's
+    is), with labels, fair families and a leads-to pair's masks."""
+    n = draw(st.integers(1, 12))
+    labels = draw(st.integers(1, 4))
+    out = {v: [] for v in range(n)}
+    for v in range(1, n):  # reached from an earlier state
+        out[draw(st.integers(0, v - 1))].append((draw(st.integers(0, labels - 1)), v))
+    for v in range(n):
+        for _ in range(draw(st.integers(0, 3))):
+            out[v].append((draw(st.integers(0, labels - 1)), draw(st.integers(0, n - 1))))
+    edges = [(v, label, w) for v in range(n) for label, w in draw(st.permutations(out[v]))]
+    families = draw(st.lists(st.sampled_from(["a", "b", "c"]), unique=True, max_size=3))
+    label_family = [draw(st.sampled_from([None, *families])) for _ in range(labels)]
+    unmet = [draw(st.booleans()) for _ in range(n)]
+    triggers = [u and draw(st.booleans()) for u in unmet]
+    return n, edges, families, label_family, triggers, unmet
+
+
+@given(fair_graphs())
+def test_the_vector_liveness_gives_liveness_pys_verdict_and_lasso(graph):
+    n, edges, families, label_family, triggers, unmet = graph
+    src, lab, dst = (list(column) for column in zip(*edges)) if edges else ([], [], [])
+    reference = liveness.FairGraph(n, src, lab, dst, families, label_family)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(np.array(src, dtype=np.int64), minlength=n), out=offsets[1:])
+    vector = VectorGraph(offsets, np.array(lab, dtype=np.int64), np.array(dst, dtype=np.int64),
+                         families, label_family)
+    masks = [(bytearray(triggers), bytearray(unmet))]
+    arrays = [(np.array(triggers, dtype=bool), np.array(unmet, dtype=bool))]
+    assert list(vector.cyclic()) == [bool(c) for c in reference.cyclic()]
+    assert vector.find_violation([0], arrays) == liveness.find_violation(reference, [0], masks)
+
+
+def test_the_vector_liveness_finds_a_fair_cycle_and_a_stutter():
+    # 0 -> 1 <-> 2 (label 0, fair family "a" taken inside), 3 stutters with nothing enabled
+    offsets = np.array([0, 2, 3, 4, 4])
+    targets, labels = np.array([1, 3, 2, 1]), np.array([0, 1, 0, 0])
+    graph = VectorGraph(offsets, labels, targets, ["a"], ["a", None])
+    cycle = graph.find_violation([0], [(np.array([0, 1, 0, 0], bool), np.array([0, 1, 1, 0], bool))])
+    assert cycle is not None and not cycle.lasso.stutters and cycle.lasso.length == 3
+    stutter = graph.find_violation([0], [(np.array([0, 0, 0, 1], bool), np.array([0, 0, 0, 1], bool))])
+    assert stutter is not None and stutter.lasso.stutters and stutter.lasso.length == 2
+    holds = graph.find_violation([0], [(np.array([0, 0, 0, 0], bool), np.array([1, 1, 1, 0], bool))])
+    assert holds is None
