@@ -159,7 +159,7 @@ def check(
         refuse_liveness_with_fingerprints(named, liveness)
     if workers > 1 or cluster is not None:
         return check_parallel(named, workers, cluster, max_states=max_states, stop_on_violation=stop_on_violation,
-                              on_progress=on_progress, liveness=liveness, started=started)
+                              on_progress=on_progress, liveness=liveness, started=started, engine=engine)
     run = explore_config(  # the fast engines: same states, order, edges and verdicts
         cfg,
         engine=engine,
@@ -193,8 +193,11 @@ def check(
     )
 
 
+PARTITIONED = {"name": "packed", "why": "the partitioned search (--workers, --cluster) runs the packed engine"}
+
+
 def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liveness: bool, started: float,
-                   **options) -> CheckResult:
+                   engine: str | None = None, **options) -> CheckResult:
     """`check` with the states partitioned over worker processes or Ray actors."""
     from functools import partial
 
@@ -216,7 +219,7 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
                                                      *(model.liveness if liveness else ())]}
         return CheckResult(named=named, distinct_states=run.distinct_states, transitions=run.transitions,
                            depth=run.depth, seconds=time.perf_counter() - started, complete=False,
-                           interrupted=True, properties=verdicts)
+                           interrupted=True, properties=verdicts, engine=PARTITIONED)
     try:
         verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
         interrupted = run.interrupted
@@ -236,6 +239,7 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
         properties=verdicts, stopped_on_violation=options.get("stop_on_violation", False) and bool(run.violations),
         parallel={"workers": workers, "bytes_exchanged": run.bytes_exchanged, "worker_peak_bytes": run.worker_memory,
                   "level_sizes": run.level_sizes, "graph_gathered": run.gathered},
+        engine=PARTITIONED,
     )
 
 

@@ -250,8 +250,8 @@ class VectorExploration(Exploration):
         self.states = self.index = None  # kept as keys, per level: see `state`
         self.labels = list(engine.labels)
         self.reduction = None
-        self.parts = {}  # seconds per part of the search, for `bench`
-        self.fell_back = None
+        self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
+        self._edges = None
 
     @property
     def distinct_states(self) -> int:
@@ -314,17 +314,30 @@ class VectorExploration(Exploration):
     # --------------------------------------------------------------- edges
 
     def edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The recorded edges in the packed engine's order: (offsets, labels, destinations)."""
-        levels = [level for level in self.levels if level.degree is not None]
-        degree = np.concatenate([level.degree for level in levels]) if levels else np.zeros(0, np.int64)
-        n = self.distinct_states
-        if len(degree) < n:  # states never expanded (a cut search) have no edges
-            degree = np.concatenate([degree, np.zeros(n - len(degree), degree.dtype)])
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(degree, out=offsets[1:])
-        targets = np.concatenate([level.targets for level in levels]) if levels else np.zeros(0, np.int64)
-        labels = np.concatenate([level.labels for level in levels]) if levels else np.zeros(0, np.int64)
-        return offsets, labels, targets
+        """The recorded edges in the packed engine's order: (offsets, labels, destinations).
+        Gathered once from the levels, which then let go of theirs (memory stays near one copy)."""
+        if self._edges is None:
+            started = time.process_time()
+            levels = [level for level in self.levels if level.degree is not None]
+            n = self.distinct_states
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            total = sum(len(level.targets) for level in levels)
+            targets = np.empty(total, dtype=levels[0].targets.dtype if levels else np.int32)
+            labels = np.empty(total, dtype=levels[0].labels.dtype if levels else np.uint8)
+            done, after = 0, 1
+            for level in levels:  # consecutive from the first; only the last may be cut short
+                degree = level.degree
+                np.cumsum(degree, out=offsets[level.offset + 1:level.offset + 1 + len(degree)])
+                offsets[level.offset + 1:level.offset + 1 + len(degree)] += done
+                end = done + len(level.targets)
+                targets[done:end], labels[done:end] = level.targets, level.labels
+                done = end
+                level.degree = level.targets = level.labels = None
+                after = level.offset + 1 + len(degree)
+            offsets[after:] = done  # states not expanded (a cut search) have no edges
+            self._edges = (offsets, labels, targets)
+            self.parts["liveness:graph"] = self.parts.get("liveness:graph", 0.0) + time.process_time() - started
+        return self._edges
 
     @property
     def edge_src(self):
@@ -375,12 +388,15 @@ class VectorExploration(Exploration):
         offsets, labels, targets = self.edge_arrays()
         family_of = {instance.label: instance.family for instance in model.instances}
         return VectorGraph(offsets, labels, targets, model.fair_families,
-                           [family_of.get(label) for label in self.labels])
+                           [family_of.get(label) for label in self.labels], parts=self.parts)
 
     def pair_masks(self, select: Callable) -> list:
         from .vector_liveness import leads_to_masks
 
-        return leads_to_masks(self, select(self.model))
+        started = time.process_time()
+        masks = leads_to_masks(self, select(self.model))
+        self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+        return masks
 
 
 def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False) -> str | None:

@@ -15,6 +15,8 @@ so the verdicts and the lassos are the same.
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from typing import Sequence
 
 import numpy as np
@@ -40,7 +42,10 @@ class VectorGraph:
     """The reachable graph in compressed rows, with each state's enabled fair families
     (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
 
-    def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence):
+    def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence,
+                 parts: dict | None = None):
+        """`parts`, when given, accumulates the CPU seconds of each part of the decision."""
+        self.parts = {} if parts is None else parts
         self.n = len(offsets) - 1
         self.offsets, self.labels, self.targets = offsets, labels, targets
         self.families = list(families)
@@ -49,8 +54,17 @@ class VectorGraph:
         bit_of = {family: 1 << i for i, family in enumerate(self.families)}
         self.label_bit = [bit_of.get(family, 0) if family is not None else 0 for family in label_family]
         self.all_families = (1 << len(self.families)) - 1
-        self.enabled = self._enabled_masks()
+        with self.timed("liveness:enabled"):
+            self.enabled = self._enabled_masks()
         self._cyclic = None
+
+    @contextmanager
+    def timed(self, part: str):
+        started = time.process_time()
+        try:
+            yield
+        finally:
+            self.parts[part] = self.parts.get(part, 0.0) + time.process_time() - started
 
     def _enabled_masks(self) -> np.ndarray:
         enabled = np.zeros(self.n, dtype=np.uint64)
@@ -68,16 +82,20 @@ class VectorGraph:
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
         if self._cyclic is None:
-            cyclic = np.zeros(self.n, dtype=bool)
-            rest = self.after_cycles()
-            if rest.any():
-                component, nodes, inside = self.components_within(rest)
-                sizes = np.bincount(component)
-                cyclic[nodes] = sizes[component] > 1
-                loops = inside[0][inside[0] == inside[1]]  # self-loops, as local indices
-                cyclic[nodes[loops]] = True
-            self._cyclic = cyclic
+            with self.timed("liveness:cycles"):
+                self._cyclic = self._find_cyclic()
         return self._cyclic
+
+    def _find_cyclic(self) -> np.ndarray:
+        cyclic = np.zeros(self.n, dtype=bool)
+        rest = self.after_cycles()
+        if rest.any():  # split only what peeling left: every cycle is in there
+            component, nodes, inside = self.components_within(rest)
+            sizes = np.bincount(component)
+            cyclic[nodes] = sizes[component] > 1
+            loops = inside[0][inside[0] == inside[1]]  # self-loops, as local indices
+            cyclic[nodes[loops]] = True
+        return cyclic
 
     def after_cycles(self) -> np.ndarray:
         """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
@@ -153,13 +171,15 @@ class VectorGraph:
             may_stay = self.may_stay() if may_stay is None else may_stay
             if not (unmet & may_stay).any():
                 continue
-            region = self.stalled_region(triggers, unmet)
-            fair = self.fair_components(region)
+            with self.timed("liveness:region"):
+                region = self.stalled_region(triggers, unmet)
+            with self.timed("liveness:fairness"):
+                fair = self.fair_components(region)
             if not fair.mask.any():
                 continue
-            walker = self.walker()
-            prefix = liveness.shortest_prefix(walker, initial, triggers.view(np.uint8), region.view(np.uint8),
-                                              fair)
+            with self.timed("liveness:lasso"):
+                prefix = liveness.shortest_prefix(self.walker(), initial, triggers.view(np.uint8),
+                                                  region.view(np.uint8), fair)
             if best is None or len(prefix) < len(best[1]):
                 best = (number, prefix, fair)
         if best is None:

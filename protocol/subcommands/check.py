@@ -48,6 +48,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
                              "TLC's memory bound), and report the chance of a collision")
     add_workers_option(parser, "partition the states over N worker processes (auto: one per core); "
                                "same counts, depths, verdicts and shortest lengths as one")
+    parser.add_argument("--engine", choices=checking.ENGINES,
+                        help="the sequential search: vector (numpy, a level at a time; the default where it "
+                             "applies) or packed (a state at a time); same counts, verdicts and traces")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="run the partitions as actors on the Ray cluster at ADDRESS (host:port, or "
                              "`local` for a Ray started here); needs pip install '.[cluster]'")
@@ -145,7 +148,11 @@ def check_options(named, args) -> dict:
     if args.fingerprints:
         checking.refuse_liveness_with_fingerprints(named, options.get("liveness", True))
         options.update(fingerprints=True)
+    if args.engine is not None:
+        options.update(engine=args.engine)
     if args.workers > 1 or args.cluster is not None:
+        if args.engine == "vector":
+            raise UsageError("--engine vector is sequential: drop --engine vector or --workers/--cluster")
         for flag in ("symmetry", "fingerprints"):
             if getattr(args, flag):
                 raise UsageError(f"--{flag} is sequential only: drop --{flag} or --workers/--cluster")
@@ -212,6 +219,8 @@ def json_line(result) -> str:
         },
         "as_expected": result.as_expected,
     }
+    if getattr(result, "engine", None) is not None:  # which engine ran, and why not the vector one
+        record["engine"] = result.engine
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
         record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints
