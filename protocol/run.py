@@ -90,6 +90,8 @@ class CheckResult:
     # Which sequential engine ran: {"name": "vector"} or {"name": "packed", "why": ...}
     # ("why" only where the default vector engine did not apply); None with workers.
     engine: dict | None = None
+    # The vector engine's CPU seconds per part of the search and of liveness (for `bench`).
+    parts: dict | None = None
 
     @property
     def config(self):
@@ -190,6 +192,7 @@ def check(
         stopped_on_violation=stop_on_violation and bool(run.violations),
         fingerprint_collision=run.collision_probability() if fingerprints else None,
         engine=run.engine_choice,
+        parts=getattr(run, "parts", None),
     )
 
 
