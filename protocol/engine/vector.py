@@ -70,8 +70,9 @@ class Growing:
 class Tables:
     """numpy mirrors of the packed engine's memos, filled lazily from it."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, parts: dict | None = None):
         self.engine = engine
+        self.parts = {} if parts is None else parts
         self.ctrl_start = Growing((64,), -1, np.int64)  # global id -> first row in the flat arrays
         self.ctrl_count = Growing((64,), 0, np.int64)
         self.ctrl_label: list[int] = []
@@ -83,12 +84,17 @@ class Tables:
         self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
         self.wide: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # wide index -> sorted keys, rows
 
+    def spent(self, since: float) -> None:
+        """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
+        self.parts["components"] = self.parts.get("components", 0.0) + time.process_time() - since
+
     def controller(self, G: np.ndarray):
         """Per frontier row: how many controller steps, and where they start in the flat arrays."""
         engine = self.engine
         start = self.ctrl_start.ensure(len(engine.globals))
         missing = np.unique(G[start[G] < 0])
         if len(missing):
+            clock = time.process_time()
             for g in missing.tolist():
                 steps = engine.controller_memo[g]
                 if steps is None:
@@ -102,30 +108,42 @@ class Tables:
                     self.ctrl_append.append(app)
             self.flat = tuple(np.array(column, dtype=np.int64)
                               for column in (self.ctrl_label, self.ctrl_next, self.ctrl_append))
+            self.spent(clock)
         count = self.ctrl_count.ensure(len(engine.globals))
         return count[G], self.ctrl_start.array[G]
+
+    def lookup(self, memo: Growing, shape: Callable[[], tuple], rows, columns: np.ndarray,
+               compute: Callable[[int, int], int]) -> np.ndarray:
+        """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
+        `compute(row, column)` (the readable actions, through the packed engine) first."""
+        table = memo.ensure(*shape())
+        width = table.shape[1]
+        index = columns if rows is None else rows * width + columns
+        found = table.reshape(-1).take(index)
+        missing = found == UNKNOWN
+        if missing.any():
+            clock = time.process_time()
+            for pair in np.unique(index[missing]).tolist():
+                row, column = divmod(pair, width)
+                value = compute(row, column)
+                memo.ensure(*shape())[row, column] = value
+            table = memo.array
+            index = columns if rows is None else rows * table.shape[1] + columns
+            found = table.reshape(-1).take(index)
+            self.spent(clock)
+        return found
 
     def append(self, app: np.ndarray, lids: np.ndarray) -> np.ndarray:
         """Local `lids` with what `app` stands for appended (app 0: nothing)."""
         engine = self.engine
-        table = self.appended.ensure(len(engine.appends), len(engine.locals))
-        found = table[app, lids]
-        missing = found == UNKNOWN
-        if missing.any():
-            pairs = np.unique(app[missing].astype(np.int64) * (1 << 32) + lids[missing])
-            for pair in pairs.tolist():
-                a, lid = divmod(pair, 1 << 32)
-                grown = lid if a == 0 else engine.append_to(a, lid)
-                table = self.appended.ensure(len(engine.appends), len(engine.locals))
-                table[a, lid] = grown
-            found = table[app, lids]
-        return found
+        return self.lookup(self.appended, lambda: (len(engine.appends), len(engine.locals)), app, lids,
+                           lambda a, lid: lid if a == 0 else engine.append_to(a, lid))
 
-    def projections(self, name: str, G: np.ndarray) -> np.ndarray:
-        """Per row, the id of what local action `name` reads of the globals."""
+    def projections(self, name: str, G: np.ndarray) -> np.ndarray | None:
+        """Per row, the id of what local action `name` reads of the globals (None: it reads none)."""
         engine = self.engine
         if not engine.local_reads[name]:
-            return np.zeros(len(G), dtype=np.int64)
+            return None
         of = engine.projection_of[name]
         table = self.projection[name]
         known = getattr(table, "known", 0)
@@ -135,25 +153,17 @@ class Tables:
             table.known = len(of)
         return table.array[G].astype(np.int64)
 
-    def local_step(self, name: str, projection: np.ndarray, lids: np.ndarray) -> np.ndarray:
+    def local_step(self, name: str, projection: np.ndarray | None, lids: np.ndarray) -> np.ndarray:
         """The next local after `name` from `lids` under `projection`, -1 where disabled."""
         engine = self.engine
-        memo = self.local[name]
-        table = memo.ensure(len(engine.projections[name]), len(engine.locals))
-        found = table[projection, lids]
-        missing = found == UNKNOWN
-        if missing.any():
-            pairs = np.unique(projection[missing].astype(np.int64) * (1 << 32) + lids[missing])
-            rows = engine.local_memos[name]
-            for pair in pairs.tolist():
-                proj, lid = divmod(pair, 1 << 32)
-                value = rows[proj][lid]
-                if value is None:
-                    value = engine.local_successor(name, lid, proj)
-                table = memo.ensure(len(engine.projections[name]), len(engine.locals))
-                table[proj, lid] = value
-            found = table[projection, lids]
-        return found
+        rows = engine.local_memos[name]
+
+        def compute(proj: int, lid: int) -> int:
+            value = rows[proj][lid]
+            return engine.local_successor(name, lid, proj) if value is None else value
+
+        return self.lookup(self.local[name], lambda: (len(engine.projections[name]), len(engine.locals)),
+                           projection, lids, compute)
 
     def wide_step(self, wide: int, G: np.ndarray, lids: np.ndarray):
         """A wide instance per row: (enabled, next globals, next local, append id to the others)."""
@@ -222,6 +232,47 @@ class KeyLayout:
         if self.same(to):
             return keys
         return to.encode(*self.decode(keys))
+
+
+class SortedKeys:
+    """The keys seen, as a few sorted runs of geometrically shrinking sizes (with each key's
+    state id, when edges are recorded): adding a level's keys merges only the runs its
+    size reaches, so a key is copied a few times over the search, not once per level."""
+
+    def __init__(self, keys: np.ndarray, ids: np.ndarray | None):
+        self.runs = [(keys, ids)]
+
+    def __len__(self) -> int:
+        return sum(len(keys) for keys, _ in self.runs)
+
+    def find(self, unique: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Per key of the sorted `unique`, whether it was seen, and its id (-1 where not)."""
+        known = np.zeros(len(unique), dtype=bool)
+        ids = None if self.runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
+        for keys, run_ids in self.runs:
+            where = np.searchsorted(keys, unique)
+            hit = where < len(keys)
+            hit[hit] = keys[where[hit]] == unique[hit]
+            known |= hit
+            if ids is not None:
+                ids[hit] = run_ids[where[hit]]
+        return known, ids
+
+    def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
+        """Add the sorted `keys` (none seen before)."""
+        self.runs.append((keys, ids))
+        while len(self.runs) > 1 and 2 * len(self.runs[-1][0]) >= len(self.runs[-2][0]):
+            (a, a_ids), (b, b_ids) = self.runs[-2], self.runs.pop()
+            both = np.concatenate([a, b])
+            if a_ids is None:
+                both.sort(kind="stable")  # two sorted runs: a linear merge
+                self.runs[-1] = (both, None)
+            else:
+                order = np.argsort(both, kind="stable")
+                self.runs[-1] = (both[order], np.concatenate([a_ids, b_ids])[order])
+
+    def rekey(self, old: "KeyLayout", new: "KeyLayout") -> None:
+        self.runs = [(old.rekey(keys, new), ids) for keys, ids in self.runs]
 
 
 class Level:
@@ -441,7 +492,7 @@ class Search:
     """The level loop of `explore_vector`, with its state: the sorted keys seen."""
 
     def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started):
-        self.run, self.engine, self.tables = run, engine, Tables(engine)
+        self.run, self.engine, self.tables = run, engine, Tables(engine, run.parts)
         self.limit = max_states if max_states is not None else float("inf")
         self.stop_on_violation, self.record_edges = stop_on_violation, record_edges
         self.on_progress, self.started = on_progress, started
@@ -479,8 +530,8 @@ class Search:
         G0, L0 = engine.unpack(engine.initial)
         initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
         run.levels.append(Level(0, initial, layout))
-        self.layout, self.seen = layout, initial.copy()
-        self.seen_ids = np.zeros(1, dtype=np.int64)
+        self.layout = layout
+        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int64) if self.record_edges else None)
         for name, holds in self.woken(self.state_checks):
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
@@ -532,13 +583,15 @@ class Search:
         a next level was found)."""
         run, engine, P = self.run, self.engine, self.P
         clock = time.process_time()
+        filled = self.parts.get("components", 0.0)
         G, L, (count, c_label, c_next, c_locals), blocks = self.successors(level)
         n = len(G)
         clock = self.timed("tables", clock)
+        self.parts["tables"] -= self.parts["components"] - filled  # the lookups alone
         # keys, under a layout wide enough for every component interned so far
         layout = KeyLayout.fitting(P, len(engine.globals), len(engine.locals), at_least=self.layout)
         if not layout.same(self.layout):
-            self.seen = self.layout.rekey(self.seen, layout)
+            self.seen.rekey(self.layout, layout)
             self.layout = layout
         parent_keys = level.layout.rekey(level.keys, layout)
         degree = count.copy()
@@ -552,42 +605,47 @@ class Search:
         # each successor's key (with its position in the packed engine's order in the low
         # bits where they fit), laid out block by block; the labels in packed order
         keys = np.empty(total, dtype=np.uint64)
-        positions = np.empty(total, dtype=np.int64)
+        positions = None if combined else np.empty(total, dtype=np.int64)
         labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
+
+        def lay(start: int, block_keys: np.ndarray, position: np.ndarray) -> None:
+            end = start + len(block_keys)
+            if combined:
+                block_keys <<= shift
+                block_keys |= position.astype(np.uint64)
+            else:
+                positions[start:end] = position
+            keys[start:end] = block_keys
+
         done = len(c_label)
-        position = np.repeat(row_start, count) + (np.arange(done) - np.repeat(np.cumsum(count) - count, count))
-        keys[:done] = layout.encode(c_next, c_locals)
-        positions[:done] = position
+        position = np.repeat(row_start - (np.cumsum(count) - count), count) + np.arange(done)
+        lay(0, layout.encode(c_next, c_locals), position)
         labels[position] = c_label
         before = count.copy()
         for label_id, p, enabled, found, wide in blocks:
-            rows = np.flatnonzero(enabled)
-            end = done + len(rows)
-            position = (row_start + before)[rows]
+            position = (row_start + before)[enabled]
             if wide is None:
-                moved = (L[p][rows] ^ found[rows]).astype(np.uint64) << layout.shifts[p]
-                keys[done:end] = parent_keys[rows] ^ moved
+                moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
+                block_keys = (parent_keys ^ moved)[enabled]
             else:
-                keys[done:end] = layout.encode(*wide)
-            positions[done:end] = position
+                block_keys = layout.encode(*wide)
+            lay(done, block_keys, position)
             labels[position] = label_id
             before += enabled
-            done = end
+            done += len(position)
         clock = self.timed("gather", clock)
-        step_keys = self.keys_in_order(keys, positions) if self.woken(self.step_checks) else None
+        step_keys = self.keys_in_order(keys, positions, shift) if self.woken(self.step_checks) else None
         # deduplicate: each key once, with its first position in the packed engine's order
         unique, first, sorted_positions, starts = self.first_occurrences(keys, positions, shift, combined)
         clock = self.timed("sort", clock)
-        where = np.searchsorted(self.seen, unique)
-        known = where < len(self.seen)
-        known[known] = self.seen[where[known]] == unique[known]
+        known, known_ids = self.seen.find(unique)
         fresh = np.flatnonzero(~known)  # the new keys, sorted
         order = np.argsort(first[fresh])
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
         # where the search stops within this level: --max-states, --stop-on-violation
-        admitted, counted, edges, expanded = self.cut(level, new_first, unique[fresh][order], labels, degree,
-                                                      row_start, layout, total, step_keys)
+        admitted, counted, edges, expanded = self.cut(level, new_first, lambda: unique[fresh][order], labels,
+                                                      degree, row_start, layout, total, step_keys)
         run.expanded = level.offset + expanded
         run.transitions += counted
         cut = counted < total or admitted < len(fresh) or (
@@ -596,13 +654,11 @@ class Search:
         rank = np.empty(len(fresh), dtype=np.int64)
         rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
-            self.record(level, unique, known, where, fresh, rank, offset, sorted_positions, starts, labels,
+            self.record(level, unique, known, known_ids, fresh, rank, offset, sorted_positions, starts, labels,
                         degree, row_start, total, edges, n)
         if admitted:
-            kept = rank < admitted
-            self.seen = np.insert(self.seen, where[fresh[kept]], unique[fresh[kept]])
-            if self.record_edges:
-                self.seen_ids = np.insert(self.seen_ids, where[fresh[kept]], offset + rank[kept])
+            kept = slice(None) if admitted == len(fresh) else rank < admitted
+            self.seen.add(unique[fresh[kept]], offset + rank[kept] if self.record_edges else None)
             ids_order = fresh[order[:admitted]]
             parent = np.searchsorted(row_start, new_first[:admitted], side="right") - 1
             run.levels.append(Level(offset, unique[ids_order], layout, parent.astype(np.int32),
@@ -610,13 +666,13 @@ class Search:
         self.timed("merge", clock)
         return cut, bool(admitted)
 
-    def record(self, level, unique, known, where, fresh, rank, offset, sorted_positions, starts, labels,
+    def record(self, level, unique, known, known_ids, fresh, rank, offset, sorted_positions, starts, labels,
                degree, row_start, total, edges, n) -> None:
         """Keep this level's edges in the packed engine's order: each state's out-degree,
         then its successors' ids and labels."""
         clock = time.process_time()
         ids = np.empty(len(unique), dtype=np.int32 if offset + len(fresh) < 2**31 else np.int64)
-        ids[known] = self.seen_ids[where[known]]
+        ids[known] = known_ids[known]
         ids[fresh] = offset + rank
         targets = np.empty(total, dtype=ids.dtype)
         targets[sorted_positions] = np.repeat(ids, np.diff(np.append(np.flatnonzero(starts), total)))
@@ -635,8 +691,6 @@ class Search:
         order, and where each distinct key's run starts in that order)."""
         total = len(keys)
         if combined:
-            keys <<= shift
-            keys |= positions.astype(np.uint64)
             keys.sort()
             sorted_positions = (keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)
             keys >>= shift
@@ -706,7 +760,7 @@ class Search:
             return found
         readable = self.run.readable_state
         for name, holds in state_checks:
-            for position, key in zip(new_first.tolist(), new_keys.tolist()):
+            for position, key in zip(new_first.tolist(), new_keys().tolist()):
                 if position >= edges:
                     break
                 if not holds(readable(key, layout)):
@@ -725,9 +779,12 @@ class Search:
                     break
         return found
 
-    def keys_in_order(self, keys, positions) -> np.ndarray:
-        """The level's successor keys in the packed engine's order (computed before the sort
-        overwrites `keys`)."""
+    def keys_in_order(self, keys, positions, shift) -> np.ndarray:
+        """The level's successor keys in the packed engine's order (taken before the sort
+        reorders `keys`)."""
         in_order = np.empty(len(keys), dtype=np.uint64)
-        in_order[positions] = keys
+        if positions is None:  # the positions are in the low bits
+            in_order[(keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)] = keys >> shift
+        else:
+            in_order[positions] = keys
         return in_order
