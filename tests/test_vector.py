@@ -164,22 +164,24 @@ def fair_graphs(draw):
     edges = [(v, label, w) for v in range(n) for label, w in draw(st.permutations(out[v]))]
     families = draw(st.lists(st.sampled_from(["a", "b", "c"]), unique=True, max_size=3))
     label_family = [draw(st.sampled_from([None, *families])) for _ in range(labels)]
-    unmet = [draw(st.booleans()) for _ in range(n)]
-    triggers = [u and draw(st.booleans()) for u in unmet]
-    return n, edges, families, label_family, triggers, unmet
+    pairs = []
+    for _ in range(draw(st.integers(1, 3))):  # several pairs: an acyclic graph sweeps them at once
+        unmet = [draw(st.booleans()) for _ in range(n)]
+        pairs.append(([u and draw(st.booleans()) for u in unmet], unmet))
+    return n, edges, families, label_family, pairs
 
 
 @given(fair_graphs())
 def test_the_vector_liveness_gives_liveness_pys_verdict_and_lasso(graph):
-    n, edges, families, label_family, triggers, unmet = graph
+    n, edges, families, label_family, pairs = graph
     src, lab, dst = (list(column) for column in zip(*edges)) if edges else ([], [], [])
     reference = liveness.FairGraph(n, src, lab, dst, families, label_family)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.array(src, dtype=np.int64), minlength=n), out=offsets[1:])
     vector = VectorGraph(offsets, np.array(lab, dtype=np.int64), np.array(dst, dtype=np.int64),
                          families, label_family)
-    masks = [(bytearray(triggers), bytearray(unmet))]
-    arrays = [(np.array(triggers, dtype=bool), np.array(unmet, dtype=bool))]
+    masks = [(bytearray(triggers), bytearray(unmet)) for triggers, unmet in pairs]
+    arrays = [(np.array(triggers, dtype=bool), np.array(unmet, dtype=bool)) for triggers, unmet in pairs]
     assert list(vector.cyclic()) == [bool(c) for c in reference.cyclic()]
     assert vector.find_violation([0], arrays) == liveness.find_violation(reference, [0], masks)
 

@@ -263,13 +263,18 @@ class SortedKeys:
         self.runs.append((keys, ids))
         while len(self.runs) > 1 and 2 * len(self.runs[-1][0]) >= len(self.runs[-2][0]):
             (a, a_ids), (b, b_ids) = self.runs[-2], self.runs.pop()
-            both = np.concatenate([a, b])
             if a_ids is None:
-                both.sort(kind="stable")  # two sorted runs: a linear merge
+                both = np.concatenate([a, b])
+                both.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
                 self.runs[-1] = (both, None)
-            else:
-                order = np.argsort(both, kind="stable")
-                self.runs[-1] = (both[order], np.concatenate([a_ids, b_ids])[order])
+                continue
+            at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
+            from_a = np.ones(len(a) + len(b), dtype=bool)
+            from_a[at] = False
+            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=a_ids.dtype)
+            keys[at], ids[at] = b, b_ids
+            keys[from_a], ids[from_a] = a, a_ids
+            self.runs[-1] = (keys, ids)
 
     def rekey(self, old: "KeyLayout", new: "KeyLayout") -> None:
         self.runs = [(old.rekey(keys, new), ids) for keys, ids in self.runs]

@@ -49,11 +49,13 @@ class VectorGraph:
         self.n = len(offsets) - 1
         self.offsets, self.labels, self.targets = offsets, labels, targets
         self.families = list(families)
-        if len(self.families) > 63:
-            raise ValueError("more than 63 fair families: the vector liveness packs them in one word")
+        if len(self.families) > 64:
+            raise ValueError("more than 64 fair families: the vector liveness packs them in one word")
         bit_of = {family: 1 << i for i, family in enumerate(self.families)}
         self.label_bit = [bit_of.get(family, 0) if family is not None else 0 for family in label_family]
         self.all_families = (1 << len(self.families)) - 1
+        self.family_dtype = smallest_unsigned(len(self.families))
+        self._rounds = None  # Kahn's peeling, round by round: a topological order where acyclic
         with self.timed("liveness:enabled"):
             self.enabled = self._enabled_masks()
         self._cyclic = None
@@ -67,17 +69,17 @@ class VectorGraph:
             self.parts[part] = self.parts.get(part, 0.0) + time.process_time() - started
 
     def _enabled_masks(self) -> np.ndarray:
-        enabled = np.zeros(self.n, dtype=np.uint64)
+        enabled = np.zeros(self.n, dtype=self.family_dtype)
         if not self.all_families or not len(self.targets):
             return enabled
-        bits = np.array(self.label_bit, dtype=np.uint64)[self.labels]
+        bits = np.array(self.label_bit, dtype=self.family_dtype)[self.labels]
         busy = np.flatnonzero(np.diff(self.offsets) > 0)
         enabled[busy] = np.bitwise_or.reduceat(bits, self.offsets[busy])
         return enabled
 
     def stutters(self) -> np.ndarray:
         """Per state, True when no fair family is enabled in it."""
-        return (self.enabled & np.uint64(self.all_families)) == 0
+        return (self.enabled & self.family_dtype(self.all_families)) == 0
 
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
@@ -101,7 +103,9 @@ class VectorGraph:
         """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
         incoming = np.bincount(self.targets, minlength=self.n).astype(np.int64)
         ready = np.flatnonzero(incoming == 0)
+        self._rounds = []
         while len(ready):
+            self._rounds.append(ready)
             index, _ = rows(self.offsets, ready)
             hit, times = np.unique(self.targets[index], return_counts=True)
             incoming[hit] -= times
@@ -128,6 +132,32 @@ class VectorGraph:
 
     # ------------------------------------------------------------ deciding
 
+    def stalled_regions(self, pairs: dict) -> dict:
+        """pair number -> its stalled region (`stalled_region`). On an acyclic graph all of
+        them in one sweep in topological order (Kahn's rounds), a pair per bit: a state's
+        bits are final once the round before it is done."""
+        if len(pairs) <= 1 or self.cyclic().any():
+            return {number: self.stalled_region(*masks) for number, masks in pairs.items()}
+        numbers = list(pairs)
+        dtype = smallest_unsigned(len(numbers))
+        reached = np.zeros(self.n, dtype=dtype)
+        unmet_bits = np.zeros(self.n, dtype=dtype)
+        for bit, number in enumerate(numbers):
+            triggers, unmet = pairs[number]
+            reached[triggers] |= dtype(1 << bit)
+            unmet_bits[unmet] |= dtype(1 << bit)
+        for nodes in self._rounds:
+            nodes = nodes[reached[nodes] != 0]
+            if not len(nodes):
+                continue
+            index, source = rows(self.offsets, nodes)
+            target = self.targets[index]
+            passed = reached[source] & unmet_bits[target]
+            for bit in range(len(numbers)):
+                hit = target[(passed & dtype(1 << bit)) != 0]
+                reached[hit] |= dtype(1 << bit)
+        return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
+
     def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
         """The states where the conclusion fails, reachable from a trigger without it holding."""
         region = triggers.copy()
@@ -150,11 +180,11 @@ class VectorGraph:
         if inner.any():
             local, nodes, (src, dst, index) = self.components_within(inner)
             count = int(local.max()) + 1
-            everything = np.uint64(self.all_families)
-            satisfied = np.zeros(count, dtype=np.uint64)
+            everything = self.family_dtype(self.all_families)
+            satisfied = np.zeros(count, dtype=self.family_dtype)
             np.bitwise_or.at(satisfied, local, everything & ~self.enabled[nodes])
             same = local[src] == local[dst]
-            bits = np.array(self.label_bit, dtype=np.uint64)[self.labels[index[same]]]
+            bits = np.array(self.label_bit, dtype=self.family_dtype)[self.labels[index[same]]]
             np.bitwise_or.at(satisfied, local[src[same]], bits)
             fair = satisfied[local] == everything
             mask[nodes[fair]] = True
@@ -164,15 +194,15 @@ class VectorGraph:
     def find_violation(self, initial: Sequence[int], pairs) -> Counterexample | None:
         """liveness.find_violation on this graph: the same verdict and lasso."""
         best = None
-        may_stay = None
-        for number, (triggers, unmet) in enumerate(pairs):
-            if not triggers.any():
-                continue
-            may_stay = self.may_stay() if may_stay is None else may_stay
-            if not (unmet & may_stay).any():
-                continue
-            with self.timed("liveness:region"):
-                region = self.stalled_region(triggers, unmet)
+        live = [number for number, (triggers, _) in enumerate(pairs) if triggers.any()]
+        if live:
+            may_stay = self.may_stay()
+            live = [number for number in live if (pairs[number][1] & may_stay).any()]
+        with self.timed("liveness:region"):
+            regions = self.stalled_regions({number: pairs[number] for number in live})
+        for number in live:
+            triggers, unmet = pairs[number]
+            region = regions[number]
             with self.timed("liveness:fairness"):
                 fair = self.fair_components(region)
             if not fair.mask.any():
@@ -192,6 +222,14 @@ class VectorGraph:
         if getattr(self, "_walker", None) is None:
             self._walker = ListGraph(self)
         return self._walker
+
+
+def smallest_unsigned(bits: int):
+    """The narrowest unsigned numpy type holding `bits` bits."""
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        if bits <= 8 * np.dtype(dtype).itemsize:
+            return dtype
+    raise ValueError(f"{bits} bits do not fit one machine word")
 
 
 class FairComponents:
