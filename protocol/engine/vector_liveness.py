@@ -107,7 +107,7 @@ class VectorGraph:
         while len(ready):
             self._rounds.append(ready)
             index, _ = rows(self.offsets, ready)
-            hit, times = np.unique(self.targets[index], return_counts=True)
+            hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
             incoming[hit] -= times
             ready = hit[incoming[hit] == 0]
         return incoming > 0
