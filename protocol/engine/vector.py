@@ -700,13 +700,17 @@ class Search:
             sorted_positions = (keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)
             keys >>= shift
             sorted_keys = keys
-        else:
-            order = np.lexsort((positions, keys))
+        else:  # no room for the positions: sort the keys alone, then take each run's least position
+            order = np.argsort(keys)
             sorted_keys, sorted_positions = keys[order], positions[order]
         starts = np.ones(total, dtype=bool)
         if total:
             np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
-        return sorted_keys[starts], sorted_positions[starts], sorted_positions, starts
+        if combined:
+            first = sorted_positions[starts]  # the least position sorts first in its run
+        else:
+            first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
+        return sorted_keys[starts], first, sorted_positions, starts
 
     # --------------------------------------------------- properties, cuts
 
