@@ -199,19 +199,30 @@ def test_the_vector_liveness_finds_a_fair_cycle_and_a_stutter():
     assert holds is None
 
 
-def test_the_sort_without_room_for_the_positions_gives_the_same_exploration(monkeypatch):
-    # Wide keys (three processes, many components) leave no low bits for the positions:
-    # the search then sorts the keys alone and takes each run's least position.
+@pytest.mark.parametrize("key_bits", [54, 60])
+def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monkeypatch, key_bits):
+    # Wide keys (three processes, many components) leave no room beside them for the
+    # positions: with 10 bits left they are sorted in chunks of 1,024 positions, with
+    # fewer than 8 the keys alone are sorted. Pretend the keys are that wide.
     import protocol.engine.vector as vector_module
 
     combined_sort = vector_module.Search.first_occurrences
 
-    def keys_alone(self, keys, positions, shift, combined):
+    class Wide:
+        bits = key_bits
+
+    def as_if_wide(self, keys, positions, shift, combined, layout):
         if combined:  # take the positions back out of the low bits, as if they had not fitted
             positions = (keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)
             keys = keys >> shift
-        return combined_sort(self, keys, positions, np.uint64(0), False)
+        return combined_sort(self, keys, positions, np.uint64(0), False, Wide)
 
-    monkeypatch.setattr(vector_module.Search, "first_occurrences", keys_alone)
-    assert_same_exploration(named_configurations()["HoldsCap"].config)
-    assert_same_exploration(named_configurations()["HoldsCap"].config, max_states=3000)
+    monkeypatch.setattr(vector_module.Search, "first_occurrences", as_if_wide)
+    chunks = []
+    in_chunks = vector_module.Search.first_occurrences_in_chunks
+    monkeypatch.setattr(vector_module.Search, "first_occurrences_in_chunks",
+                        lambda self, *args: chunks.append(args[-1]) or in_chunks(self, *args))
+    cfg = named_configurations()["HoldsCap"].config
+    assert_same_exploration(cfg)
+    assert_same_exploration(cfg, max_states=3000)
+    assert (bool(chunks) and max(chunks) >= 1) is (key_bits == 54)  # more than one chunk in a level

@@ -234,6 +234,14 @@ class KeyLayout:
         return to.encode(*self.decode(keys))
 
 
+def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Per position of sorted keys, whether a run of equal keys starts there."""
+    starts = np.ones(len(sorted_keys), dtype=bool)
+    if len(sorted_keys):
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+    return starts
+
+
 class SortedKeys:
     """The keys seen, as a few sorted runs of geometrically shrinking sizes (with each key's
     state id, when edges are recorded): adding a level's keys merges only the runs its
@@ -641,7 +649,7 @@ class Search:
         clock = self.timed("gather", clock)
         step_keys = self.keys_in_order(keys, positions, shift) if self.woken(self.step_checks) else None
         # deduplicate: each key once, with its first position in the packed engine's order
-        unique, first, sorted_positions, starts = self.first_occurrences(keys, positions, shift, combined)
+        unique, first, pieces = self.first_occurrences(keys, positions, shift, combined, layout)
         clock = self.timed("sort", clock)
         known, known_ids = self.seen.find(unique)
         fresh = np.flatnonzero(~known)  # the new keys, sorted
@@ -659,7 +667,7 @@ class Search:
         rank = np.empty(len(fresh), dtype=np.int64)
         rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
-            self.record(level, unique, known, known_ids, fresh, rank, offset, sorted_positions, starts, labels,
+            self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                         degree, row_start, total, edges, n)
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
@@ -671,7 +679,7 @@ class Search:
         self.timed("merge", clock)
         return cut, bool(admitted)
 
-    def record(self, level, unique, known, known_ids, fresh, rank, offset, sorted_positions, starts, labels,
+    def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
         """Keep this level's edges in the packed engine's order: each state's out-degree,
         then its successors' ids and labels."""
@@ -680,7 +688,9 @@ class Search:
         ids[known] = known_ids[known]
         ids[fresh] = offset + rank
         targets = np.empty(total, dtype=ids.dtype)
-        targets[sorted_positions] = np.repeat(ids, np.diff(np.append(np.flatnonzero(starts), total)))
+        for sorted_positions, starts, which in pieces:  # each run of equal keys gets its key's id
+            lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
+            targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
         rows = n
         if edges < total:
             rows = int(np.searchsorted(row_start, edges, side="left"))
@@ -691,26 +701,65 @@ class Search:
         level.labels = labels[:edges].copy() if edges < total else labels
         self.timed("edges", clock)
 
-    def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, shift, combined: bool):
-        """(the distinct keys sorted, the first position of each, every position in key
-        order, and where each distinct key's run starts in that order)."""
+    def first_occurrences(self, keys: np.ndarray, positions, shift, combined: bool, layout: KeyLayout):
+        """(the distinct keys sorted, the first position of each, and with edges recorded
+        the pieces that map every position to its key: [(positions in key order, where each
+        run of one key starts, the index of each run's key among the distinct ones, None:
+        the runs are the distinct keys in order)])."""
         total = len(keys)
-        if combined:
+        if combined:  # the positions in the low bits: one sort
             keys.sort()
-            sorted_positions = (keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)
-            keys >>= shift
-            sorted_keys = keys
-        else:  # no room for the positions: sort the keys alone, then take each run's least position
-            order = np.argsort(keys)
-            sorted_keys, sorted_positions = keys[order], positions[order]
-        starts = np.ones(total, dtype=bool)
-        if total:
-            np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
-        if combined:
-            first = sorted_positions[starts]  # the least position sorts first in its run
-        else:
-            first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
-        return sorted_keys[starts], first, sorted_positions, starts
+            low = np.uint64((1 << int(shift)) - 1)
+            starts = run_starts(keys >> shift)
+            unique = keys[starts] >> shift
+            first = (keys[starts] & low).astype(np.int64)
+            pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
+            return unique, first, pieces
+        room = 64 - layout.bits  # position bits that fit beside a key
+        chunk_bits = max(max(total - 1, 1).bit_length() - room, 0)
+        if room >= 8 and chunk_bits <= 10 and layout.bits + chunk_bits <= 64:  # at most 1,024 chunks
+            return self.first_occurrences_in_chunks(keys, positions, room, chunk_bits)
+        order = np.argsort(keys)  # no room at all: sort the keys alone, take each run's least position
+        sorted_keys, sorted_positions = keys[order], positions[order]
+        starts = run_starts(sorted_keys)
+        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
+        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
+
+    def first_occurrences_in_chunks(self, keys, positions, room: int, chunk_bits: int):
+        """`first_occurrences` where the positions do not fit beside the keys but their low
+        `room` bits do: the positions split into chunks of 2**room, each sorted with its
+        positions in the low bits; then every chunk's distinct keys, tagged with the chunk,
+        sorted together give each key's first chunk, where its first position is."""
+        chunk = (positions >> room).astype(np.uint16 if chunk_bits <= 16 else np.int64)
+        order = np.argsort(chunk, kind="stable")  # a radix sort: the chunks in order
+        bounds = np.searchsorted(chunk[order], np.arange((1 << chunk_bits) + 1))
+        low = np.uint64((1 << room) - 1)
+        per_chunk = []
+        for c in range(1 << chunk_bits):
+            part = order[bounds[c]:bounds[c + 1]]
+            if not len(part):
+                continue
+            combined = (keys[part] << np.uint64(room)) | (positions[part].astype(np.uint64) & low)
+            combined.sort()
+            starts = run_starts(combined >> np.uint64(room))
+            chunk_keys = combined[starts] >> np.uint64(room)
+            chunk_first = (combined[starts] & low).astype(np.int64) + (c << room)
+            sorted_positions = (combined & low).astype(np.int64) + (c << room) if self.record_edges else None
+            per_chunk.append((c, chunk_keys, chunk_first, sorted_positions, starts))
+        tagged = np.concatenate([(chunk_keys << np.uint64(chunk_bits)) | np.uint64(c)
+                                 for c, chunk_keys, *_ in per_chunk])
+        tagged.sort()
+        starts = run_starts(tagged >> np.uint64(chunk_bits))
+        unique = tagged[starts] >> np.uint64(chunk_bits)
+        first_chunk = (tagged[starts] & np.uint64((1 << chunk_bits) - 1)).astype(np.int64)
+        first = np.empty(len(unique), dtype=np.int64)
+        pieces = [] if self.record_edges else None
+        for c, chunk_keys, chunk_first, sorted_positions, chunk_starts in per_chunk:
+            mine = np.flatnonzero(first_chunk == c)
+            first[mine] = chunk_first[np.searchsorted(chunk_keys, unique[mine])]
+            if pieces is not None:
+                pieces.append((sorted_positions, chunk_starts, np.searchsorted(unique, chunk_keys)))
+        return unique, first, pieces
 
     # --------------------------------------------------- properties, cuts
 
