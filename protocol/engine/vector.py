@@ -39,9 +39,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import LOCAL, WIDE, Model
+from . import GLOBALS, LOCAL, WIDE, Model
 from .checker import Exploration, Progress, Violation
 from .fast import Engine
+from .interface import Counts, any_premise
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 
@@ -304,8 +305,8 @@ class Level:
 
 
 class VectorExploration(Exploration):
-    """The checker's `Exploration` of a vector search: the same ids, parents, edges and
-    violations as the packed engine's, the states stored as keys per level."""
+    """The `Run` of a vector search (engine/interface.py): the same ids, parents, edges
+    and violations as the packed engine's, the states stored as keys per level."""
 
     def __init__(self, engine: Engine):
         super().__init__()
@@ -443,8 +444,54 @@ class VectorExploration(Exploration):
     def initial_ids(self) -> list[int]:
         return list(range(len(self.levels[0])))
 
-    def gather_edges(self) -> None:
-        """Nothing to gather: the edges are here (run.py asks partitioned searches)."""
+    # ------------------------------------------------------- the Run interface
+
+    def counts(self) -> Counts:
+        return Counts(self.distinct_states, self.transitions, self.depth, None,
+                      tuple(len(level) for level in self.levels))
+
+    def level_states(self, level: Level):
+        """The readable states of `level`, in id order."""
+        G, L = level.layout.decode(level.keys)
+        engine, columns = self.engine, [column.tolist() for column in L]
+        for i, g in enumerate(G.tolist()):
+            yield engine.assemble(engine.globals[g], [engine.locals[column[i]] for column in columns])
+
+    def decoded_states(self):
+        return (state for level in self.levels for state in self.level_states(level))
+
+    def first_reached(self, predicates: dict) -> dict:
+        found = dict.fromkeys(predicates)
+        looking = dict(predicates)
+        for depth, level in enumerate(self.levels, start=1):
+            for state in self.level_states(level):
+                for name in [name for name, holds in looking.items() if holds(state)]:
+                    found[name] = depth
+                    del looking[name]
+                if not looking:
+                    return found
+        return found
+
+    def find_violation(self, graph, initial, masks, name: str, pairs):
+        return graph.find_violation(initial, masks)
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        """Per pair, a trigger in its masks, else (a premise on the globals) some interned
+        globals among the states' that satisfy it, else some decoded state."""
+        reached = [bool(triggers.any()) for triggers, _ in masks]
+        unsettled = [i for i, found in enumerate(reached) if not found]
+        engine = self.engine
+        if any(pairs[i].premise_reads == GLOBALS for i in unsettled):
+            present = np.unique(self.components()[0]).tolist()
+            for i in [i for i in unsettled if pairs[i].premise_reads == GLOBALS]:
+                reached[i] = any(pairs[i].premise(engine.assemble(engine.globals[g], [engine.empty_local] * engine.P))
+                                 for g in present)
+        decoded = [i for i in unsettled if pairs[i].premise_reads != GLOBALS]
+        if decoded:
+            found = any_premise(self.decoded_states(), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
+            for i, answer in zip(decoded, found):
+                reached[i] = answer
+        return tuple(reached)
 
     def fair_graph(self, model: Model):
         from .vector_liveness import VectorGraph
@@ -454,11 +501,11 @@ class VectorExploration(Exploration):
         return VectorGraph(offsets, labels, targets, model.fair_families,
                            [family_of.get(label) for label in self.labels], parts=self.parts)
 
-    def pair_masks(self, select: Callable) -> list:
+    def pair_masks(self, name: str, pairs) -> list:
         from .vector_liveness import leads_to_masks
 
         started = time.process_time()
-        masks = leads_to_masks(self, select(self.model))
+        masks = leads_to_masks(self, pairs)
         self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
         return masks
 

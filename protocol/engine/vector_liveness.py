@@ -281,7 +281,7 @@ def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
             unmet = unmet_of[L[pair.process]]
             masks.append((premise_of[G] & unmet, unmet))
             continue
-        triggers, unmet = liveness.leads_to_masks((run.state(i) for i in range(run.distinct_states)),
+        triggers, unmet = liveness.leads_to_masks(run.decoded_states(),
                                                   [(pair.premise, pair.conclusion)])[0]
         masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
                       np.frombuffer(bytes(unmet), dtype=bool).copy()))
