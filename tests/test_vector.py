@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from helpers import combination_id
+from helpers import cli, combination_id  # noqa: F401  (cli: a fixture)
 from protocol.config import SWITCH_VALUES, Config, ConfigError, named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector import KeyLayout, WideKeys
@@ -226,3 +226,42 @@ def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monk
     assert_same_exploration(cfg)
     assert_same_exploration(cfg, max_states=3000)
     assert (bool(chunks) and max(chunks) >= 1) is (key_bits == 54)  # more than one chunk in a level
+
+
+# ------------------------------------------------------------ the command line
+
+
+def test_check_says_which_engine_ran_and_why(cli):
+    import json
+
+    code, out, _ = cli("check", "HoldsCapReconnect", "--json")
+    assert code == 0 and json.loads(out)["engine"] == {"name": "vector"}
+    code, out, _ = cli("check", "HoldsCapReconnect", "--json", "--engine", "packed")
+    assert code == 0 and json.loads(out)["engine"] == {"name": "packed"}
+    code, out, _ = cli("check", "HoldsCapReconnect", "--json", "--no-liveness", "--fingerprints")
+    record = json.loads(out)
+    assert code == 0 and record["engine"]["name"] == "packed" and "--fingerprints" in record["engine"]["why"]
+
+
+def test_check_refuses_the_vector_engine_where_it_does_not_apply(cli):
+    code, out, err = cli("check", "HoldsCapReconnect", "--engine", "vector", "--workers", "2")
+    assert (code, out) == (2, "") and "--engine vector is sequential" in err and "Traceback" not in err
+    code, out, err = cli("check", "HoldsCapReconnect", "--engine", "vector", "--fingerprints", "--no-liveness")
+    assert (code, out) == (2, "") and "drop --engine vector" in err
+
+
+def test_bench_measures_both_engines_side_by_side():
+    from protocol.bench import measure
+    from protocol.render import plain_text
+    from protocol.render_bench import engines_table
+
+    constants = {"P": 1, "D": 1, "MaxTime": 1}
+    records = [measure("Holds", constants, mode, max_states=10**6)
+               for mode in ("safety/packed", "safety/vector", "safety+liveness/packed", "safety+liveness/vector")]
+    assert [record["engine"] for record in records] == ["packed", "vector"] * 2
+    assert len({(r["distinct_states"], r["transitions"], r["depth"]) for r in records}) == 1
+    assert records[1]["parts"].keys() >= {"components", "tables", "gather", "sort", "dedupe", "merge"}
+    assert "liveness:region" in records[3]["parts"] and not records[0]["parts"]
+    assert all(record["states_per_cpu_second"] and record["bytes_per_state"] > 0 for record in records)
+    text = plain_text(engines_table(records), width=250)
+    assert "safety+liveness" in text and "vector/" in text and "sort" in text
