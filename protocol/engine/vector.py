@@ -45,6 +45,9 @@ from .fast import Engine
 from .interface import Counts, any_premise
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
+# A level is expanded this many states at a time, which bounds the memory a level's
+# successors take in flight (about 30 bytes each); ids and order are the same for any size.
+SLICE = 1 << 21
 
 
 class WideKeys(Exception):
@@ -304,6 +307,28 @@ class Level:
         return len(self.keys)
 
 
+class Slice:
+    """States `start`..`stop` of a level, expanded together: what `Search.expand` reads of
+    a level (its keys, layout, the id of its first state), and the edges it records."""
+
+    def __init__(self, level: Level, start: int, stop: int):
+        self.start, self.offset = start, level.offset + start
+        self.keys, self.layout = level.keys[start:stop], level.layout
+        self.degree = self.targets = self.labels = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def joined(pieces: list, offset: int) -> Level:
+    """The level made of the new states `pieces` found, [(keys, layout, parent, via)] in
+    id order: the keys under the last (widest) layout."""
+    layout = pieces[-1][1]
+    keys = np.concatenate([piece_layout.rekey(keys, layout) for keys, piece_layout, _, _ in pieces])
+    return Level(offset, keys, layout, np.concatenate([parent for _, _, parent, _ in pieces]),
+                 np.concatenate([via for _, _, _, via in pieces]))
+
+
 class VectorExploration(Exploration):
     """The `Run` of a vector search (engine/interface.py): the same ids, parents, edges
     and violations as the packed engine's, the states stored as keys per level."""
@@ -383,20 +408,21 @@ class VectorExploration(Exploration):
         Gathered once from the levels, which then let go of theirs (memory stays near one copy)."""
         if self._edges is None:
             started = time.process_time()
-            levels = [level for level in self.levels if level.degree is not None]
+            levels = [level for level in self.levels if level.degree]  # each a list, one array per slice
             n = self.distinct_states
             offsets = np.zeros(n + 1, dtype=np.int64)
-            total = sum(len(level.targets) for level in levels)
-            targets = np.empty(total, dtype=levels[0].targets.dtype if levels else np.int32)
-            labels = np.empty(total, dtype=levels[0].labels.dtype if levels else np.uint8)
+            total = sum(len(part) for level in levels for part in level.targets)
+            targets = np.empty(total, dtype=levels[0].targets[0].dtype if levels else np.int32)
+            labels = np.empty(total, dtype=levels[0].labels[0].dtype if levels else np.uint8)
             done, after = 0, 1
             for level in levels:  # consecutive from the first; only the last may be cut short
-                degree = level.degree
+                degree = np.concatenate(level.degree)
                 np.cumsum(degree, out=offsets[level.offset + 1:level.offset + 1 + len(degree)])
                 offsets[level.offset + 1:level.offset + 1 + len(degree)] += done
-                end = done + len(level.targets)
-                targets[done:end], labels[done:end] = level.targets, level.labels
-                done = end
+                for part_targets, part_labels in zip(level.targets, level.labels):
+                    end = done + len(part_targets)
+                    targets[done:end], labels[done:end] = part_targets, part_labels
+                    done = end
                 level.degree = level.targets = level.labels = None
                 after = level.offset + 1 + len(degree)
             offsets[after:] = done  # states not expanded (a cut search) have no edges
@@ -561,6 +587,7 @@ class Search:
         self.state_checks = dict(engine.readable_invariants)
         self.step_checks = dict(engine.readable_transitions)
         self.parts = run.parts
+        self.pending = 0  # new states of the level being expanded, found by its slices so far
 
     def _process_instances(self) -> list:
         """(label id, kind, process, name, wide index) of each process instance, in order."""
@@ -571,6 +598,11 @@ class Search:
                 if kind == WIDE:
                     wide += 1
         return out
+
+    @property
+    def count(self) -> int:
+        """States admitted so far: the levels stored and this level's slices done."""
+        return self.run.distinct_states + self.pending
 
     def timed(self, part: str, since: float) -> float:
         now = time.process_time()
@@ -598,9 +630,25 @@ class Search:
         run.depth, run.transitions, run.expanded = 1, 0, 0
         cut = (self.stop_on_violation and bool(run.violations)) or 1 >= self.limit
         while not cut:
-            cut, grown = self.expand(run.levels[-1])
-            if not grown:  # a level with no new state: the search is over (or was cut in it)
+            level = run.levels[-1]
+            offset, pieces, self.pending = level.offset + len(level), [], 0
+            if self.record_edges:
+                level.degree, level.targets, level.labels = [], [], []
+            for start in range(0, len(level), SLICE):
+                part = Slice(level, start, min(start + SLICE, len(level)))
+                cut, piece = self.expand(part, offset + self.pending)
+                if self.record_edges:
+                    level.degree.append(part.degree)
+                    level.targets.append(part.targets)
+                    level.labels.append(part.labels)
+                if piece is not None:
+                    pieces.append(piece)
+                    self.pending += len(piece[0])
+                if cut:
+                    break
+            if not pieces:  # a level with no new state: the search is over (or was cut in it)
                 break
+            run.levels.append(joined(pieces, offset))
             run.depth += 1
             if self.on_progress is not None:
                 self.on_progress(Progress(run.distinct_states, run.depth, len(run.levels[-1]),
@@ -638,9 +686,9 @@ class Search:
                 blocks.append((label_id, p, enabled, nxt, (g2[rows], others)))
         return G, L, controller, blocks
 
-    def expand(self, level: Level) -> tuple[bool, bool]:
-        """Expand `level`, appending the next one; (whether the search was cut, whether
-        a next level was found)."""
+    def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
+        """Expand a slice of a level, its new states getting ids from `offset`: (whether the
+        search was cut, the new states as (keys, layout, parent, via) or None)."""
         run, engine, P = self.run, self.engine, self.P
         clock = time.process_time()
         filled = self.parts.get("components", 0.0)
@@ -709,22 +757,21 @@ class Search:
         run.expanded = level.offset + expanded
         run.transitions += counted
         cut = counted < total or admitted < len(fresh) or (
-            self.stop_on_violation and bool(run.violations)) or run.distinct_states + admitted >= self.limit
-        offset = level.offset + len(level)
+            self.stop_on_violation and bool(run.violations)) or self.count + admitted >= self.limit
         rank = np.empty(len(fresh), dtype=np.int64)
         rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
             self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                         degree, row_start, total, edges, n)
+        piece = None
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
             self.seen.add(unique[fresh[kept]], offset + rank[kept] if self.record_edges else None)
             ids_order = fresh[order[:admitted]]
-            parent = np.searchsorted(row_start, new_first[:admitted], side="right") - 1
-            run.levels.append(Level(offset, unique[ids_order], layout, parent.astype(np.int32),
-                                    labels[new_first[:admitted]].astype(np.int16)))
+            parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
+            piece = (unique[ids_order], layout, parent.astype(np.int32), labels[new_first[:admitted]].astype(np.int16))
         self.timed("merge", clock)
-        return cut, bool(admitted)
+        return cut, piece
 
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
@@ -825,7 +872,7 @@ class Search:
         def end_of(row) -> int:
             return int(row_start[row] + degree[row])
 
-        room = self.limit - run.distinct_states
+        room = self.limit - self.count
         if len(new_first) > room:  # --max-states: the packed engine rejects the first new state past it
             room = int(room)
             rejected = int(new_first[room])
@@ -846,7 +893,7 @@ class Search:
             if end_of(earliest) < counted:
                 counted = edges = end_of(earliest)
                 expanded = earliest + 1
-        offset = level.offset + len(level)
+        offset = self.count
         for position, violation in sorted(found, key=lambda item: item[0]):
             is_step = violation.after is not None
             if violation.prop not in run.violations and position < (counted if is_step else edges):
