@@ -634,22 +634,26 @@ class Search:
             offset, pieces, self.pending = level.offset + len(level), [], 0
             if self.record_edges:
                 level.degree, level.targets, level.labels = [], [], []
-            for start in range(0, len(level), SLICE):
-                part = Slice(level, start, min(start + SLICE, len(level)))
-                cut, piece = self.expand(part, offset + self.pending)
-                if self.record_edges:
-                    level.degree.append(part.degree)
-                    level.targets.append(part.targets)
-                    level.labels.append(part.labels)
-                if piece is not None:
-                    pieces.append(piece)
-                    self.pending += len(piece[0])
-                if cut:
-                    break
+            try:
+                for start in range(0, len(level), SLICE):
+                    part = Slice(level, start, min(start + SLICE, len(level)))
+                    cut, piece = self.expand(part, offset + self.pending)
+                    if self.record_edges:
+                        level.degree.append(part.degree)
+                        level.targets.append(part.targets)
+                        level.labels.append(part.labels)
+                    if piece is not None:
+                        pieces.append(piece)
+                        self.pending += len(piece[0])
+                    if cut:
+                        break
+            finally:  # Ctrl-C too: the slices done count, as the states they found
+                if pieces:
+                    run.levels.append(joined(pieces, offset))
+                    run.depth += 1
+                self.pending = 0
             if not pieces:  # a level with no new state: the search is over (or was cut in it)
                 break
-            run.levels.append(joined(pieces, offset))
-            run.depth += 1
             if self.on_progress is not None:
                 self.on_progress(Progress(run.distinct_states, run.depth, len(run.levels[-1]),
                                           time.perf_counter() - self.started))
