@@ -278,3 +278,24 @@ def test_levels_expanded_in_slices_give_the_same_exploration(monkeypatch, option
     packed, vector = assert_same_exploration(cfg, **options)
     if not options:
         assert_same_liveness(cfg, packed, vector)
+
+
+def test_keys_too_wide_mid_search_fall_back_to_the_packed_engine(monkeypatch):
+    # Pretend a machine word holds 12 bits: HoldsCap's components outgrow it during the
+    # search, and the default explores with the packed engine instead, saying why.
+    import protocol.engine.vector as vector_module
+
+    real_init = vector_module.KeyLayout.__init__
+
+    def narrow_word(self, P, global_bits, local_bits):
+        if global_bits + P * local_bits > 12:
+            raise WideKeys(f"the keys need {global_bits + P * local_bits} bits")
+        real_init(self, P, global_bits, local_bits)
+
+    monkeypatch.setattr(vector_module.KeyLayout, "__init__", narrow_word)
+    cfg = named_configurations()["HoldsCap"].config
+    run = explore_config(cfg)
+    assert run.engine_choice["name"] == "packed" and "bits" in run.engine_choice["why"]
+    assert (run.distinct_states, len(run.counterexample("I1"))) == (6907, 7)
+    with pytest.raises(ConfigError, match="drop --engine vector"):
+        explore_config(cfg, engine="vector")
