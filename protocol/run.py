@@ -35,7 +35,8 @@ def explore_config(cfg, engine: str | None = None, **options) -> Run:
     from .engine.vector import WideKeys, explore_vector, vector_refusal
 
     model = model_for(cfg)
-    why = vector_refusal(model, **{flag: options.get(flag, False) for flag in ("symmetry", "fingerprints")})
+    why = vector_refusal(model, **{flag: options.get(flag, False)
+                                   for flag in ("symmetry", "fingerprints", "record_edges")})
     if engine == "vector" and why is not None:
         raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
     if engine != "packed" and why is None:
@@ -43,6 +44,8 @@ def explore_config(cfg, engine: str | None = None, **options) -> Run:
             run = explore_vector(model, **options)
             run.engine_choice = {"name": "vector"}
             return run
+        except Refusal as refusal:
+            raise ConfigError(str(refusal)) from None
         except WideKeys as wide:
             if engine == "vector":
                 raise ConfigError(f"--engine vector cannot check this: {wide}; drop --engine vector") from None

@@ -299,3 +299,43 @@ def test_keys_too_wide_mid_search_fall_back_to_the_packed_engine(monkeypatch):
     assert (run.distinct_states, len(run.counterexample("I1"))) == (6907, 7)
     with pytest.raises(ConfigError, match="drop --engine vector"):
         explore_config(cfg, engine="vector")
+
+
+# ------------------------------------------------------------ symmetry (safety)
+
+
+def assert_same_reduced_exploration(cfg, **options):
+    """Under symmetry the engines intern components in different orders, so their
+    representatives (locals sorted by id) may differ: the same unreduced and reduced
+    counts, depth, verdicts and shortest lengths, each counterexample a real run."""
+    packed = explore_config(cfg, engine="packed", symmetry=True, **options)
+    vector = explore_config(cfg, engine="vector", symmetry=True, **options)
+    assert vector.engine_choice == {"name": "vector"}
+    assert vector.counts() == packed.counts() and vector.complete == packed.complete
+    assert vector.violations.keys() == packed.violations.keys()
+    model = model_for(cfg)
+    for name in packed.violations:
+        trace = vector.counterexample(name)
+        assert len(trace) == len(packed.counterexample(name))
+        for (_, before), (label, after) in zip(trace, trace[1:]):
+            assert (label, after) in model.successors(before)
+    return packed, vector
+
+
+@pytest.mark.parametrize("name", ["Holds", "HoldsRouted", "HoldsAliasShared"])
+@pytest.mark.parametrize("options", [{}, {"max_states": 1000}, {"max_states": 4999}, {"stop_on_violation": True}])
+def test_the_reduced_search_counts_and_refutes_as_the_packed_one(name, options):
+    assert_same_reduced_exploration(named_configurations()[name].config, **options)
+
+
+@SLOW
+@pytest.mark.parametrize("name", ["Holds", "HoldsRouted", "HoldsAlias"])
+def test_the_reduced_search_at_three_processes(name):
+    assert_same_reduced_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
+
+
+def test_symmetry_with_liveness_and_a_special_process_go_to_the_packed_engine():
+    run = explore_config(named_configurations()["Holds"].config, symmetry=True, record_edges=True)
+    assert run.engine_choice["name"] == "packed" and "liveness" in run.engine_choice["why"]
+    with pytest.raises(ConfigError, match="--symmetry"):
+        explore_config(named_configurations()["HoldsCap"].config, engine="vector", symmetry=True)

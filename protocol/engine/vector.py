@@ -35,13 +35,14 @@ position in the previous level and the label of the step: about 22 bytes.
 from __future__ import annotations
 
 import time
+from math import factorial
 from typing import Callable, Sequence
 
 import numpy as np
 
 from . import GLOBALS, LOCAL, WIDE, Model
 from .checker import Exploration, Progress, Violation
-from .fast import Engine
+from .fast import BITS, Engine
 from .interface import Counts, any_premise
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
@@ -321,12 +322,12 @@ class Slice:
 
 
 def joined(pieces: list, offset: int) -> Level:
-    """The level made of the new states `pieces` found, [(keys, layout, parent, via)] in
-    id order: the keys under the last (widest) layout."""
+    """The level made of the new states `pieces` found, [(keys, layout, parent, via, weight)]
+    in id order: the keys under the last (widest) layout."""
     layout = pieces[-1][1]
-    keys = np.concatenate([piece_layout.rekey(keys, layout) for keys, piece_layout, _, _ in pieces])
-    return Level(offset, keys, layout, np.concatenate([parent for _, _, parent, _ in pieces]),
-                 np.concatenate([via for _, _, _, via in pieces]))
+    keys = np.concatenate([piece_layout.rekey(keys, layout) for keys, piece_layout, *_ in pieces])
+    return Level(offset, keys, layout, np.concatenate([piece[2] for piece in pieces]),
+                 np.concatenate([piece[3] for piece in pieces]))
 
 
 class VectorExploration(Exploration):
@@ -339,7 +340,10 @@ class VectorExploration(Exploration):
         self.levels: list[Level] = []
         self.states = self.index = None  # kept as keys, per level: see `state`
         self.labels = list(engine.labels)
-        self.reduction = None
+        self.decode = engine.decode  # paths store the packed engine's ints
+        self.reduction = None  # with symmetry: symmetry.Permutations (labels carry the permutation)
+        self.level_weights: list[int] = []  # with symmetry: per level, the states its representatives stand for
+        self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
 
@@ -354,27 +358,31 @@ class VectorExploration(Exploration):
         k = int(np.searchsorted(starts, state_id, side="right")) - 1
         return self.levels[k], state_id - self.levels[k].offset
 
-    def readable_state(self, key: int, layout: KeyLayout):
+    def packed_state(self, key: int, layout: KeyLayout) -> int:
+        """The packed engine's int for the state of `key` (what paths store)."""
         G, L = layout.decode(np.array([key], dtype=np.uint64))
-        engine = self.engine
-        return engine.assemble(engine.globals[int(G[0])], [engine.locals[int(column[0])] for column in L])
+        return self.engine.pack(int(G[0]), [int(column[0]) for column in L])
+
+    def readable_state(self, key: int, layout: KeyLayout):
+        return self.engine.decode(self.packed_state(key, layout))
 
     def state(self, state_id: int):
         level, position = self.locate(state_id)
         return self.readable_state(int(level.keys[position]), level.layout)
 
     def stored_path(self, state_id: int) -> list:
-        """The path the search stored to `state_id`: [(label or None, readable state)]."""
+        """The path the search stored to `state_id`: [(label or None, the packed engine's
+        int)], decoded by `decode` (or realised, under symmetry, by `realize`)."""
         level, position = self.locate(state_id)
         k = self.levels.index(level)
         steps = []
         while k > 0:
             steps.append((self.labels[int(level.via[position])],
-                          self.readable_state(int(level.keys[position]), level.layout)))
+                          self.packed_state(int(level.keys[position]), level.layout)))
             position = int(level.parent[position])
             k -= 1
             level = self.levels[k]
-        steps.append((None, self.readable_state(int(level.keys[position]), level.layout)))
+        steps.append((None, self.packed_state(int(level.keys[position]), level.layout)))
         steps.reverse()
         return steps
 
@@ -473,6 +481,9 @@ class VectorExploration(Exploration):
     # ------------------------------------------------------- the Run interface
 
     def counts(self) -> Counts:
+        if self.reduction is not None:  # the unreduced counts, from the orbits' sizes
+            return Counts(sum(self.level_weights), self.weighted_transitions, self.depth, self.distinct_states,
+                          tuple(self.level_weights))
         return Counts(self.distinct_states, self.transitions, self.depth, None,
                       tuple(len(level) for level in self.levels))
 
@@ -536,10 +547,11 @@ class VectorExploration(Exploration):
         return masks
 
 
-def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False) -> str | None:
+def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False,
+                   record_edges: bool = False) -> str | None:
     """Why the vector engine cannot explore `model` so, or None when it can."""
-    if symmetry:
-        return "symmetry reduction is the packed engine's (--symmetry)"
+    if symmetry and record_edges:
+        return "liveness under symmetry reduction is the packed engine's (--symmetry without --no-liveness)"
     if fingerprints:
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
@@ -554,17 +566,32 @@ def explore_vector(
     stop_on_violation: bool = False,
     record_edges: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    symmetry: bool = False,
     engine: Engine | None = None,
     **ignored,
 ) -> VectorExploration:
     """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
     edges and violations (see the module docstring). Raises WideKeys when the keys
-    would not fit one machine word."""
+    would not fit one machine word.
+
+    With `symmetry` (safety only: `vector_refusal`), one representative per orbit of
+    process permutations, as the packed engine's reduced search keeps: the locals'
+    ids sorted, each label extended with the permutation applied, the counts and
+    the --max-states bound unreduced (by orbit sizes), paths realised as real runs."""
+    from . import symmetry as sym
+
+    if symmetry:
+        model.refuse_unless_symmetric()
     engine = engine or Engine(model)
     run = VectorExploration(engine)
     run.edges_recorded = record_edges
+    perms = None
+    if symmetry:
+        perms = run.reduction = sym.Permutations(model.processes)
+        run.labels = perms.labels(engine.labels)
+        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
     started = time.perf_counter()
-    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started)
+    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started, perms)
     try:
         search.levels()
     except KeyboardInterrupt:
@@ -577,8 +604,16 @@ def explore_vector(
 class Search:
     """The level loop of `explore_vector`, with its state: the sorted keys seen."""
 
-    def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started):
+    def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started,
+                 perms=None):
         self.run, self.engine, self.tables = run, engine, Tables(engine, run.parts)
+        self.perms = perms  # with symmetry: the permutations, numbered as the packed engine numbers them
+        if perms is not None:
+            P = engine.P
+            self.permutation_of = np.zeros(P ** P, dtype=np.int64)  # order (as base-P digits) -> its number
+            for order, number in perms.number.items():
+                self.permutation_of[sum(q * P ** i for i, q in enumerate(order))] = number
+        self.weight = 0  # the states admitted stand for this many (their orbits' sizes; their count without symmetry)
         self.limit = max_states if max_states is not None else float("inf")
         self.stop_on_violation, self.record_edges = stop_on_violation, record_edges
         self.on_progress, self.started = on_progress, started
@@ -628,6 +663,8 @@ class Search:
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
         run.depth, run.transitions, run.expanded = 1, 0, 0
+        self.weight = 1  # the initial state is its own orbit (its processes start alike)
+        run.level_weights.append(1)
         cut = (self.stop_on_violation and bool(run.violations)) or 1 >= self.limit
         while not cut:
             level = run.levels[-1]
@@ -650,6 +687,7 @@ class Search:
             finally:  # Ctrl-C too: the slices done count, as the states they found
                 if pieces:
                     run.levels.append(joined(pieces, offset))
+                    run.level_weights.append(sum(piece[4] for piece in pieces))
                     run.depth += 1
                 self.pending = 0
             if not pieces:  # a level with no new state: the search is over (or was cut in it)
@@ -692,7 +730,7 @@ class Search:
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         """Expand a slice of a level, its new states getting ids from `offset`: (whether the
-        search was cut, the new states as (keys, layout, parent, via) or None)."""
+        search was cut, the new states as (keys, layout, parent, via, weight) or None)."""
         run, engine, P = self.run, self.engine, self.P
         clock = time.process_time()
         filled = self.parts.get("components", 0.0)
@@ -731,18 +769,23 @@ class Search:
 
         done = len(c_label)
         position = np.repeat(row_start - (np.cumsum(count) - count), count) + np.arange(done)
-        lay(0, layout.encode(c_next, c_locals), position)
-        labels[position] = c_label
+        block_keys, permutation = self.keyed(layout, c_next, c_locals)
+        lay(0, block_keys, position)
+        labels[position] = c_label if permutation is None else c_label * len(self.perms) + permutation
         before = count.copy()
         for label_id, p, enabled, found, wide in blocks:
             position = (row_start + before)[enabled]
-            if wide is None:
+            permutation = None
+            if wide is not None:
+                block_keys, permutation = self.keyed(layout, *wide)
+            elif self.perms is None:  # only process p's locals change: flip their bits in the parent's key
                 moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
                 block_keys = (parent_keys ^ moved)[enabled]
             else:
-                block_keys = layout.encode(*wide)
+                block_keys, permutation = self.keyed(
+                    layout, G[enabled], [found[enabled] if q == p else L[q][enabled] for q in range(P)])
             lay(done, block_keys, position)
-            labels[position] = label_id
+            labels[position] = label_id if permutation is None else label_id * len(self.perms) + permutation
             before += enabled
             done += len(position)
         clock = self.timed("gather", clock)
@@ -756,12 +799,20 @@ class Search:
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
         # where the search stops within this level: --max-states, --stop-on-violation
+        new_weights = None
+        if self.perms is not None:  # each new representative stands for its orbit
+            new_weights = self.orbit_sizes(layout.decode(unique[fresh][order])[1])
         admitted, counted, edges, expanded = self.cut(level, new_first, lambda: unique[fresh][order], labels,
-                                                      degree, row_start, layout, total, step_keys)
+                                                      degree, row_start, layout, total, step_keys, new_weights)
         run.expanded = level.offset + expanded
         run.transitions += counted
+        admitted_weight = admitted if new_weights is None else int(new_weights[:admitted].sum())
+        if new_weights is not None:  # each step counted stands for its source's orbit
+            taken = np.clip(counted - row_start, 0, degree)
+            run.weighted_transitions += int((self.orbit_sizes(L) * taken).sum())
         cut = counted < total or admitted < len(fresh) or (
-            self.stop_on_violation and bool(run.violations)) or self.count + admitted >= self.limit
+            self.stop_on_violation and bool(run.violations)) or self.weight + admitted_weight >= self.limit
+        self.weight += admitted_weight
         rank = np.empty(len(fresh), dtype=np.int64)
         rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
@@ -773,7 +824,9 @@ class Search:
             self.seen.add(unique[fresh[kept]], offset + rank[kept] if self.record_edges else None)
             ids_order = fresh[order[:admitted]]
             parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
-            piece = (unique[ids_order], layout, parent.astype(np.int32), labels[new_first[:admitted]].astype(np.int16))
+            piece = (unique[ids_order], layout, parent.astype(np.int32),
+                     labels[new_first[:admitted]].astype(np.int16 if len(run.labels) < 2**15 else np.int32),
+                     admitted_weight)
         self.timed("merge", clock)
         return cut, piece
 
@@ -798,6 +851,28 @@ class Search:
         level.targets = targets[:edges].copy() if edges < total else targets
         level.labels = labels[:edges].copy() if edges < total else labels
         self.timed("edges", clock)
+
+    def keyed(self, layout: KeyLayout, G: np.ndarray, L: list) -> tuple[np.ndarray, np.ndarray | None]:
+        """The keys of states with globals `G` and per-process locals `L`; with symmetry,
+        of their representatives (the locals' ids sorted, ties kept in process order),
+        with the number of the permutation applied (as symmetry.edge_canonicalizer)."""
+        if self.perms is None:
+            return layout.encode(G, L), None
+        locals_ = np.stack(L, axis=1)
+        order = np.argsort(locals_, axis=1, kind="stable")
+        ordered = np.take_along_axis(locals_, order, axis=1)
+        code = order @ (self.P ** np.arange(self.P))
+        return layout.encode(G, [ordered[:, i] for i in range(self.P)]), self.permutation_of[code]
+
+    def orbit_sizes(self, L: list) -> np.ndarray:
+        """Per representative (its locals' ids sorted), how many states its orbit holds:
+        P! over the factorial of each id's multiplicity."""
+        size = np.full(len(L[0]), factorial(self.P), dtype=np.int64)
+        run_length = np.ones(len(L[0]), dtype=np.int64)
+        for p in range(1, self.P):
+            run_length = np.where(L[p] == L[p - 1], run_length + 1, 1)
+            size //= run_length  # dividing by 2, 3, ... along a run divides by its factorial
+        return size
 
     def first_occurrences(self, keys: np.ndarray, positions, shift, combined: bool, layout: KeyLayout):
         """(the distinct keys sorted, the first position of each, and with edges recorded
@@ -861,7 +936,8 @@ class Search:
 
     # --------------------------------------------------- properties, cuts
 
-    def cut(self, level, new_first, new_keys, labels, degree, row_start, layout, total, step_keys):
+    def cut(self, level, new_first, new_keys, labels, degree, row_start, layout, total, step_keys,
+            new_weights=None):
         """Check the properties on this level's steps and new states and find where the
         packed engine's search would stop in it: (new states admitted, transitions
         counted, edges recorded, states fully expanded), recording the violations
@@ -876,17 +952,21 @@ class Search:
         def end_of(row) -> int:
             return int(row_start[row] + degree[row])
 
-        room = self.limit - self.count
-        if len(new_first) > room:  # --max-states: the packed engine rejects the first new state past it
-            room = int(room)
-            rejected = int(new_first[room])
-            if room == 0 or parent_of(rejected) == parent_of(new_first[room - 1]):
-                counted, edges, expanded = rejected + 1, rejected, parent_of(rejected)
-            else:
-                last_parent = parent_of(new_first[room - 1])
+        # --max-states bounds the states admitted (with symmetry, the states their orbits hold):
+        # the packed engine rejects the first new state that would pass it, or, once the
+        # bound is reached exactly, stops after the state being expanded
+        room = self.limit - self.weight
+        reached = np.arange(1, len(new_first) + 1) if new_weights is None else np.cumsum(new_weights)
+        if len(new_first) and reached[-1] > room:
+            fit = int(np.searchsorted(reached, room, side="right"))  # the new states within the bound
+            rejected = int(new_first[fit])
+            if fit and reached[fit - 1] == room and parent_of(rejected) != parent_of(new_first[fit - 1]):
+                last_parent = parent_of(new_first[fit - 1])
                 counted = edges = end_of(last_parent)
                 expanded = last_parent + 1
-        elif len(new_first) == room and room:  # the last one admitted reaches the bound
+            else:
+                counted, edges, expanded = rejected + 1, rejected, parent_of(rejected)
+        elif len(new_first) and reached[-1] == room:  # the last one admitted reaches the bound
             last_parent = parent_of(new_first[-1])
             counted = edges = end_of(last_parent)
             expanded = last_parent + 1
@@ -931,7 +1011,8 @@ class Search:
                 after = readable(int(step_keys[position]), layout)
                 if not holds(before, after):
                     found.append((position, Violation(name, level.offset + parent,
-                                                      self.run.labels[int(labels[position])], after)))
+                                                      self.run.labels[int(labels[position])],
+                                                      self.run.packed_state(int(step_keys[position]), layout))))
                     break
         return found
 
