@@ -5,7 +5,7 @@
 
 Three kinds: docs/refutations.md, each refutation's golden trace
 refutations/<Name>.txt (protocol/golden.py), and the manifest's figures that
-README.md and docs/ quote in prose (`QUOTES`). A change to the model that
+README.md and docs/ quote in prose (`quotes()`). A change to the model that
 changes a counterexample or a count then shows in review as a diff of them.
 
 Each refutation's section is its switches (what it changes relative to
@@ -252,7 +252,7 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 #
 # README.md and docs/ quote figures of the manifest in prose: distinct states,
 # depths, shortest lengths, counts of configurations. Each quote is declared
-# here once, as the text around the figure with the figure as a placeholder,
+# here once (`quotes()`), as the text around the figure with the figure as a placeholder,
 # so `docs --check` finds the quote, compares its figure with the manifest's,
 # and `docs --write` puts the manifest's figure in (a re-pinned count cannot
 # leave the prose stale). A placeholder is one of
@@ -262,6 +262,7 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 #   {violated_by:PROP}              every configuration expected to violate PROP, with its length
 #   {count:all}  {count:P=1}        how many configurations (at P=1), in words up to twelve
 #   {names:sound}                   the configurations expected to violate nothing
+#   {keep}                          any text of a table cell, left as it is
 #
 # `after` anchors a quote whose text occurs more than once (the first occurrence
 # after it is meant). The outputs of `check` that the prose shows are regenerated
@@ -269,9 +270,10 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
 
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
-PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count|names):(?P<what>[^}]+)\}")
+PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count|names|keep)(?::(?P<what>[^}]+))?\}")
 FIGURE_PATTERN = {"states": r"[0-9][0-9,]*", "depth": r"[0-9]+", "length": r"[0-9]+",
-                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+", "names": r"`\w+`(?:(?:, | and )`\w+`)*"}
+                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+", "names": r"`\w+`(?:(?:, | and )`\w+`)*",
+                  "keep": r"[^|\n]*?"}
 
 
 @attrs.frozen
@@ -281,7 +283,7 @@ class Quote:
     after: str = ""
 
 
-QUOTES = (
+FIXED_QUOTES = (
     Quote("README.md", "both ids: I1 in {length:HoldsAliasShared:I1} states and NoRegression in "
                        "{length:HoldsAliasShared:NoRegression})"),
     Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
@@ -300,15 +302,6 @@ QUOTES = (
                               "{length:HoldsRouted:I1}, {length:HoldsBroadcast:I1}, {length:HoldsCap:I1} and "
                               "{length:HoldsReleaseOnMaint:I1} states; PhysicalLeSince in "
                               "{length:HoldsPhysicalFromUpper:PhysicalLeSince}."),
-    *(Quote("docs/properties.md", f"| {prop} | {kind} | {{violated_by:{prop}}} |") for prop, kind in (
-        ("I1", "state invariant | `i1` in `invariants/i1.py`"),
-        ("PhysicalLeSince", "state invariant | `physical_le_since` in `invariants/physical_le_since.py`"),
-        ("NoRegression", "transition property | `no_regression` in `invariants/no_regression.py`"),
-        ("CompactionNotStalled", "liveness, under weak fairness | `compaction_not_stalled` in "
-                                 "`invariants/leads_to.py` (leads-to pairs of `sent_at_least` and `since_at_least`)"),
-        ("ImportsBacked", "liveness, under weak fairness; only with `alias` | `imports_backed` in "
-                          "`invariants/leads_to.py` (leads-to pairs of `registered` and `gone_or_backed`)"),
-    )),
     Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
     Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
     Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
@@ -318,8 +311,19 @@ QUOTES = (
 )
 
 
+def quotes() -> tuple:
+    """FIXED_QUOTES, and the row of docs/properties.md of every property some configuration
+    must violate: its last cell names them all (a new refutation joins it by itself)."""
+    import invariants
+
+    violated = {prop for named in named_configurations().values() for prop, _ in named.expect}
+    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |")
+                 for prop in invariants.PROPERTIES if prop.name in violated)
+    return FIXED_QUOTES + rows
+
+
 class QuoteMissing(DocsError):
-    """A declared quote no longer occurs in its file: the prose or QUOTES must change."""
+    """A declared quote no longer occurs in its file: the prose or the quote must change."""
 
 
 def number_words(count: int) -> str:
@@ -344,7 +348,8 @@ def figure(kind: str, what: str, named: dict) -> str:
                          for n in named.values() if what in dict(n.expect)) or "nothing"
     name, _, prop = what.partition(":")
     if name not in named:
-        raise QuoteMissing(f"a quote names {name}, which the manifest does not have: update QUOTES in protocol/docs.py")
+        raise QuoteMissing(f"a quote names {name}, which the manifest does not have: "
+                           "update FIXED_QUOTES in protocol/docs.py")
     if kind == "length":
         return str(dict(named[name].expect)[prop])
     states, depth = named[name].pinned
@@ -352,10 +357,10 @@ def figure(kind: str, what: str, named: dict) -> str:
 
 
 def quote_pattern(text: str) -> re.Pattern:
-    """The quote with each placeholder's figure left open."""
+    """The quote with each placeholder's figure left open (captured, in order)."""
     parts, last = [], 0
     for match in PLACEHOLDER.finditer(text):
-        parts += [re.escape(text[last:match.start()]), f"(?:{FIGURE_PATTERN[match['kind']]})"]
+        parts += [re.escape(text[last:match.start()]), f"({FIGURE_PATTERN[match['kind']]})"]
         last = match.end()
     return re.compile("".join(parts) + re.escape(text[last:]))
 
@@ -367,19 +372,21 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
     if found is None:
         raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
                            + (f" after {quote.after.strip()!r}" if quote.after else "")
-                           + ": update the quote in QUOTES (protocol/docs.py)")
-    current = PLACEHOLDER.sub(lambda m: figure(m["kind"], m["what"], named), quote.text)
+                           + ": update the prose, or the quote in FIXED_QUOTES (protocol/docs.py)")
+    committed = iter(found.groups())
+    current = PLACEHOLDER.sub(lambda m: next(committed) if m["kind"] == "keep" else (
+        next(committed), figure(m["kind"], m["what"], named))[1], quote.text)
     return text[:found.start()] + current + text[found.end():]
 
 
 def with_quotes(path: Path, text: str, root: Path) -> str:
-    """`text` (the file at `path`) with every figure QUOTES declares in it set to the manifest's."""
+    """`text` (the file at `path`) with every figure `quotes()` declares in it set to the manifest's."""
     named = named_configurations()
-    for quote in QUOTES:
+    for quote in quotes():
         if root / quote.file == path:
             text = quoted(text, quote, named)
     return text
 
 
 def quoting_files(root: Path) -> list[Path]:
-    return list(dict.fromkeys(root / quote.file for quote in QUOTES))
+    return list(dict.fromkeys(root / quote.file for quote in quotes()))

@@ -1,4 +1,4 @@
-"""The figures README.md and docs/ quote (protocol/docs.py QUOTES) follow the manifest:
+"""The figures README.md and docs/ quote (protocol/docs.py, `quotes()`) follow the manifest:
 `docs --check` finds each quote and compares its figure with the manifest's, and
 `docs --write` puts the manifest's figure in."""
 
@@ -9,7 +9,7 @@ import pytest
 from protocol import docs
 from protocol.cli import main
 from protocol.config import named_configurations
-from protocol.docs import PACKAGE_ROOT, QUOTES, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
+from protocol.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
 
 
 def test_every_declared_quote_is_in_its_file_with_the_manifests_figures():
@@ -42,12 +42,12 @@ def test_the_count_of_configurations_at_one_process_is_derived():
 
 
 def test_a_quote_the_prose_lost_is_one_line_naming_the_file_and_the_fix():
-    with pytest.raises(QuoteMissing, match=r"x.md no longer says .*: update the quote in QUOTES"):
+    with pytest.raises(QuoteMissing, match=r"x.md no longer says .*: update the prose, or the quote in FIXED_QUOTES"):
         quoted("nothing here", Quote("x.md", "depth {depth:Holds}."), named_configurations())
 
 
 def test_each_quote_names_a_file_of_the_checkout():
-    assert all((PACKAGE_ROOT / quote.file).is_file() for quote in QUOTES)
+    assert all((PACKAGE_ROOT / quote.file).is_file() for quote in docs.quotes())
 
 
 def test_an_unreadable_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
@@ -105,3 +105,13 @@ def test_the_configurations_expected_to_violate_nothing_are_listed():
     assert docs.figure("names", "sound", named) == docs.and_list(sound)
     quote = Quote("x.md", "nothing, {names:sound}, satisfy")
     assert quoted("nothing, `Holds` and `HoldsX`, satisfy", quote, named) == f"nothing, {docs.and_list(sound)}, satisfy"
+
+
+def test_a_property_row_names_every_configuration_that_must_violate_it_and_keeps_its_other_cells():
+    named = named_configurations()
+    (row,) = [quote for quote in docs.quotes() if quote.text.startswith("| NoRegression |")]
+    stale = "| NoRegression | transition property | `no_regression` | `HoldsGone` (3) |\n"
+    assert quoted(stale, row, named) == ("| NoRegression | transition property | `no_regression` | "
+                                         "`HoldsAliasShared` (8) |\n")
+    every = {prop for n in named.values() for prop in dict(n.expect)}
+    assert {quote.text.split(" | ")[0][2:] for quote in docs.quotes() if "violated_by" in quote.text} == every
