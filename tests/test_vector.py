@@ -339,3 +339,10 @@ def test_symmetry_with_liveness_and_a_special_process_go_to_the_packed_engine():
     assert run.engine_choice["name"] == "packed" and "liveness" in run.engine_choice["why"]
     with pytest.raises(ConfigError, match="--symmetry"):
         explore_config(named_configurations()["HoldsCap"].config, engine="vector", symmetry=True)
+
+
+@pytest.mark.quick
+def test_the_reduced_search_at_three_processes_cut_by_max_states():
+    cfg = named_configurations()["Holds"].config.evolve(P=3)
+    packed, vector = assert_same_reduced_exploration(cfg, max_states=1000)
+    assert 1000 - 6 < vector.counts().distinct_states <= 1000  # an orbit of 3 processes holds at most 6
