@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from helpers import cli, combination_id  # noqa: F401  (cli: a fixture)
 from protocol.config import SWITCH_VALUES, Config, ConfigError, named_configurations
 from protocol.engine import liveness
-from protocol.engine.vector import KeyLayout, WideKeys
+from protocol.engine.vector import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector_liveness import VectorGraph
 from protocol.model import model_for
 from protocol.run import explore_config, liveness_verdicts
@@ -24,7 +24,13 @@ SLOW = pytest.mark.slow
 
 
 def explore_both(cfg, **options):
+    """The packed and the vector exploration; where the vector engine does not apply (a
+    whole footprint), the default's, which must be the packed one saying why."""
     packed = explore_config(cfg, engine="packed", record_edges=True, **options)
+    if vector_refusal(model_for(cfg)) is not None:
+        default = explore_config(cfg, record_edges=True, **options)
+        assert default.engine_choice == {"name": "packed", "why": vector_refusal(model_for(cfg))}
+        return packed, default
     vector = explore_config(cfg, engine="vector", record_edges=True, **options)
     assert (packed.engine_choice, vector.engine_choice) == ({"name": "packed"}, {"name": "vector"})
     return packed, vector

@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import GLOBALS, LOCAL, WIDE, Model
+from . import GLOBALS, LOCAL, WHOLE, WIDE, Model
 from .checker import Exploration, Progress, Violation
 from .fast import BITS, Engine
 from .interface import Counts, any_premise
@@ -100,10 +100,10 @@ class Tables:
         missing = np.unique(G[start[G] < 0])
         if len(missing):
             clock = time.process_time()
-            for g in missing.tolist():
-                steps = engine.controller_memo[g]
+            for g in missing.tolist():  # one segment of controller instances: no whole one among them
+                steps = [] if not engine.controller_memos else engine.controller_memos[0][g]
                 if steps is None:
-                    steps = engine.controller_successors(g)
+                    steps = engine.controller_successors(0, g)
                 start = self.ctrl_start.ensure(len(engine.globals))
                 count = self.ctrl_count.ensure(len(engine.globals))
                 start[g], count[g] = len(self.ctrl_label), len(steps)
@@ -556,6 +556,9 @@ def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = Fa
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
         return "the model has more than one initial state"
+    whole = [instance.label for instance in model.instances if instance.footprint.kind == WHOLE]
+    if whole:
+        return f"{whole[0]} reads every process's locals (a whole footprint), which only the packed engine runs"
     return None
 
 
@@ -620,6 +623,10 @@ class Search:
         self.P = engine.P
         self.instances = self._process_instances()
         self.state_checks = dict(engine.readable_invariants)
+        # The invariants checked per pair of globals and one process's locals (Model.by_pair):
+        # a verdict per pair of ids, in a table filled as pairs are met (1 holds, 0 fails).
+        self.by_pair = {name: holds for name, holds in self.state_checks.items() if name in engine.model.by_pair}
+        self.pair_tables = {name: Growing((64, 1024), UNKNOWN, np.int8) for name in self.by_pair}
         self.step_checks = dict(engine.readable_transitions)
         self.parts = run.parts
         self.pending = 0  # new states of the level being expanded, found by its slices so far
@@ -649,7 +656,8 @@ class Search:
         component, and those whose component watch has filled."""
         engine, violations = self.engine, self.run.violations
         return [(name, holds) for name, holds in checks.items()
-                if name not in violations and (name not in engine.by_component or engine.failures[name])]
+                if name not in violations and name not in self.by_pair
+                and (name not in engine.by_component or engine.failures[name])]
 
     def levels(self) -> None:
         run, engine = self.run, self.engine
@@ -659,7 +667,7 @@ class Search:
         run.levels.append(Level(0, initial, layout))
         self.layout = layout
         self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int64) if self.record_edges else None)
-        for name, holds in self.woken(self.state_checks):
+        for name, holds in [*self.woken(self.state_checks), *self.by_pair.items()]:
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
         run.depth, run.transitions, run.expanded = 1, 0, 0
@@ -991,6 +999,11 @@ class Search:
         """[(position of the step, Violation)]: each woken property's first failure among
         this level's steps (a transition property) or new states (an invariant)."""
         found = []
+        for name, holds in self.by_pair.items():
+            if name not in self.run.violations and len(new_first):
+                failing = np.flatnonzero(~self.pairs_hold(name, holds, new_keys(), layout) & (new_first < edges))
+                if len(failing):
+                    found.append((int(new_first[failing[0]]), Violation(name, -1)))
         state_checks, step_checks = self.woken(self.state_checks), self.woken(self.step_checks)
         if not (state_checks or step_checks):
             return found
@@ -1015,6 +1028,21 @@ class Search:
                                                       self.run.packed_state(int(step_keys[position]), layout))))
                     break
         return found
+
+    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray:
+        """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
+        the state whose every process has that one's locals (one verdict per pair of ids)."""
+        engine = self.engine
+        G, L = layout.decode(keys)
+
+        def verdict(g: int, lid: int) -> int:
+            return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
+
+        ok = np.ones(len(keys), dtype=bool)
+        for column in L:
+            ok &= self.tables.lookup(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
+                                     G, column, verdict) == 1
+        return ok
 
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
         """The level's successor keys in the packed engine's order (taken before the sort
