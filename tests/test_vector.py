@@ -352,3 +352,11 @@ def test_the_reduced_search_at_three_processes_cut_by_max_states():
     cfg = named_configurations()["Holds"].config.evolve(P=3)
     packed, vector = assert_same_reduced_exploration(cfg, max_states=1000)
     assert 1000 - 6 < vector.counts().distinct_states <= 1000  # an orbit of 3 processes holds at most 6
+
+
+def test_a_by_pair_invariant_fails_where_the_packed_engine_finds_it():
+    # SinceAllowed is checked per pair of globals and one process's locals (Model.by_pair)
+    cfg = named_configurations()["HoldsAcquireFloorAgent"].config.evolve(D=1, MaxTime=1)
+    packed, vector = assert_same_exploration(cfg)
+    assert vector.engine_choice == {"name": "vector"}
+    assert len(vector.counterexample("SinceAllowed")) == 4
