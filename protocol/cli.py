@@ -12,6 +12,7 @@ import os
 import sys
 
 from .config import ConfigError
+from .lifecycle import how, run_lifecycle
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
@@ -49,6 +50,11 @@ def named_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    with run_lifecycle():
+        return dispatch(argv)
+
+
+def dispatch(argv: list[str]) -> int:
     try:
         args = build_parser(named_command(argv)).parse_args(argv)
         if not getattr(args, "run", None):
@@ -62,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED
     except KeyboardInterrupt:  # before any result was there to report
-        warn("interrupted (Ctrl-C) before any result; nothing written")
+        warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()

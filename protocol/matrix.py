@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping
 import attrs
 
 from .config import SWITCH_VALUES, SWITCHES, Config, NamedConfig, lookup, named_configurations
+from .lifecycle import stop_executor
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec
 # section 2 that restore the lost ordering. Fairness stays on (the liveness verdict
@@ -243,8 +244,8 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
                 yield futures[future].number, outcome
                 if outcome.interrupted:  # a worker caught the Ctrl-C every process got
                     raise KeyboardInterrupt
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # an interrupt: end the checks running, not wait for them
+            stop_executor(pool)
             raise
 
 

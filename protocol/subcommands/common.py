@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import lookup, named_configurations, parse_constant
+from ..lifecycle import how
 
 EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
 
@@ -315,6 +316,6 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
         if sink is not None and sink.where.startswith("--output"):
             sink.discard()
             kept = f"; {sink.where} left as it was"
-        warn(f"interrupted (Ctrl-C): {why or 'the run is incomplete'}{kept}")
+        warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
     ok = complete and as_expected and not interrupted
     return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
