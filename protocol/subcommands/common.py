@@ -153,13 +153,41 @@ def check_writable(path: str | None) -> None:
         raise UsageError(f"--output {path} is not writable: choose another file")
 
 
+# What a stream that cannot encode our symbols (PYTHONIOENCODING=ascii, a latin-1
+# terminal) receives instead: one character for one, so that the tables rich laid
+# out stay aligned (rich draws their borders in ASCII there by itself).
+ASCII_FALLBACKS = str.maketrans({
+    "\u2192": ">", "\u2190": "<", "\u2717": "x", "\u2713": "v", "\u21ba": "@", "\u21bb": "@",
+    "\u2013": "-", "\u2014": "-", "\u2026": ".", "\u2039": "<", "\u203a": ">", "\u00ab": "<",
+    "\u00bb": ">", "\u2605": "*", "\u00d7": "x", "\u2500": "-", "\u2502": "|", "\u2022": "*",
+})
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """`text` as a stream in `encoding` can take it: the ASCII fallbacks, then '?' for the rest."""
+    if not encoding or encoding.lower().replace("-", "").startswith("utf"):
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    text = text.translate(ASCII_FALLBACKS)
+    try:
+        return text.encode(encoding, errors="replace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", errors="replace").decode("ascii")
+
+
 class Sink:
     """The stream a subcommand writes to: it strips trailing spaces from lines
-    going to a file or a pipe, remembers whether anything was written, and
+    going to a file or a pipe, writes ASCII fallbacks where the stream's
+    encoding lacks a symbol, remembers whether anything was written, and
     turns a write error into a one-line RunFailure."""
 
     def __init__(self, stream, where: str, strip: bool):
         self.stream, self.where, self.strip = stream, where, strip
+        self.encoding_of_stream = getattr(stream, "encoding", None)
         self.written = False
         self.kept = True
         self.pending = ""
@@ -191,7 +219,7 @@ class Sink:
 
     def _raw(self, text: str) -> None:
         try:
-            self.stream.write(text)
+            self.stream.write(encodable(text, self.encoding_of_stream))
         except BrokenPipeError:
             raise
         except OSError as error:
@@ -306,16 +334,20 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
     """The exit code of a run, decided here for every subcommand.
 
     0 only when the run went to the end and every verdict is as expected. A
-    run interrupted (Ctrl-C) or cut short (--max-states, --stop-on-violation,
-    a skipped configuration) exits 1: what it did not decide is unknown, and
-    nothing is derived from an unknown. An interrupted run does not replace an
-    --output file: the file keeps what the last complete run wrote.
+    run interrupted (Ctrl-C, SIGTERM, SIGHUP) or cut short (--max-states,
+    --stop-on-violation, a skipped configuration) exits 1: what it did not
+    decide is unknown, and nothing is derived from an unknown. Only a complete
+    run writes an --output file: otherwise the file keeps what the last
+    complete run wrote, and the one line says so.
     """
+    to_file = sink is not None and sink.where.startswith("--output")
+    kept = ""
+    if to_file and (interrupted or not complete):
+        sink.discard()
+        kept = f"; {sink.where} left as it was" if sink.written else f"; nothing written to {sink.where}"
     if interrupted:
-        kept = ""
-        if sink is not None and sink.where.startswith("--output"):
-            sink.discard()
-            kept = f"; {sink.where} left as it was"
         warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
+    elif kept:
+        warn(f"the run is incomplete{kept} (only a complete run writes it)")
     ok = complete and as_expected and not interrupted
     return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED

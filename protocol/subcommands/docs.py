@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ..docs import PACKAGE_ROOT, REGENERATE, derived_files, find_checkout, shown, stored
+from ..lifecycle import how
 from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
 
 
@@ -30,12 +31,7 @@ def run(args) -> int:
     files = derived_files(root)
     where = lambda path: shown(path, root)  # noqa: E731
     if args.write:
-        with output_to(None) as sink:
-            for path, text in files.items():
-                with output_to(str(path)) as file:
-                    file.write(text)
-                print(f"wrote {where(path)}", file=sink)
-        return EXIT_AS_EXPECTED
+        return write_all(files, where)
     stale = [path for path, text in files.items() if stored(path) != text]
     with output_to(None) as sink:
         for path in stale:
@@ -48,4 +44,21 @@ def run(args) -> int:
                  f"`{REGENERATE}` and commit them")
             return EXIT_NOT_AS_EXPECTED
         print(f"{len(files)} derived files are current", file=sink)
+    return EXIT_AS_EXPECTED
+
+
+def write_all(files: dict, where) -> int:
+    """Write each derived file (each one whole, or not at all), saying which were written."""
+    written = 0
+    with output_to(None) as sink:
+        try:
+            for path, text in files.items():
+                with output_to(str(path)) as file:
+                    file.write(text)
+                written += 1
+                print(f"wrote {where(path)}", file=sink)
+        except KeyboardInterrupt:
+            warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
+                 f"run `{REGENERATE}` again")
+            return EXIT_NOT_AS_EXPECTED
     return EXIT_AS_EXPECTED
