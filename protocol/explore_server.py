@@ -82,7 +82,7 @@ class Explorer:
         self.trace_ids = [self.id_of(step.state) for step in trace.steps] if trace else []
         self.trace_actions = [None if step.action is None else str(step.action) for step in trace.steps] if trace else []
         self.trace_prop = trace.prop if trace else None
-        self.lock = threading.Lock()  # the server answers on several threads
+        self.lock = threading.RLock()  # the server answers on several threads
         # The breadth-first search behind `path`: parents of the states it has reached.
         self.search_limit = search_limit
         self._parent = {self.initial: None}
@@ -112,7 +112,11 @@ class Explorer:
 
     def path(self, state_id: int, wait: float = PATH_WAIT_SECONDS) -> list:
         """The shortest path [(label or None, id)] from the initial state to `state_id`.
-        Called with the lock held; waiting for the search releases it."""
+        Waiting for the search releases the lock."""
+        with self.lock:
+            return self._path(state_id, wait)
+
+    def _path(self, state_id: int, wait: float) -> list:
         self.state(state_id)
         if state_id not in self._parent:
             self._start_search()

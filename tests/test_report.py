@@ -267,4 +267,4 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
             process.kill()
             process.wait()
     assert process.returncode == 0
-    assert stderr == "protocol: explorer stopped\n"
+    assert stderr == "protocol: explorer stopped (Ctrl-C)\n"
