@@ -185,8 +185,8 @@ class Sink:
     encoding lacks a symbol, remembers whether anything was written, and
     turns a write error into a one-line RunFailure."""
 
-    def __init__(self, stream, where: str, strip: bool):
-        self.stream, self.where, self.strip = stream, where, strip
+    def __init__(self, stream, where: str, strip: bool, path: str | None = None):
+        self.stream, self.where, self.strip, self.path = stream, where, strip, path
         self.encoding_of_stream = getattr(stream, "encoding", None)
         self.written = False
         self.kept = True
@@ -266,7 +266,7 @@ def output_to(path: str | None):
     try:
         stream = os.fdopen(handle, "w", encoding="utf-8")
         with closing_quietly(stream, path):
-            sink = Sink(stream, f"--output {path}", strip=True)
+            sink = Sink(stream, f"--output {path}", strip=True, path=path)
             yield sink
             sink.flush()
             try:
@@ -340,11 +340,10 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
     run writes an --output file: otherwise the file keeps what the last
     complete run wrote, and the one line says so.
     """
-    to_file = sink is not None and sink.where.startswith("--output")
     kept = ""
-    if to_file and (interrupted or not complete):
+    if sink is not None and sink.path is not None and (interrupted or not complete):
         sink.discard()
-        kept = f"; {sink.where} left as it was" if sink.written else f"; nothing written to {sink.where}"
+        kept = f"; {sink.where} left as it was" if os.path.exists(sink.path) else f"; nothing written to {sink.where}"
     if interrupted:
         warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
     elif kept:
