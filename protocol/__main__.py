@@ -2,14 +2,19 @@
 
 Kept apart so that the subcommands import their helpers from one module
 object, `protocol.subcommands.common`, instead of a second copy of `__main__`.
+The signals that end a run are caught before anything else is imported, so
+that one arriving while the modules load ends it the same way (one line, exit 1).
 """
 
 import sys
 
+from .lifecycle import catch_signals, how
+
+catch_signals()
 try:
     from .cli import main
-except KeyboardInterrupt:  # Ctrl-C while the modules load: nothing has run yet
-    print("protocol: interrupted (Ctrl-C) before any result; nothing written", file=sys.stderr)
+except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet
+    print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
     sys.exit(1)
 
 if __name__ == "__main__":

@@ -52,6 +52,13 @@ def _on_signal(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def catch_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt from now on (those not ignored)."""
+    for signum in NAMES:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # a background job's SIGINT, nohup's SIGHUP
+            signal.signal(signum, _on_signal)
+
+
 @contextmanager
 def run_lifecycle():
     """Around one command: the signals end it as Ctrl-C does, and the workers it
@@ -62,16 +69,14 @@ def run_lifecycle():
         yield
         return
     before = {signum: signal.getsignal(signum) for signum in NAMES}
-    _received.clear()
-    for signum in NAMES:
-        if before[signum] is not signal.SIG_IGN:  # a background job's SIGINT, nohup's SIGHUP: left ignored
-            signal.signal(signum, _on_signal)
+    catch_signals()
     _hook_forks()
     _active = True
     try:
         yield
     finally:
         _active = False
+        _received.clear()  # the next command in this process (a test's) starts afresh
         end_children()
         for signum, handler in before.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
