@@ -8,7 +8,7 @@ that one arriving while the modules load ends it the same way (one line, exit 1)
 
 import sys
 
-from .lifecycle import catch_signals, how
+from .lifecycle import catch_signals, how, ignore_signals
 
 catch_signals()
 try:
@@ -18,4 +18,6 @@ except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP while the modules load: n
     sys.exit(1)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    ignore_signals()  # the run has ended and said how; the interpreter's own exit is not to be cut
+    sys.exit(code)

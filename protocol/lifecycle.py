@@ -59,6 +59,13 @@ def catch_signals() -> None:
             signal.signal(signum, _on_signal)
 
 
+def ignore_signals() -> None:
+    """Once the run has ended: its end is not to be cut short (Python's own finalization
+    puts back the default handlers it installed, and a signal would then kill it)."""
+    for signum in NAMES:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 @contextmanager
 def run_lifecycle():
     """Around one command: the signals end it as Ctrl-C does, and the workers it
@@ -75,11 +82,22 @@ def run_lifecycle():
     try:
         yield
     finally:
+        # The run has ended and said how: a signal now only ends its workers (below),
+        # it cannot interrupt the ending itself.
+        for signum in NAMES:
+            if signal.getsignal(signum) is _on_signal:
+                signal.signal(signum, _noted)
         _active = False
         _received.clear()  # the next command in this process (a test's) starts afresh
         end_children()
         for signum, handler in before.items():
+            if handler is _on_signal:  # python -m protocol, about to exit: leave the ending undisturbed
+                continue
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+
+
+def _noted(signum, frame) -> None:
+    """A signal after the run has ended: nothing is left to interrupt."""
 
 
 def _hook_forks() -> None:

@@ -86,9 +86,9 @@ def run(args) -> int:
 
 def plan_of(args) -> tuple[list, list]:
     """Each configuration to check with its options, and those skipped; refused before anything is written."""
-    plan = checkable(selected_configurations(args), args)
-    check_writable(args.output)
-    return plan
+    chosen = selected_configurations(args)
+    check_writable(args.output)  # before the notes of configurations skipped: a usage error is one line
+    return checkable(chosen, args)
 
 
 def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
