@@ -8,16 +8,30 @@ that one arriving while the modules load ends it the same way (one line, exit 1)
 
 import sys
 
-from .lifecycle import catch_signals, how, ignore_signals
+from .lifecycle import catch_signals, how, ignore_signals, interrupted
+
+
+def exit_with(code: int):
+    """Exit with `code`, the run's own, whatever interrupted it and how it was handled."""
+    ignore_signals()  # the run has ended and said how; the interpreter's own exit is not to be cut
+    # CPython notes a KeyboardInterrupt raised inside code run from a string (the
+    # namedtuple, attrs and dataclasses machinery compile their methods so) and,
+    # although it was caught, exits "killed by SIGINT" at the end; running any
+    # string clears that note.
+    exec("")
+    sys.exit(code)
+
 
 catch_signals()
 try:
     from .cli import main
-except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet
+except BaseException as error:
+    # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
+    # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
+    if not (isinstance(error, KeyboardInterrupt) or interrupted()):
+        raise
     print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
-    sys.exit(1)
+    exit_with(1)
 
 if __name__ == "__main__":
-    code = main()
-    ignore_signals()  # the run has ended and said how; the interpreter's own exit is not to be cut
-    sys.exit(code)
+    exit_with(main())

@@ -12,7 +12,7 @@ import os
 import sys
 
 from .config import ConfigError
-from .lifecycle import how, run_lifecycle
+from .lifecycle import how, interrupted, run_lifecycle
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
@@ -68,6 +68,13 @@ def dispatch(argv: list[str]) -> int:
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED
     except KeyboardInterrupt:  # before any result was there to report
+        warn(f"interrupted ({how()}) before any result; nothing written")
+        return EXIT_NOT_AS_EXPECTED
+    except Exception:
+        if not interrupted():
+            raise
+        # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
+        # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
