@@ -47,9 +47,29 @@ def stop_if_interrupted() -> None:
         raise KeyboardInterrupt
 
 
+_deferring = 0  # inside `deferred()`: a signal is noted, and raised when the block ends
+
+
 def _on_signal(signum, frame) -> None:
     _received.append(signum)
-    raise KeyboardInterrupt
+    if not _deferring:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def deferred():
+    """A block no signal cuts in the middle (starting worker processes: a worker half
+    started when its parent tears down its queues fails noisily); a signal that arrived
+    meanwhile is raised when it ends."""
+    global _deferring
+    noted = len(_received)
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+    if not _deferring and len(_received) > noted:
+        raise KeyboardInterrupt
 
 
 def catch_signals() -> None:

@@ -234,14 +234,15 @@ def simulate_swarm(named: NamedConfig, *, walks: int, depth: int, seed: int, wor
     from concurrent.futures.process import BrokenProcessPool
 
     from .engine.parallel import WorkerLost
-    from .lifecycle import stop_executor
+    from .lifecycle import deferred, stop_executor
 
     cfg = named.config
     started = time.perf_counter()
     shares = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(swarm_share, cfg, walks, depth, seed, first, workers)
-                   for first in range(1, workers + 1)]
+        with deferred():  # the workers start whole, or an interrupt would find them half started
+            futures = [pool.submit(swarm_share, cfg, walks, depth, seed, first, workers)
+                       for first in range(1, workers + 1)]
         try:
             for index, future in enumerate(futures):
                 try:
