@@ -8,7 +8,7 @@ that one arriving while the modules load ends it the same way (one line, exit 1)
 
 import sys
 
-from .lifecycle import catch_signals, how, ignore_signals, interrupted
+from .lifecycle import catch_signals, deferred, how, ignore_signals, interrupted
 
 
 def exit_with(code: int):
@@ -24,7 +24,8 @@ def exit_with(code: int):
 
 catch_signals()
 try:
-    from .cli import main
+    with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
+        from .cli import main
 except BaseException as error:
     # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
     # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)

@@ -12,7 +12,7 @@ import os
 import sys
 
 from .config import ConfigError
-from .lifecycle import how, interrupted, run_lifecycle
+from .lifecycle import deferred, how, interrupted, run_lifecycle
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     try:
-        args = build_parser(named_command(argv)).parse_args(argv)
+        with deferred():  # importing the subcommand's module: see lifecycle.deferred
+            args = build_parser(named_command(argv)).parse_args(argv)
         if not getattr(args, "run", None):
             raise UsageError("name a command: " + ", ".join(SUBCOMMANDS))
         return args.run(args)
