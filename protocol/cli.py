@@ -30,9 +30,26 @@ SUBCOMMANDS = {
 }
 
 
+def version() -> str:
+    """The version pyproject.toml gives (the package may run from a checkout, not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("protocol")
+    except metadata.PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        found = re.search(r'^version = "([^"]+)"', pyproject.read_text(), re.M) if pyproject.exists() else None
+        return found.group(1) if found else "unknown"
+
+
 def build_parser(command: str | None = None) -> Parser:
     """The parser, with the full parser of `command` and a one-line entry for every other."""
     parser = Parser(prog="protocol", description=__doc__.splitlines()[0])
+    parser.help_command = command  # an unrecognized argument is that subcommand's to explain
+    parser.add_argument("--version", action="version", version=f"protocol {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, help) in SUBCOMMANDS.items():
         if name == command:

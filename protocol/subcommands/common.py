@@ -35,8 +35,25 @@ class RunFailure(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    help_command: str | None = None  # on the top-level parser: the subcommand named
+
+    def _print_message(self, message, file=None):
+        """--help and --version: argparse ignores a failed write (exit 0 into /dev/full); here
+        it is one line and exit 1, as for every other output."""
+        if not message:
+            return
+        stream = file or sys.stderr
+        try:
+            stream.write(message)
+            stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write standard output: {error.strerror or error}") from None
+
     def error(self, message):  # one line, not argparse's usage block
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        prog = f"{self.prog} {self.help_command}" if self.help_command else self.prog
+        raise UsageError(f"{message} (see `{prog} --help`)")
 
 
 def warn(line: str) -> None:
@@ -144,6 +161,8 @@ def check_writable(path: str | None) -> None:
     """Refuse an --output path that cannot be written, before anything is run or written."""
     if path is None:
         return
+    if not path.strip():
+        raise UsageError("--output was given an empty file name: give a file name")
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"--output {path} is a directory: give a file name")
