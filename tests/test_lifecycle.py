@@ -130,6 +130,23 @@ def test_an_ascii_stream_gets_fallbacks_not_an_encoding_error(cli, monkeypatch):
 
 
 @pytest.mark.slow  # HoldsAliasShared's check takes seconds
+def test_the_bench_table_fits_60_columns_without_losing_a_figure():
+    """Low item: bench's footer and columns lost text at 60 columns."""
+    from protocol.render import plain_text
+    from protocol.render_bench import bench_table
+
+    record = {"config": "HoldsAcquire", "constants": {"P": 2, "D": 2, "MaxTime": 2}, "mode": "symmetry+liveness",
+              "complete": True, "distinct_states": 12_345_678, "reduced_states": 2_712_345,
+              "transitions": 191_234_567, "seconds": 123.03, "cpu_seconds": 120.01, "peak_memory_mb": 23_456}
+    machine = {"cpus": 2, "load_average_1min": 1.0, "python": "3.11"}
+    text = plain_text(bench_table([record], machine, 3_000_000, width=60), 60)
+    assert max(len(line) for line in text.splitlines()) <= 60, text
+    for word in ("12,345,678", "(2,712,345)", "191,234,567", "123.03", "(120.0)", "23,456", "symmetry+liveness",
+                 "cut: more than 3,000,000 distinct states"):
+        assert word in " ".join(text.split()), (word, text)
+
+
+@pytest.mark.slow  # HoldsAliasShared's check takes seconds
 def test_a_note_wider_than_a_one_process_diagram_wraps_instead_of_being_cut():
     """Defect 8: HoldsAliasShared's notes started left of the diagram and ended right of it."""
     from protocol.config import lookup
