@@ -179,8 +179,11 @@ def run(drawn: dict, where: Path):
         if process.poll() is None:
             process.kill()
             process.communicate()
-    time.sleep(0.05)
     left = alive_in_session(process.pid)
+    deadline = time.monotonic() + 1.0  # "no process of the run alive one second later"
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = alive_in_session(process.pid)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return argv, output, process.returncode, out, err.decode("utf-8", "replace"), left
