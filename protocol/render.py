@@ -227,7 +227,7 @@ class ProgressView:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            SpinnerColumn(), one_line_description(), TimeElapsedColumn(),
             console=console, transient=True,
         )
         self.task = self.progress.add_task(name)
@@ -268,3 +268,12 @@ def configurations_table(configurations) -> Table:
         shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
         table.add_row(named.name, Text(shown), expected)
     return table
+
+
+def one_line_description():
+    """A progress bar's description shortened with an ellipsis, never wrapped onto a second
+    line: a progress bar redraws one line in place, and a wrapped one is left behind mid-word."""
+    from rich.progress import TextColumn
+    from rich.table import Column
+
+    return TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis"))

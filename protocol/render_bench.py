@@ -6,8 +6,10 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Column, Table
+from rich.table import Table
 from rich.text import Text
+
+from .render import one_line_description
 
 
 def constants_text(constants: dict) -> str:
@@ -158,11 +160,8 @@ class BenchProgress:
     """A progress bar over the measurements, on the terminal only."""
 
     def __init__(self, console: Console, total: int):
-        # The measurement's name shortened with an ellipsis, never wrapped onto a second line
-        # (a progress bar redraws one line in place).
         self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.description}", table_column=Column(no_wrap=True,
-                                                                                      overflow="ellipsis")),
+                                 one_line_description(),
                                  console=console, transient=True, disable=not console.is_terminal)
         self.task = self.progress.add_task("", total=total)
 

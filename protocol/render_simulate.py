@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .render import trace_table
+from .render import one_line_description, trace_table
 from .simulate import SimulationResult
 
 
@@ -65,7 +65,7 @@ def properties_table(result: SimulationResult):
 def walk_progress_bar(console, name: str, walks: int):
     """A progress bar over the walks (only on a terminal); yields the `on_progress` callback."""
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    columns = (one_line_description(), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[violations]} violating"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"{name}: walks", total=walks, violations=0)
