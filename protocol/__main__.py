@@ -22,9 +22,9 @@ def exit_with(code: int):
     sys.exit(code)
 
 
-catch_signals()
 try:
     with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
+        catch_signals()
         from .cli import main
 except BaseException as error:
     # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
