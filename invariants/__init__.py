@@ -52,7 +52,6 @@ PROPERTIES = (
     Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
     Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
 )
-BY_NAME = {prop.name: prop for prop in PROPERTIES}
 
 
 def properties_for(cfg, kind: str | None = None) -> list[Property]:
@@ -60,19 +59,42 @@ def properties_for(cfg, kind: str | None = None) -> list[Property]:
     return [prop for prop in PROPERTIES if prop.applies(cfg) and kind in (None, prop.kind)]
 
 
-def names_for(cfg) -> list[str]:
-    return [prop.name for prop in properties_for(cfg)]
+def names_for(cfg, kind: str | None = None) -> list[str]:
+    """The names of the properties that belong to `cfg` (of one kind, if given), in report order."""
+    return [prop.name for prop in properties_for(cfg, kind)]
 
 
-# Compatibility views over every property, whatever configuration (names -> predicates).
-STATE_INVARIANTS = {p.name: p.check for p in PROPERTIES if p.kind == STATE}
-TRANSITION_PROPERTIES = {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION}
-LIVENESS_PROPERTIES = {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS}
-WITNESSES = {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None}
-SAFETY_PROPERTIES = tuple(STATE_INVARIANTS) + tuple(TRANSITION_PROPERTIES)
+def by_name(name: str) -> Property:
+    """The declared property `name` (whatever the configuration)."""
+    return next(prop for prop in PROPERTIES if prop.name == name)
+
+
+def witnesses_of(name: str) -> Callable | None:
+    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none."""
+    return by_name(name).witnesses
+
+
+# Views over every declared property, whatever the configuration, derived from
+# PROPERTIES when asked for (never bound at import, so a property declared at run
+# time is in them): name -> predicate (WITNESSES: name -> witnesses; BY_NAME: name ->
+# Property; SAFETY_PROPERTIES: the state invariants' and transition properties' names).
+_VIEWS = {
+    "BY_NAME": lambda: {p.name: p for p in PROPERTIES},
+    "STATE_INVARIANTS": lambda: {p.name: p.check for p in PROPERTIES if p.kind == STATE},
+    "TRANSITION_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION},
+    "LIVENESS_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS},
+    "WITNESSES": lambda: {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None},
+    "SAFETY_PROPERTIES": lambda: tuple(p.name for p in PROPERTIES if p.kind in (STATE, TRANSITION)),
+}
+
+
+def __getattr__(name: str):
+    if name in _VIEWS:
+        return _VIEWS[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "PROPERTIES", "Property", "properties_for", "names_for", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
+    "PROPERTIES", "Property", "properties_for", "names_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
     "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
     "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",

@@ -12,6 +12,7 @@ import os
 import sys
 
 from .config import ConfigError
+from .engine import ModelError
 from .lifecycle import deferred, how, interrupted, run_lifecycle
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
@@ -20,11 +21,12 @@ from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFai
 SUBCOMMANDS = {
     "check": ("check", "explore named configurations and compare verdicts with expectations"),
     "list": ("list", "list the named configurations and what they expect"),
+    "pin": ("pin", "re-pin the distinct states and depth of named configurations in the manifest"),
     "simulate": ("simulate", "random walks over the model, checking every property at every step"),
     "matrix": ("matrix", "check every combination of the mechanism switches; derive the minimal sets"),
     "graph": ("graph", "export the reachable state graph (dot or graphml)"),
     "bench": ("bench", "measure the search on a ladder of constants (prints figures)"),
-    "docs": ("docs", "regenerate or check docs/refutations.md and the golden traces"),
+    "docs": ("docs", "regenerate or check docs/refutations.md, the golden traces and the quoted figures"),
     "report": ("report", "write one self-contained HTML page of checked configurations, for review"),
     "explore": ("explore", "step through the model's states in a browser (a local web server)"),
 }
@@ -81,7 +83,7 @@ def dispatch(argv: list[str]) -> int:
     except (UsageError, ConfigError) as error:
         warn(str(error))
         return EXIT_USAGE
-    except RunFailure as error:
+    except (RunFailure, ModelError) as error:  # no verdict: a worker lost, a model breaking a contract
         warn(str(error))
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED

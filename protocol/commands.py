@@ -51,7 +51,6 @@ KINDS = {
                     "render Y's re-export of X and publish Y on this process"),
     )
 }
-COMMAND_ARITY = {name: len(kind.fields) for name, kind in KINDS.items()}
 
 
 def fields(command: tuple) -> dict:

@@ -3,12 +3,15 @@
 A configuration is data. `SWITCHES` declares every switch once: its values,
 its default, what it means, and where it is allowed. The named
 configurations (spec sections 8 and 10.5) and what they must give are listed
-in `refutations/manifest.toml`; `named_configurations` reads them.
+in `refutations/manifest.toml`; `named_configurations` reads them, checking
+every entry against the manifest's schema (`MANIFEST_KEYS`) as it does.
 """
 
 from __future__ import annotations
 
 import difflib
+import tomllib
+from pathlib import Path
 from typing import Callable, Mapping
 
 import attrs
@@ -29,6 +32,10 @@ CONSTANT_LIMIT_WHY = {
 # Every (peek id, time) pair is a CreatePeek instance, listed in memory before
 # the search starts (about 200 bytes each): 2^20 of them take about 200 MB.
 INSTANCE_LIMIT = 2**20
+# A named configuration of at most this many distinct states (pinned) explores in a
+# fraction of a second in every mode: the tests over every configuration run it in the
+# quick run, the others in the slow one. The manifest's `size` overrides it.
+QUICK_STATES = 10_000
 
 
 class ConfigError(ValueError):
@@ -77,13 +84,19 @@ SWITCHES = {
                only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False),
     )
 }
-SWITCH_VALUES = {name: switch.values for name, switch in SWITCHES.items()}
+
+
+def __getattr__(name: str):
+    """SWITCH_VALUES (switch -> its values), derived from SWITCHES when asked for, never at import."""
+    if name == "SWITCH_VALUES":
+        return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _one_of(name: str):
     def check(_instance, _attribute, value):
-        if value not in SWITCH_VALUES[name] or type(value) is not type(SWITCHES[name].default):
-            allowed = ", ".join(map(str, SWITCH_VALUES[name]))
+        if value not in SWITCHES[name].values or type(value) is not type(SWITCHES[name].default):
+            allowed = ", ".join(map(str, SWITCHES[name].values))
             raise ConfigError(f"switch {name}={value!r} is not one of: {allowed}")
 
     return check
@@ -209,6 +222,38 @@ class NamedConfig:
         (prop, tuple(dict(at).items())) for prop, at in dict(m).items()))
     doc: str = attrs.field(default="", eq=False)
     pinned: tuple | None = attrs.field(default=None, eq=False)
+    # The constants the manifest defines it at: where alone `pinned` is compared.
+    own_constants: Mapping | None = attrs.field(default=None, eq=False,
+                                                converter=lambda m: None if m is None else tuple(dict(m).items()))
+    size: str | None = attrs.field(default=None, eq=False)  # the manifest's `size`, if it says
+    # Vacuity (read here, checked by the run): the liveness properties whose premises must
+    # be reached, property -> why it may hold vacuously, the states that must be reached.
+    nonvacuous: tuple = attrs.field(default=(), eq=False, converter=tuple)
+    vacuous_ok: Mapping = attrs.field(factory=dict, eq=False, converter=lambda m: tuple(dict(m).items()))
+    reachable: tuple = attrs.field(default=(), eq=False, converter=tuple)
+
+    @property
+    def size_class(self) -> str:
+        """"quick" or "slow": the manifest's `size`, else quick when its pinned distinct
+        states are at most QUICK_STATES (tests over every configuration run the quick
+        ones in the quick run, the others with `-m slow`)."""
+        if self.size is not None:
+            return self.size
+        return "quick" if self.pinned is not None and self.pinned[0] <= QUICK_STATES else "slow"
+
+    def at_own_constants(self) -> bool:
+        """Whether it is run at the constants the manifest defines it at (and pins counts for)."""
+        return self.own_constants is not None and self.config.constants == dict(self.own_constants)
+
+    def pinned_differences(self, distinct_states: int, depth: int) -> list[str]:
+        """How a complete search's counts differ from the pinned ones: compared only at
+        the configuration's own constants, where the manifest pins them."""
+        if self.pinned is None or not self.at_own_constants():
+            return []
+        fix = f"if the change is intended, run `python -m protocol pin {self.name}`"
+        return [f"{what} {found:,}, but the manifest pins {pinned:,} ({fix})"
+                for what, found, pinned in zip(("distinct states", "depth"), (distinct_states, depth), self.pinned)
+                if found != pinned]
 
     def with_constants(self, constants: Mapping[str, int]) -> "NamedConfig":
         return attrs.evolve(self, config=self.config.evolve(**constants))
@@ -257,36 +302,43 @@ class NamedConfig:
         return dict(self.expect).get(self.violates)
 
 
-def _config_of(name: str, table: dict, tables: dict) -> Config:
-    based_on = table.get("based_on", "Holds" if name != "Holds" else None)
-    base = _config_of(based_on, tables[based_on], tables) if based_on else Config()
-    constants = {**DEFAULT_CONSTANTS, **table.get("constants", {})}
-    try:
-        return base.evolve(**table.get("switches", {}), **constants)
-    except (TypeError, ConfigError) as error:
-        raise ConfigError(f"refutations/manifest.toml, [{name}]: {error}") from None
-
-
 def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
+    """Entry `name` of the manifest, validated against the manifest's schema (MANIFEST_KEYS)."""
     import refutations
 
+    validate(name, table, tables)
+    cfg = config_of(name, {**tables, name: table})
+    refuse_foreign_properties(name, table, cfg)
     doc = refutations.why(table["module"]) if "module" in table else table.get("doc", "")
     pinned = (table["distinct_states"], table["depth"]) if "distinct_states" in table else None
-    return NamedConfig(name, _config_of(name, table, tables), table.get("expect", {}), table.get("needs", {}),
-                       table.get("length_only_at", {}), " ".join(doc.split()), pinned)
+    return NamedConfig(name, cfg, table.get("expect", {}), table.get("needs", {}),
+                       table.get("length_only_at", {}), " ".join(doc.split()), pinned,
+                       own_constants=cfg.constants, size=table.get("size"),
+                       nonvacuous=table.get("nonvacuous", ()), vacuous_ok=table.get("vacuous_ok", {}),
+                       reachable=table.get("reachable", ()))
 
 
 def named_configurations() -> dict[str, NamedConfig]:
-    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5)."""
-    global _NAMED
-    if _NAMED is None:
-        import refutations
+    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
 
-        tables = refutations.manifest()
+    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests)."""
+    global _NAMED, _NAMED_FROM
+    import refutations
+
+    path = refutations.manifest_path()
+    try:
+        stat = path.stat()
+        version = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)  # re-read once pinned or edited
+    except OSError:
+        version = (path,)  # read_tables says why it cannot be read
+    if _NAMED is None or _NAMED_FROM != version:
+        tables = read_tables()
         _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}
+        _NAMED_FROM = version
     return dict(_NAMED)
 
 
+_NAMED_FROM = None
 _NAMED: dict | None = None
 HOLDS = Config(compaction="broadcast", standing_hold=True, physical="from_since", fairness=True)
 
@@ -304,3 +356,277 @@ def lookup(name: str) -> NamedConfig:
     raise ConfigError(
         f"unknown configuration {name!r}.{hint} Known: {', '.join(known)}"
     )
+
+
+# ------------------------------------------------------------------ the manifest's schema
+#
+# Every key a configuration's table in the manifest may hold is declared once, in
+# `MANIFEST_KEYS`: what it means and the check its value must pass. A manifest
+# that does not pass is one line naming the file, the entry and the key, with the
+# fix (ConfigError, exit 2): a misspelt key must not pass silently (`expects`
+# would make a refutation read as "must hold", `distinct_state` would pin nothing).
+
+SIZES = ("quick", "slow")
+
+
+class Invalid(Exception):
+    """What is wrong with one key's value (the entry and the key are added by the caller)."""
+
+
+@attrs.frozen
+class ManifestKey:
+    name: str
+    meaning: str
+    check: Callable  # (value, entry name, every table) -> None, or raises Invalid
+
+
+def manifest_where() -> str:
+    """The manifest in use, as a reviewer names it."""
+    import refutations
+
+    path = refutations.manifest_path()
+    return "refutations/manifest.toml" if path == Path(refutations.__file__).parent / "manifest.toml" else str(path)
+
+
+def close_to(word: str, known) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.5)
+    return f"did you mean `{close[0]}`?" if close else f"known: {', '.join(known)}"
+
+
+# ------------------------------------------------------------------ value checks
+
+def whole_number_at_least(low: int):
+    def check(value, *_):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise Invalid(f"{value!r} is not a whole number >= {low}")
+    return check
+
+
+def nonempty_text(value, *_):
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid(f"{value!r} is not a non-empty string")
+
+
+def one_of_words(*values):
+    def check(value, *_):
+        if value not in values or not isinstance(value, str):
+            raise Invalid(f"{value!r} is not one of: {', '.join(map(repr, values))}")
+    return check
+
+
+def table_of(check_key: Callable, check_value: Callable):
+    def check(value, *context):
+        if not isinstance(value, dict):
+            raise Invalid(f"{value!r} is not a table {{ name = value, ... }}")
+        for key, item in value.items():
+            check_key(key)
+            try:
+                check_value(item, *context)
+            except Invalid as invalid:
+                raise Invalid(f"{key}: {invalid}") from None
+    return check
+
+
+def list_of(check_item: Callable):
+    def check(value, *context):
+        if not isinstance(value, list):
+            raise Invalid(f"{value!r} is not a list [ ... ]")
+        for item in value:
+            check_item(item, *context)
+    return check
+
+
+def constant_name(name) -> None:
+    if name not in CONSTANT_NAMES:
+        raise Invalid(f"no constant `{name}`: {close_to(name, CONSTANT_NAMES)}")
+
+
+def constant_value(value, *_) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Invalid(f"{value!r} is not a whole number")
+
+
+def constants_table(value, *context) -> None:
+    table_of(constant_name, constant_value)(value, *context)
+    for name, at in value.items():
+        try:
+            check_constant(name, at)
+        except ConfigError as error:
+            raise Invalid(str(error)) from None
+
+
+def switches_table(value, *_) -> None:
+    if not isinstance(value, dict):
+        raise Invalid(f"{value!r} is not a table {{ switch = value, ... }}")
+    for name, chosen in value.items():
+        if name not in SWITCHES:
+            raise Invalid(f"no switch `{name}`: {close_to(name, SWITCHES)}")
+        switch = SWITCHES[name]
+        if chosen not in switch.values or type(chosen) is not type(switch.default):
+            shown = ", ".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in switch.values)
+            raise Invalid(f"{name} = {chosen!r} is not one of: {shown}")
+
+
+def declared_properties(kind: str | None = None) -> dict:
+    """The declared properties by name (of one kind, if given), read now: a test may add one."""
+    import invariants
+
+    return {prop.name: prop for prop in invariants.PROPERTIES if kind in (None, prop.kind)}
+
+
+def property_name(kind: str | None = None):
+    def check(name, *_):
+        known = declared_properties(kind)
+        if name not in known:
+            what = "liveness property" if kind else "property"
+            raise Invalid(f"no {what} `{name}`: {close_to(name, known)}")
+    return check
+
+
+def least_constants(value, *context) -> None:
+    """The least constants: `{ D = 1 }`, or per property `{ I1 = { D = 1 } }`."""
+    if not isinstance(value, dict):
+        raise Invalid(f"{value!r} is not a table {{ constant = least, ... }}")
+    for key, least in value.items():
+        if isinstance(least, dict):
+            property_name()(key)
+            constants_table(least, *context)
+        else:
+            constants_table({key: least}, *context)
+
+
+def configuration_name(value, name, tables) -> None:
+    if not isinstance(value, str) or value not in tables:
+        raise Invalid(f"no configuration {value!r} to base [{name}] on: {close_to(str(value), tables)}")
+    if value == name:
+        raise Invalid(f"[{name}] cannot be based on itself")
+
+
+def refutation_module(value, *_) -> None:
+    import refutations
+
+    nonempty_text(value)
+    try:
+        why = refutations.why(value)
+    except ModuleNotFoundError as error:
+        if error.name != f"refutations.{value}":  # the module is there, but fails to import
+            raise
+        raise Invalid(f"no module refutations/{value}.py: write it, with a docstring saying why "
+                      "the design fails") from None
+    if not why.strip():
+        raise Invalid(f"refutations/{value}.py has no docstring: say there why the design fails")
+
+
+def liveness_name(name, *context) -> None:
+    from invariants import LIVENESS
+
+    property_name(LIVENESS)(name)
+
+
+def reachable_name(name, *context) -> None:
+    """A state predicate of invariants/reachable.py."""
+    from invariants.reachable import REACHABLE
+
+    if not isinstance(name, str) or name not in REACHABLE:
+        raise Invalid(f"no reachable state `{name}` (invariants/reachable.py): {close_to(str(name), REACHABLE)}")
+
+
+# Every key of a configuration's table in the manifest, one line each.
+MANIFEST_KEYS = {key.name: key for key in (
+    ManifestKey("doc", "why the design holds (a configuration without a refutation module)", nonempty_text),
+    ManifestKey("module", "the refutation module whose docstring says why the design fails", refutation_module),
+    ManifestKey("based_on", "the configuration whose switches these change (Holds by default)", configuration_name),
+    ManifestKey("switches", "switch -> value, changed relative to `based_on`", switches_table),
+    ManifestKey("constants", "constant -> value, changed relative to the defaults", constants_table),
+    ManifestKey("expect", "property -> its shortest counterexample's length (none: every property holds)",
+                table_of(property_name(), whole_number_at_least(1))),
+    ManifestKey("needs", "the least constants at which the defect can show, or per property", least_constants),
+    ManifestKey("length_only_at", "property -> the constants at which alone its length is pinned",
+                table_of(property_name(), constants_table)),
+    ManifestKey("distinct_states", "distinct states at the configuration's own constants",
+                whole_number_at_least(1)),
+    ManifestKey("depth", "the depth at the configuration's own constants", whole_number_at_least(0)),
+    ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run",
+                one_of_words(*SIZES)),
+    ManifestKey("nonvacuous", "liveness properties whose premises must be reached", list_of(liveness_name)),
+    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously",
+                table_of(liveness_name, nonempty_text)),
+    ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached",
+                list_of(reachable_name)),
+)}
+
+
+# ------------------------------------------------------------------ reading
+
+def read_tables() -> dict:
+    """The manifest's tables, or one line saying why it cannot be read."""
+    import refutations
+
+    try:
+        tables = refutations.manifest()
+    except FileNotFoundError:
+        raise ConfigError(f"{manifest_where()} does not exist: restore it (git checkout) or point "
+                          f"{refutations.MANIFEST_ENV} at a manifest") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {manifest_where()}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        byte = f"byte {error.start} is {error.object[error.start]:#04x}"
+        raise ConfigError(f"{manifest_where()} is not UTF-8 text ({byte}): restore it (git checkout)") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{manifest_where()} is not valid TOML: {error}") from None
+    if not tables:
+        raise ConfigError(f"{manifest_where()} names no configuration: add a [Name] table for each")
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{manifest_where()}: `{name} = ...` stands outside any [Name] table: "
+                              "move it under one")
+    return tables
+
+
+def validate(name: str, table: dict, tables: dict) -> None:
+    """Refuse, in one line naming the entry and the key, anything `MANIFEST_KEYS` does not allow."""
+    for key, value in table.items():
+        if key not in MANIFEST_KEYS:
+            raise ConfigError(f"{manifest_where()}, [{name}]: unknown key `{key}`: "
+                              f"{close_to(key, MANIFEST_KEYS)}")
+        try:
+            MANIFEST_KEYS[key].check(value, name, tables)
+        except Invalid as invalid:
+            raise ConfigError(f"{manifest_where()}, [{name}], `{key}`: {invalid}") from None
+    if ("doc" in table) == ("module" in table):
+        raise ConfigError(f"{manifest_where()}, [{name}]: give `doc` (why it holds) or `module` (the refutation "
+                          "module saying why it fails), one of them")
+    if ("distinct_states" in table) != ("depth" in table):
+        raise ConfigError(f"{manifest_where()}, [{name}]: pins one of `distinct_states` and `depth`: give both, "
+                          f"or run `python -m protocol pin {name}`")
+    for key in ("needs", "length_only_at"):
+        for prop, value in table.get(key, {}).items():
+            if (isinstance(value, dict) or key == "length_only_at") and prop not in table.get("expect", {}):
+                raise ConfigError(f"{manifest_where()}, [{name}], `{key}`: {prop} is not in `expect`: "
+                                  f"add it there or drop it here")
+
+
+def config_of(name: str, tables: dict, seen: tuple = ()):
+    """The configuration of entry `name`: its base's with its switches and constants applied."""
+    table = tables[name]
+    if name in seen:
+        cycle = " -> ".join((*seen, name))
+        raise ConfigError(f"{manifest_where()}, [{name}], `based_on`: a cycle ({cycle}): break it")
+    based_on = table.get("based_on", "Holds" if name != "Holds" else None)
+    if based_on is not None and based_on not in tables:
+        raise ConfigError(f"{manifest_where()}, [{name}]: no [{based_on}] to base it on: add it, or set `based_on`")
+    base = config_of(based_on, tables, (*seen, name)) if based_on else Config()
+    try:
+        return base.evolve(**table.get("switches", {}), **{**DEFAULT_CONSTANTS, **table.get("constants", {})})
+    except (TypeError, ConfigError) as error:
+        raise ConfigError(f"{manifest_where()}, [{name}]: {error}") from None
+
+
+def refuse_foreign_properties(name: str, table: dict, cfg) -> None:
+    """A property named by an entry must belong to its configuration (ImportsBacked needs the alias)."""
+    own = {prop.name for prop in declared_properties().values() if prop.applies(cfg)}
+    for key in ("expect", "nonvacuous", "vacuous_ok"):
+        for prop in table.get(key, ()):
+            if prop not in own:
+                raise ConfigError(f"{manifest_where()}, [{name}], `{key}`: {prop} is not a property of this "
+                                  f"configuration (its properties: {', '.join(sorted(own))})")

@@ -3,9 +3,10 @@
     python -m protocol docs --write   # regenerate them after an intended change
     python -m protocol docs --check   # exit 1, with a diff, if any is stale (CI runs this)
 
-Two kinds: docs/refutations.md, and each refutation's golden trace
-refutations/<Name>.txt (protocol/golden.py). A change to the model that
-changes a counterexample then shows in review as a diff of both.
+Three kinds: docs/refutations.md, each refutation's golden trace
+refutations/<Name>.txt (protocol/golden.py), and the manifest's figures that
+README.md and docs/ quote in prose (`quotes()`). A change to the model that
+changes a counterexample or a count then shows in review as a diff of them.
 
 Each refutation's section is its switches (what it changes relative to
 Holds), what it must violate, the reason from its docstring, and its
@@ -14,7 +15,11 @@ shortest counterexample rendered as Markdown by the exporter.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
+
+import attrs
 
 from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
 from .export import trace_markdown
@@ -32,8 +37,7 @@ PREAMBLE = f"""# Refutations
 A refutation is a retired design kept as a configuration that must keep
 failing: `Holds` with a few switches changed, the property it must violate
 and the length of its shortest counterexample at its constants (the
-defaults P=2, D=1, MaxTime=2, or P=1 for the re-export and reconnection
-designs of the last four rows). A refutation may name several properties;
+defaults P=2, D=1, MaxTime=2{{elsewhere}}). A refutation may name several properties;
 it is as expected when each fails with its stated length and every other
 property holds. `python -m protocol check NAME` exits 0 while the
 refutation fails exactly so, and 1 if it stops failing or fails with another
@@ -100,6 +104,30 @@ def sound_alias_section() -> str:
             "HoldsAliasOverwrite below are this design with one of its two fixes taken back.\n")
 
 
+def other_constants_words(configurations) -> str:
+    """Which of `configurations` are defined at other constants than the defaults, grouped by
+    their constants: ", or P=1 for HoldsAliasShared, HoldsAliasOverwrite and HoldsCapReconnect"."""
+    groups: dict[str, list[str]] = {}
+    for named in configurations:
+        changed = constants_words(named).removeprefix(" At ").removesuffix(".")
+        if changed:
+            groups.setdefault(changed, []).append(named.name)
+    return "".join(f", or {constants} for {and_list(names)}" for constants, names in groups.items())
+
+
+def and_list(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def preamble() -> str:
+    """PREAMBLE with the constants of the refutations not at the defaults, its first paragraph
+    reflowed (their names are derived: a new one cannot leave the prose counting wrong)."""
+    head, _, rest = PREAMBLE.partition("A refutation is")
+    first, _, rest = ("A refutation is" + rest).partition("\n\n")
+    first = first.replace("{elsewhere}", other_constants_words(refutations()))
+    return head + textwrap.fill(" ".join(first.split()), width=76) + "\n\n" + rest
+
+
 def refutations_markdown(results: dict) -> str:
     """docs/refutations.md from each refutation's CheckResult, by name."""
     rows = [
@@ -110,7 +138,7 @@ def refutations_markdown(results: dict) -> str:
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
     first_alias = next((i for i, n in enumerate(refutations()) if n.config.alias != "none"), len(sections))
     sections.insert(first_alias, sound_alias_section())
-    return PREAMBLE + "\n".join(rows) + "\n\n" + "\n".join(sections)
+    return preamble() + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
 VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
@@ -120,6 +148,9 @@ def protocol_doc(text: str) -> str:
     """docs/protocol.md with its variable table regenerated from the state schema."""
     from .state import variables_table
 
+    if VARIABLES_START not in text or VARIABLES_END not in text:
+        raise DocsError(f"docs/protocol.md has lost its {VARIABLES_START.strip()} ... {VARIABLES_END.strip()} "
+                        "markers, between which the variable table is generated: put them back")
     start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
     return text[:start] + variables_table() + text[end:]
 
@@ -150,7 +181,52 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
         files[path] = golden_text(name, result)
+    for path in quoting_files(root):
+        if path in files or path.exists():  # a checkout of the derived files alone has no README
+            text = with_quotes(path, files[path] if path in files else stored(path), root)
+            files[path] = with_check_outputs(text, results)
     return files
+
+
+# ------------------------------------------------------------------ outputs the prose shows
+#
+# A fenced block that starts with `$ python -m protocol check NAME` shows what
+# that command prints (at 80 columns, without ANSI codes): it is regenerated from
+# a run, all but the seconds, which are the committed ones (they vary run to run).
+
+CHECK_OUTPUT = re.compile(r"^\$ python -m protocol check (?P<name>\w+)\n(?P<output>.*?)(?=^```)", re.M | re.S)
+SECONDS_ROW = re.compile(r"^│ seconds .*$", re.M)
+OUTPUT_WIDTH = 80
+
+
+def check_output(result, shown: str) -> str:
+    """What `check NAME` prints for `result`, with the seconds row of `shown` (the committed block)."""
+    from .render import plain_text, summary_table, trace_table
+
+    drawn = [plain_text(summary_table(result), OUTPUT_WIDTH)]
+    drawn += [plain_text(trace_table(verdict.trace, cfg=result.config), OUTPUT_WIDTH)
+              for verdict in result.properties.values() if verdict.trace is not None]
+    text = "".join(drawn).rstrip("\n") + "\n"  # the block's fence follows the last line
+    committed = SECONDS_ROW.search(shown)
+    return SECONDS_ROW.sub(lambda _: committed[0], text) if committed else text
+
+
+def with_check_outputs(text: str, results: dict) -> str:
+    """`text` with every `$ python -m protocol check NAME` block regenerated from a run of NAME
+    (the refutations' runs in `results`, others run here)."""
+    from .config import lookup
+
+    def regenerated(block: re.Match) -> str:
+        name = block["name"]
+        if name not in results:
+            results[name] = complete_check(lookup(name))
+        return f"$ python -m protocol check {name}\n" + check_output(results[name], block["output"])
+
+    return CHECK_OUTPUT.sub(regenerated, text)
+
+
+class DocsError(ValueError):
+    """A file `docs` reads that cannot be read, or prose that lost a declared quote: one line."""
 
 
 def complete_check(named):
@@ -163,7 +239,14 @@ def complete_check(named):
 
 
 def stored(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    """What `path` holds now ("" if it does not exist)."""
+    try:
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+    except UnicodeDecodeError as error:
+        raise DocsError(f"{shown(path)} is not UTF-8 text (byte {error.start}): "
+                        f"regenerate it with `{REGENERATE}`, or restore it (git checkout)") from None
+    except OSError as error:
+        raise DocsError(f"cannot read {shown(path)}: {error.strerror or error}") from None
 
 
 def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
@@ -172,3 +255,147 @@ def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
+
+
+# ------------------------------------------------------------------ figures the prose quotes
+#
+# README.md and docs/ quote figures of the manifest in prose: distinct states,
+# depths, shortest lengths, counts of configurations. Each quote is declared
+# here once (`quotes()`), as the text around the figure with the figure as a placeholder,
+# so `docs --check` finds the quote, compares its figure with the manifest's,
+# and `docs --write` puts the manifest's figure in (a re-pinned count cannot
+# leave the prose stale). A placeholder is one of
+#
+#   {states:NAME}  {depth:NAME}     what the manifest pins for NAME
+#   {length:NAME:PROP}              NAME's expected shortest length for PROP
+#   {violated_by:PROP}              every configuration expected to violate PROP, with its length
+#   {count:all}  {count:P=1}        how many configurations (at P=1), in words up to twelve
+#   {names:sound}                   the configurations expected to violate nothing
+#   {keep}                          any text of a table cell, left as it is
+#
+# `after` anchors a quote whose text occurs more than once (the first occurrence
+# after it is meant). The outputs of `check` that the prose shows are regenerated
+# whole (below), so they are not quoted here.
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve")
+PLACEHOLDER = re.compile(r"\{(?P<kind>states|depth|length|violated_by|count|names|keep)(?::(?P<what>[^}]+))?\}")
+FIGURE_PATTERN = {"states": r"[0-9][0-9,]*", "depth": r"[0-9]+", "length": r"[0-9]+",
+                  "violated_by": r"[^|\n]*?", "count": r"[a-z]+|[0-9]+", "names": r"`\w+`(?:(?:, | and )`\w+`)*",
+                  "keep": r"[^|\n]*?"}
+
+
+@attrs.frozen
+class Quote:
+    file: str  # relative to the checkout
+    text: str  # with placeholders
+    after: str = ""
+
+
+FIXED_QUOTES = (
+    Quote("README.md", "both ids: I1 in {length:HoldsAliasShared:I1} states and NoRegression in "
+                       "{length:HoldsAliasShared:NoRegression})"),
+    Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
+    Quote("README.md", "cap: I1 in {length:HoldsCapReconnect:I1}\nstates with one process"),
+    Quote("docs/protocol.md", "(`HoldsRouted`, I1 in {length:HoldsRouted:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsCap`, I1 in {length:HoldsCap:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsReleaseOnMaint`, I1 in {length:HoldsReleaseOnMaint:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsBroadcast`, I1 in {length:HoldsBroadcast:I1} states)"),
+    Quote("docs/protocol.md", "(`HoldsPhysicalFromUpper`, PhysicalLeSince in "
+                              "{length:HoldsPhysicalFromUpper:PhysicalLeSince} states)"),
+    Quote("docs/protocol.md", "it: I1 fails in {length:HoldsAliasShared:I1} states"),
+    Quote("docs/protocol.md", "so NoRegression fails in {length:HoldsAliasShared:NoRegression}."),
+    Quote("docs/protocol.md", "ImportsBacked with a lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
+    Quote("docs/protocol.md", "violates I1 in {length:HoldsCapReconnect:I1} states"),
+    Quote("docs/protocol.md", "`Holds` {states:Holds} distinct states, depth {depth:Holds}; I1 counterexamples of "
+                              "{length:HoldsRouted:I1}, {length:HoldsBroadcast:I1}, {length:HoldsCap:I1} and "
+                              "{length:HoldsReleaseOnMaint:I1} states; PhysicalLeSince in "
+                              "{length:HoldsPhysicalFromUpper:PhysicalLeSince}."),
+    Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
+    Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
+    Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
+    Quote("docs/checker.md", "| Holds | P=2, D=1, MaxTime=2 | {states:Holds} | {depth:Holds} |"),
+    Quote("docs/checker.md", "| HoldsAlias | P=1, D=1, MaxTime=2 | {states:HoldsAlias} | {depth:HoldsAlias} |"),
+    Quote("docs/report.md", "`--all` ({count:all} configurations)"),
+)
+
+
+def quotes() -> tuple:
+    """FIXED_QUOTES, and the row of docs/properties.md of every property some configuration
+    must violate: its last cell names them all (a new refutation joins it by itself)."""
+    import invariants
+
+    violated = {prop for named in named_configurations().values() for prop, _ in named.expect}
+    rows = tuple(Quote("docs/properties.md", f"| {prop.name} | {{keep}} | {{keep}} | {{violated_by:{prop.name}}} |")
+                 for prop in invariants.PROPERTIES if prop.name in violated)
+    return FIXED_QUOTES + rows
+
+
+class QuoteMissing(DocsError):
+    """A declared quote no longer occurs in its file: the prose or the quote must change."""
+
+
+def number_words(count: int) -> str:
+    return NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
+
+
+def figure(kind: str, what: str, named: dict) -> str:
+    """The manifest's figure a placeholder stands for."""
+    from invariants import LIVENESS, PROPERTIES
+
+    if kind == "count":
+        chosen = named.values() if what == "all" else [
+            n for n in named.values() if f"P={dict(n.own_constants)['P']}" == what]
+        return number_words(len(chosen))
+    if kind == "names":
+        if what != "sound":
+            raise QuoteMissing(f"a quote asks for the names {what!r}; only {{names:sound}} is known")
+        return and_list([f"`{n.name}`" for n in named.values() if not n.expect])
+    if kind == "violated_by":
+        lasso = any(prop.name == what and prop.kind == LIVENESS for prop in PROPERTIES)
+        return ", ".join(f"`{n.name}` ({'lasso of ' if lasso else ''}{dict(n.expect)[what]})"
+                         for n in named.values() if what in dict(n.expect)) or "nothing"
+    name, _, prop = what.partition(":")
+    if name not in named:
+        raise QuoteMissing(f"a quote names {name}, which the manifest does not have: "
+                           "update FIXED_QUOTES in protocol/docs.py")
+    if kind == "length":
+        return str(dict(named[name].expect)[prop])
+    states, depth = named[name].pinned
+    return f"{states:,}" if kind == "states" else str(depth)
+
+
+def quote_pattern(text: str) -> re.Pattern:
+    """The quote with each placeholder's figure left open (captured, in order)."""
+    parts, last = [], 0
+    for match in PLACEHOLDER.finditer(text):
+        parts += [re.escape(text[last:match.start()]), f"({FIGURE_PATTERN[match['kind']]})"]
+        last = match.end()
+    return re.compile("".join(parts) + re.escape(text[last:]))
+
+
+def quoted(text: str, quote: Quote, named: dict) -> str:
+    """`text` with `quote`'s figures set to the manifest's."""
+    start = text.find(quote.after) if quote.after else 0
+    found = quote_pattern(quote.text).search(text, max(start, 0)) if start >= 0 else None
+    if found is None:
+        raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
+                           + (f" after {quote.after.strip()!r}" if quote.after else "")
+                           + ": update the prose, or the quote in FIXED_QUOTES (protocol/docs.py)")
+    committed = iter(found.groups())
+    current = PLACEHOLDER.sub(lambda m: next(committed) if m["kind"] == "keep" else (
+        next(committed), figure(m["kind"], m["what"], named))[1], quote.text)
+    return text[:found.start()] + current + text[found.end():]
+
+
+def with_quotes(path: Path, text: str, root: Path) -> str:
+    """`text` (the file at `path`) with every figure `quotes()` declares in it set to the manifest's."""
+    named = named_configurations()
+    for quote in quotes():
+        if root / quote.file == path:
+            text = quoted(text, quote, named)
+    return text
+
+
+def quoting_files(root: Path) -> list[Path]:
+    return list(dict.fromkeys(root / quote.file for quote in quotes()))

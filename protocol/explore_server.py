@@ -70,11 +70,9 @@ class Explorer:
         self.cfg = named.config
         model = model_for(self.cfg)
         self._successors = model.successors
-        # Exactly the configuration's properties (ImportsBacked only where there is an alias).
-        self.invariants = {p.name: p.check for p in invariants.properties_for(self.cfg, invariants.STATE)}
-        self.transition_properties = {p.name: p.check
-                                      for p in invariants.properties_for(self.cfg, invariants.TRANSITION)}
-        self.liveness_properties = [p.name for p in invariants.properties_for(self.cfg, invariants.LIVENESS)]
+        # Exactly the properties of this configuration (`Property.applies`), bound to it.
+        self.invariants, self.transition_properties = model.invariants, model.transition_properties
+        self.liveness = list(model.liveness)
         self._expanded: dict[int, list] = {}
         self.states: list = []
         self.ids: dict = {}
@@ -175,8 +173,8 @@ class Explorer:
         state = self.state(state_id)
         verdicts = {}
         for name, holds in self.invariants.items():
-            ok = holds(state, self.cfg)
-            verdicts[name] = {"holds": ok, "witnesses": [] if ok else invariants.WITNESSES[name](state, self.cfg)}
+            ok = holds(state)
+            verdicts[name] = {"holds": ok, "witnesses": [] if ok else invariants.witnesses_of(name)(state, self.cfg)}
         return {
             "id": state_id,
             "initial": state_id == self.initial,
@@ -185,7 +183,7 @@ class Explorer:
                        for group, variables in grouped_variables(state)],
             "properties": verdicts,
             "transition_properties": list(self.transition_properties),
-            "liveness_properties": {name: LIVENESS_NOTE for name in self.liveness_properties},
+            "liveness_properties": {name: LIVENESS_NOTE for name in self.liveness},
         }
 
     def successors_record(self, state_id: int) -> dict:
@@ -196,12 +194,11 @@ class Explorer:
             found.append({
                 "action": str(label),
                 "id": after_id,
-                "words": narrate(label, before, after),
+                "words": narrate(label, before, after, self.cfg),
                 "changes": [{"group": group, "variable": c.variable,
                              "before": value_text(c.variable, c.before), "after": value_text(c.variable, c.after)}
                             for group, changes in grouped_changes(before, after) for c in changes],
-                "breaks": [name for name, holds in self.transition_properties.items()
-                           if not holds(before, after, self.cfg)],
+                "breaks": [name for name, holds in self.transition_properties.items() if not holds(before, after)],
             })
         return {"id": state_id, "successors": found}
 

@@ -17,25 +17,12 @@ from __future__ import annotations
 
 import json
 
-from .commands import command_text
+from .commands import INTERACTIVE, MAINTENANCE
+from .events import CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Send, StepNote, lane
 from .itf import from_itf, trace_itf
 from .narrate import GLOBAL, story, value_text
 from . import state as schema
-from .state import INDEX_NAMES, frontier_at
 from .trace import Trace
-
-DRAWINGS: dict = {}  # action name -> (name, args, head, before, after) -> Mermaid lines
-
-
-def draws(*names: str):
-    """Register the function below as the Mermaid drawing of the actions `names`."""
-
-    def register(function):
-        for name in names:
-            DRAWINGS[name] = function
-        return function
-
-    return register
 
 # -------------------------------------------------------------------- markdown
 
@@ -123,14 +110,14 @@ def incomplete_markdown(result) -> list[str]:
 
 # --------------------------------------------------------------------- mermaid
 
-CONTROLLER, MULTIPLEXER = "controller", "multiplexer"
+CONTROLLER, MULTIPLEXER = CONTROLLER_LANE, MULTIPLEXER_LANE
 
 
 def _participants(P: int) -> list[tuple[str, str]]:
     found = [(CONTROLLER, "controller"), (MULTIPLEXER, "multiplexer")]
     for p in range(P):
-        found += [(f"maint{p}", f"maintenance {p}"), (f"inter{p}", f"interactive {p}"),
-                  (f"pub{p}", f"publisher {p}")]
+        found += [(lane(MAINTENANCE, p), f"maintenance {p}"), (lane(INTERACTIVE, p), f"interactive {p}"),
+                  (lane("pub", p), f"publisher {p}")]
     return found
 
 
@@ -151,78 +138,21 @@ def _note(over: str, text: str) -> str:
     return f"Note over {over}: {_mermaid_text(text)}"
 
 
-def _queued_messages(before, after) -> list[str]:
-    """The multiplexer's sends of a step: one asynchronous arrow per command and process."""
-    lines = []
-    for queue, target in (("iq", "inter"), ("mq", "maint")):
-        for p, (old, new) in enumerate(zip(getattr(before, queue), getattr(after, queue))):
-            if new[: len(old)] == old:
-                for command in new[len(old):]:
-                    lines.append(_message(MULTIPLEXER, "-)", f"{target}{p}", command_text(command)))
+def _mermaid_step(label, number: int, events, P: int) -> list[str]:
+    """The lines one step draws from the drawings of the events it recorded: its note
+    (where an event places it, else over the controller), every message in the events'
+    order, then the commands the multiplexer queued, stream by stream and process by
+    process, as the runtimes will find them."""
+    pieces = [piece for event in events for piece in event.drawing()]
+    note = next((piece for piece in pieces if isinstance(piece, StepNote)), StepNote(CONTROLLER))
+    lines = [_note(note.over, f"{number}. {label}{note.suffix}")]
+    lines += [_message(piece.source, "->>", piece.target, piece.text) for piece in pieces if isinstance(piece, Call)]
+    sends = [piece for piece in pieces if isinstance(piece, Send)]
+    for runtime in (INTERACTIVE, MAINTENANCE):
+        for p in range(P):
+            lines += [_message(MULTIPLEXER, "-)", lane(runtime, p), send.text)
+                      for send in sends if send.runtime == runtime and p in send.processes]
     return lines
-
-
-@draws("CreatePeek", "DropPeek", "AdvancePolicy", "Reconnect")
-def draw_controller_step(name, args, head, before, after) -> list[str]:
-    lines = [_note(CONTROLLER, head)]
-    if name == "CreatePeek":
-        reads = "" if after.ix is None else f", index {INDEX_NAMES[after.ix[args[0]]]}"
-        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER,
-                              f"CreateDataflow(peek {args[0]}{reads}, as_of {args[-1]})"))
-    elif name == "DropPeek":
-        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, f"Drop(peek {args[0]})"))
-    elif name == "Reconnect":
-        lines.append(_message(CONTROLLER, "->>", MULTIPLEXER, "Hello (reconnect: the cap is discarded)"))
-    for i in range(1 if after.ix is None else len(INDEX_NAMES)):
-        if frontier_at(after.sent, i) > frontier_at(before.sent, i):
-            index = "index" if after.ix is None else INDEX_NAMES[i]
-            lines.append(_message(CONTROLLER, "->>", MULTIPLEXER,
-                                  f"AllowCompaction({index}, {frontier_at(after.sent, i)})"))
-    return lines + _queued_messages(before, after)
-
-
-@draws("Ingest")
-def draw_ingest(name, args, head, before, after) -> list[str]:
-    return [_note(CONTROLLER, f"{head}: upper {before.upper} to {after.upper}")]
-
-
-# What a runtime step hands its publisher: (variable, the runtime that sets it, words).
-HANDED_TO_PUBLISHER = (("writer", "maint", "writer"), ("acq", "maint", "acquired holds"),
-                       ("stranded", "maint", "stranded readers"),
-                       ("readers", "inter", "readers"), ("standing", "inter", "standing hold"))
-
-
-def _handed_to_publisher(runtime: str, p: int, before, after) -> list[str]:
-    return [
-        _message(f"{runtime}{p}", "->>", f"pub{p}", f"{words} {value_text(name, getattr(after, name)[p])}")
-        for name, source, words in HANDED_TO_PUBLISHER
-        if source == runtime and getattr(after, name)[p] != getattr(before, name)[p]
-    ]
-
-
-@draws("MaintStep", "InterStep", "Reclaim", "Publish")
-def draw_runtime_step(name, args, head, before, after) -> list[str]:
-    p = args[0]
-    if name in ("MaintStep", "InterStep"):
-        runtime, queue = ("maint", "mq") if name == "MaintStep" else ("inter", "iq")
-        lines = [_note(f"{runtime}{p}", f"{head}: applies {command_text(getattr(before, queue)[p][0])}")]
-        lines += _handed_to_publisher(runtime, p, before, after)
-        if after.caps != before.caps:
-            lines.append(_message(f"inter{p}", "->>", MULTIPLEXER, "frontier report (retires the cap)"))
-        return lines + _queued_messages(before, after)
-    if name == "Publish":
-        return [_note(f"pub{p}", f"{head}: since {after.since[p]}, physical {after.physical[p]}")]
-    return [_note(f"maint{p}", head)]  # Reclaim
-
-
-def _mermaid_step(label, number: int, before, after) -> list[str]:
-    """The messages and notes one step draws (the drawing registered for its action)."""
-    name, args = label[0], tuple(label[1:])
-    head = f"{number}. {label}"
-    drawing = DRAWINGS.get(name)
-    if drawing is None:
-        return [_note(CONTROLLER, head)]
-    return drawing(name, args, head, before, after)
 
 
 def trace_mermaid(trace: Trace, cfg=None, title: str | None = None) -> str:
@@ -234,8 +164,8 @@ def trace_mermaid(trace: Trace, cfg=None, title: str | None = None) -> str:
     body = [f"participant {key} as {title}" for key, title in participants]
     body.append(_note(span, f"1. initial state: {told.steps[0].words}"))
     verdict = _note(span, f"violates {trace.prop}: " + "; ".join(told.violation or told.notes[:1] or ["see the last state"]))
-    for before, step, step_story in zip(trace.steps, trace.steps[1:], told.steps[1:]):
-        drawn = _mermaid_step(step.action, step_story.number, before.state, step.state)
+    for step, step_story in zip(trace.steps[1:], told.steps[1:]):
+        drawn = _mermaid_step(step.action, step_story.number, step_story.events, len(step.state.since))
         if step_story.cycle_start:
             drawn.append(_note(span, "the cycle starts here"))
         if step_story.number == len(trace.steps):  # the violating step, in a red box

@@ -19,15 +19,33 @@ from typing import Callable, Iterable, Mapping
 
 import attrs
 
-from .config import SWITCH_VALUES, SWITCHES, Config, NamedConfig, lookup, named_configurations
+from .config import SWITCHES, Config, NamedConfig, lookup, named_configurations
 from .lifecycle import deferred, stop_executor
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec
 # section 2 that restore the lost ordering. Fairness stays on (the liveness verdict
 # needs it); the alias switches of section 10 stay at their defaults, since they
 # describe another system (two index ids, one process) rather than a way to restore it.
-MATRIX_SWITCHES = tuple(name for name, switch in SWITCHES.items() if switch.in_matrix)
-BASELINE = {name: getattr(Config(), name) for name in MATRIX_SWITCHES}
+
+
+def matrix_switches() -> tuple:
+    """The switches the matrix varies (`Switch.in_matrix`), in declaration order."""
+    return tuple(name for name, switch in SWITCHES.items() if switch.in_matrix)
+
+
+def baseline() -> dict:
+    """Each matrix switch at its default: the design with no mechanism added."""
+    return {name: getattr(Config(), name) for name in matrix_switches()}
+
+
+def __getattr__(name: str):
+    """MATRIX_SWITCHES and BASELINE, derived from SWITCHES when asked for, never at import."""
+    views = {"MATRIX_SWITCHES": matrix_switches, "BASELINE": baseline}
+    if name in views:
+        return views[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 LIVENESS = "CompactionNotStalled"
 # A set of mechanisms is sufficient when the protocol is both safe and live with it.
 REQUIRED = ("I1", LIVENESS)
@@ -49,8 +67,8 @@ def mechanisms(cfg: Config) -> frozenset[str]:
     """The mechanisms `cfg` switches on, relative to the baseline."""
     return frozenset(
         mechanism_label(name, getattr(cfg, name))
-        for name in MATRIX_SWITCHES
-        if getattr(cfg, name) != BASELINE[name]
+        for name, default in baseline().items()
+        if getattr(cfg, name) != default
     )
 
 
@@ -60,9 +78,10 @@ def combinations(constants: Mapping[str, int]) -> list[Config]:
     Compaction varies slowest, routed first, so a combination that is the same
     system as another (see `same_system`) always comes after it.
     """
-    values = [SWITCH_VALUES[name] for name in MATRIX_SWITCHES]
+    switches = matrix_switches()
+    values = [SWITCHES[name].values for name in switches]
     return [
-        Config(**constants, fairness=True, **dict(zip(MATRIX_SWITCHES, chosen)))
+        Config(**constants, fairness=True, **dict(zip(switches, chosen)))
         for chosen in itertools.product(*values)
     ]
 
@@ -314,7 +333,7 @@ def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
 
 def in_switch_order(mechs: Iterable[str]) -> list[str]:
     """Mechanisms listed in the order of the switches (compaction first), not alphabetically."""
-    order = [mechanism_label(name, value) for name in MATRIX_SWITCHES for value in SWITCH_VALUES[name]]
+    order = [mechanism_label(name, value) for name in matrix_switches() for value in SWITCHES[name].values]
     return sorted(mechs, key=lambda m: (order.index(m) if m in order else len(order), m))
 
 
@@ -363,7 +382,7 @@ def row_record(row: Row, matrix: Matrix, table=None, minimal=None) -> dict:
     return {
         "row": row.number,
         "constants": row.config.constants,
-        "switches": {name: getattr(row.config, name) for name in MATRIX_SWITCHES},
+        "switches": {name: getattr(row.config, name) for name in matrix_switches()},
         "mechanisms": in_switch_order(row.mechanisms),
         "named": row.named,
         "same_as": row.same_as,

@@ -13,7 +13,8 @@ from typing import Callable
 
 import invariants
 
-from .actions import ACTIONS, BY_NAME, RUNTIME_ACTIONS, Action
+from . import actions
+from .actions import Action
 from .engine import Instance, Label, Layout, Model
 from . import state as schema
 from .state import initial
@@ -30,7 +31,7 @@ def instances(cfg) -> list[tuple[Label, Callable]]:
 
 def engine_instances(cfg) -> list:
     found = []
-    for action in ACTIONS:
+    for action in actions.ACTIONS:
         if not action.exists(cfg):
             continue
         for label_args, keywords in action.parameters(cfg):
@@ -43,12 +44,19 @@ def engine_instances(cfg) -> list:
 
 def instance_count(cfg) -> int:
     """len(instances(cfg)), without listing them: what a step of a random walk evaluates."""
-    return sum(len(action.parameters(cfg)) for action in ACTIONS if action.exists(cfg))
+    return sum(len(action.parameters(cfg)) for action in actions.ACTIONS if action.exists(cfg))
 
 
 def fair_family(label: Label) -> tuple | None:
     """The weak-fairness family an action instance belongs to, or None if it is never fair."""
-    return tuple(label) if label.name in RUNTIME_ACTIONS else None
+    return tuple(label) if label.name in actions.RUNTIME_ACTIONS else None
+
+
+def __getattr__(name: str):
+    """ACTIONS, BY_NAME and RUNTIME_ACTIONS: the declarations of actions.py, as they are now."""
+    if name in ("ACTIONS", "BY_NAME", "RUNTIME_ACTIONS"):
+        return getattr(actions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def symmetry_refusal(cfg) -> str | None:

@@ -1,10 +1,12 @@
 """A trace in protocol words: what each step did, what it changed, why the last state is bad.
 
 Plain text only (no rich): the terminal rendering, Markdown and Mermaid all
-draw from the `Story` built here, so the three say the same thing. Every
-sentence is derived from the action and the states before and after it, so
-it says what actually happened (a compaction that was sent, or one that the
-controller's read frontier held back), not what the action may do.
+draw from the `Story` built here, so the three say the same thing. A step's
+sentence is the words of the events it records (protocol/events.py, the
+kinds declared beside the effects in protocol/actions.py), so it says what
+actually happened (a compaction that was sent, or one that the controller's
+read frontier held back), not what the action may do; nothing here
+computes a bound, a frontier or a guard.
 """
 
 from __future__ import annotations
@@ -13,34 +15,14 @@ from typing import NamedTuple
 
 import invariants
 
-from . import state as schema
-from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, RELEASE, command_text, index_of
-from .state import (
-    GLOBAL, INDEX_NAMES, LIVE, UNBORN, ctl_since, exported, frontier_at, held, index_of_peek, shown,
-    stranded_on,
-)
+from .commands import EXPORT
+from .events import value_text
+from .explain import explain
+from .state import GLOBAL, UNBORN, held, shown
 from .trace import Change, Trace, changes
-
-WORDS: dict = {}  # action name -> (label, before, after) -> the step in protocol words
-
-
-def words(name: str):
-    """Register the function below as the words of action `name` (see model.ACTIONS)."""
-
-    def register(function):
-        WORDS[name] = function
-        return function
-
-    return register
 
 
 # ------------------------------------------------------------------ values
-
-
-def value_text(variable: str, value) -> str:
-    """A variable's value (one process's, for a per-process variable) as a reader of the
-    spec would write it; its domain in the schema says how."""
-    return schema.BY_NAME[variable].domain.text(value)
 
 
 def state_lines(state) -> list[str]:
@@ -110,282 +92,23 @@ def initial_words(state) -> str:
     return ", ".join(parts)
 
 
-# ------------------------------------------------------------------ actions
+# ------------------------------------------------------------------ steps
 
 
-def index_words(state, i: int) -> str:
-    """How a sentence names index id i: `index` with one index, `X` or `Y` with two."""
-    return "index" if state.ix is None else INDEX_NAMES[i]
+def sentence(events) -> str:
+    """A step's events as one sentence: the first heads it and joins the others' words."""
+    head, *rest = events
+    return head.words() + head.joined([event.words() for event in rest])
 
 
-def _queued_on(before, after, queue: str) -> dict[str, list[int]]:
-    """The commands a step appended to queue `queue` ("mq" or "iq"), command text -> processes."""
-    found: dict[str, list[int]] = {}
-    for p, (old, new) in enumerate(zip(getattr(before, queue), getattr(after, queue))):
-        if new[: len(old)] == old:
-            for command in new[len(old):]:
-                found.setdefault(command_text(command), []).append(p)
-    return found
+def step_words(label, events) -> str:
+    """What a step's events say; its label, for a step that records none."""
+    return sentence(events) if events else str(label)
 
 
-def _processes_phrase(processes: list[int], total: int) -> str:
-    if len(processes) == total:
-        return "every process's" if total > 1 else "the process's"
-    return " and ".join(f"process {p}'s" for p in processes)
-
-
-def _routing(before, after, skip: set[str] = frozenset()) -> list[str]:
-    """What the multiplexer queued in this step, per stream, in protocol words."""
-    total = len(after.since)
-    said = []
-    for queue, runtime in (("iq", "interactive"), ("mq", "maintenance")):
-        for command, processes in _queued_on(before, after, queue).items():
-            if command in skip:
-                continue
-            said.append(f"{command} is queued on {_processes_phrase(processes, total)} {runtime} stream")
-    return said
-
-
-def _sent_rose(before, after) -> int | None:
-    """The index id whose AllowCompaction this step sent, or None."""
-    for i in range(1 if before.ix is None else len(INDEX_NAMES)):
-        if frontier_at(after.sent, i) > frontier_at(before.sent, i):
-            return i
-    return None
-
-
-def _compact_command(after, i: int) -> str:
-    frontier = frontier_at(after.sent, i)
-    return f"Compact({frontier})" if after.ix is None else f"Compact({i}, {frontier})"
-
-
-def _compaction_words(before, after, i: int = 0) -> str:
-    """What the controller's Compact(i) did inside a step: sent, forwarded, or held back."""
-    if _sent_rose(before, after) is not None:
-        frontier = frontier_at(after.sent, i)
-        targets = [runtime for queue, runtime in (("mq", "maintenance"), ("iq", "interactive"))
-                   if _compact_command(after, i) in _queued_on(before, after, queue)]
-        words = f"AllowCompaction({index_words(after, i)}, {frontier}) is sent"
-        if after.fwd > before.fwd:
-            words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
-            if after.fwd < frontier:
-                words += f" (capped at the as_of {after.fwd} of a peek process 0 has not rendered)"
-        elif targets:
-            words += " to every process's " + " and ".join(f"{t} runtime" for t in targets)
-        else:
-            words += ", but the multiplexer's cap holds it back (a peek is not yet rendered on process 0)"
-        return words
-    frontier = ctl_since(after, i)
-    holders = [d for d, status in enumerate(after.df) if status == LIVE and after.as_of[d] == frontier
-               and index_of_peek(after, d) == i and frontier < frontier_at(after.policy, i)]
-    if holders:
-        return (f"the controller's read frontier stays at {frontier}, held by peek {holders[0]}, "
-                f"so no AllowCompaction is sent")
-    return f"the controller's read frontier stays at {frontier}, so no AllowCompaction is sent"
-
-
-@words("CreatePeek")
-def create_peek(label, before, after) -> str:
-    d, t = label.args[0], label.args[-1]
-    reading = "" if after.ix is None else f" {INDEX_NAMES[after.ix[d]]}"
-    words = f"the controller creates peek {d} reading{reading} at as_of {t}"
-    said = _routing(before, after)
-    if after.caps != before.caps:
-        said.append(f"the multiplexer caps compaction at {t} until process 0 renders peek {d}")
-    return words + ": " + "; ".join(said) if said else words
-
-
-@words("DropPeek")
-def drop_peek(label, before, after) -> str:
-    d = label.args[0]
-    i = index_of_peek(before, d)
-    words = f"the controller drops peek {d}: its read hold at {before.as_of[d]} goes"
-    said = _routing(before, after, skip={_compact_command(after, i)})
-    return ", ".join([words, *said]) + ", and " + _compaction_words(before, after, i)
-
-
-@words("AdvancePolicy")
-def advance_policy(label, before, after) -> str:
-    i = label.args[0] if label.args else 0
-    whose = "" if after.ix is None else f" for {INDEX_NAMES[i]}"
-    return (f"the controller's compaction policy{whose} advances to {frontier_at(after.policy, i)}, and "
-            + _compaction_words(before, after, i))
-
-
-@words("Ingest")
-def ingest(label, before, after) -> str:
-    return f"new data arrives: the index's write frontier (upper) advances to {after.upper}"
-
-
-@words("Reconnect")
-def reconnect(label, before, after) -> str:
-    words = ("the controller reconnects (Hello): the reconnection discards the cap, the multiplexer's "
-             "per-connection state, while the runtimes' queues keep the old connection's commands")
-    if after.fwd > before.fwd:
-        words += f"; the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
-    return words
-
-
-def _head_command(label, before, queue: str, runtime: str) -> tuple[int, tuple, str]:
-    """The process a runtime step runs on, the command it pops, and who that is, in words."""
-    p = label.args[0]
-    return p, getattr(before, queue)[p][0], f"process {p}'s {runtime} runtime"
-
-
-@words("MaintStep")
-def maint_step(label, before, after) -> str:
-    p, command, who = _head_command(label, before, "mq", "maintenance")
-    return MAINTENANCE_WORDS[command[0]](who, p, command, before, after)
-
-
-def _maint_compact(who, p, command, before, after) -> str:
-    f = command[-1]
-    if before.ix is None:
-        return f"{who} applies Compact({f}): its write handle allows compaction to {f} (writer)"
-    name = INDEX_NAMES[index_of(command)]
-    if isinstance(after.writer[p], tuple):
-        return f"{who} applies {command_text(command)}: its write handle for {name} allows compaction to {f} (writer)"
-    return (f"{who} applies {command_text(command)}: the point's one writer frontier becomes {f}, "
-            f"overwritten by {name}'s AllowCompaction (it was {before.writer[p]})")
-
-
-def _maint_acquire(who, p, command, before, after) -> str:
-    _, d, t = command
-    if d in before.released[p]:
-        return (f"{who} receives Acquire({d}, {t}) after the release overtook it: "
-                f"the release is consumed and no hold is installed")
-    return f"{who} applies Acquire({d}, {t}): it installs a read hold at {t} for peek {d}"
-
-
-def _maint_release(who, p, command, before, after) -> str:
-    d = command[1]
-    if before.acq[p][d] is not None:
-        return f"{who} applies Release({d}): peek {d}'s acquired hold at {before.acq[p][d]} goes"
-    return (f"{who} receives Release({d}) before the acquisition: "
-            f"it records the release for the Acquire still to come")
-
-
-def _maint_export(who, p, command, before, after) -> str:
-    words = f"{who} applies Export: it renders Y's re-export of X and publishes Y on process {p}"
-    newly = sorted(stranded_on(after, p) - stranded_on(before, p))
-    waiting = [d for d in held(before.readers[p]) if index_of_peek(before, d) == 1]
-    if newly:
-        peeks = " and ".join(f"peek {d}" for d in newly)
-        return (words + f"; the placeholder is replaced, and the reader of Y registered in it ({peeks}) "
-                "is stranded: its import will never read")
-    if waiting:
-        return words + "; the placeholder is backed in place, and its readers read the arrangement"
-    return words
-
-
-MAINTENANCE_WORDS = {COMPACT: _maint_compact, ACQUIRE: _maint_acquire, RELEASE: _maint_release,
-                     EXPORT: _maint_export}
-
-
-@words("InterStep")
-def inter_step(label, before, after) -> str:
-    p, command, who = _head_command(label, before, "iq", "interactive")
-    return INTERACTIVE_WORDS[command[0]](who, p, command, before, after)
-
-
-def _inter_create(who, p, command, before, after) -> str:
-    d, t = command[1], command[-1]
-    words = f"{who} renders peek {d}: it imports the arrangement and registers a read hold at {t}"
-    if before.ix is not None and index_of(command) == 1 and not exported(before, p):
-        words = (f"{who} renders peek {d}: Y is not yet published here, so its import creates a "
-                 f"placeholder for Y and registers a read hold at {t} in it")
-    if before.caps != after.caps:
-        words += f"; its frontier report retires the cap on peek {d}"
-        if after.fwd > before.fwd:
-            words += f", and the multiplexer forwards Compact({after.fwd}) to every maintenance runtime"
-    return words
-
-
-def _inter_drop(who, p, command, before, after) -> str:
-    d = command[1]
-    words = f"{who} applies Drop({d}): peek {d}'s reader registration goes"
-    if d in stranded_on(before, p):
-        words += " (it was stranded)"
-    return words
-
-
-def _inter_compact(who, p, command, before, after) -> str:
-    shown_command, f = command_text(command), command[-1]
-    if after.standing != before.standing:
-        if isinstance(after.standing[p], int):
-            return f"{who} applies {shown_command}: its standing hold rises to {after.standing[p]}"
-        name = INDEX_NAMES[index_of(command)]
-        return f"{who} applies {shown_command}: its standing hold for {name} rises to {f}"
-    if before.ix is None:
-        return f"{who} pops {shown_command} and ignores it (no standing hold in this design)"
-    return (f"{who} pops {shown_command}: the standing hold does not move "
-            f"(it is at {schema.BY_NAME['standing'].domain.text(before.standing[p])} already, or this design has none)")
-
-
-def _inter_release(who, p, command, before, after) -> str:
-    return f"{who} applies Release({command[1]}): it records the release for maintenance to act on"
-
-
-INTERACTIVE_WORDS = {CREATE: _inter_create, DROP: _inter_drop, COMPACT: _inter_compact, RELEASE: _inter_release}
-
-
-@words("Reclaim")
-def reclaim(label, before, after) -> str:
-    p = label.args[0]
-    gone = sorted(before.released[p] - after.released[p])
-    peeks = ", ".join(map(str, gone))
-    return f"process {p}'s maintenance runtime reclaims the acquired hold of peek {peeks}, whose release it has seen"
-
-
-def _publish_bound(state, p: int) -> str:
-    """The holds that bound process p's publisher, named, for the Publish sentence."""
-    def named(kind: str, value) -> list[str]:
-        if isinstance(value, int):
-            return [f"{kind} {value}"]
-        return [f"{kind} {INDEX_NAMES[i]} {t}" for i, t in enumerate(value)]
-
-    holds = named("writer", state.writer[p])
-    standing = state.standing[p]
-    if (standing if isinstance(standing, int) else any(standing)):  # a standing hold of 0 bounds nothing
-        holds += named("standing", standing)
-    stranded = stranded_on(state, p)
-    holds += [f"peek {d}'s reader {t}" for d, t in held(state.readers[p]).items() if d not in stranded]
-    holds += [f"peek {d}'s acquired hold {t}" for d, t in held(state.acq[p]).items()]
-    return ", ".join(holds)
-
-
-@words("Publish")
-def publish(label, before, after) -> str:
-    p = label.args[0]
-    who = f"process {p}'s publisher"
-    said = []
-    if after.since[p] != before.since[p]:
-        said.append(f"raises the published since from {before.since[p]} to {after.since[p]} "
-                    f"(the least of its holds: {_publish_bound(before, p)})")
-    if after.physical[p] != before.physical[p]:
-        said.append(f"forwards physical compaction to {after.physical[p]} (upper is {after.upper})")
-    return f"{who} " + ", and ".join(said)
-
-
-def _action_name(label) -> tuple[str, tuple]:
-    """A label's name and arguments, whether a Label, a plain tuple or its printed form."""
-    if isinstance(label, tuple):
-        return label[0], tuple(label[1:])
-    return str(label), ()
-
-
-def narrate(label, before, after) -> str:
-    """The step `before --label--> after` in protocol words."""
-    name, args = _action_name(label)
-    narrator = WORDS.get(name)
-    if narrator is None:
-        return str(label)
-    return narrator(_Label(name, args), before, after)
-
-
-class _Label(NamedTuple):
-    name: str
-    args: tuple
+def narrate(label, before, after, cfg) -> str:
+    """The step `before --label--> after` of configuration `cfg` in protocol words."""
+    return step_words(label, explain(cfg, label, before, after))
 
 
 # ---------------------------------------------------------------- witnesses
@@ -393,16 +116,16 @@ class _Label(NamedTuple):
 
 def violation_words(trace: Trace, cfg=None) -> list[str]:
     """Why the last state (or last step) breaks `trace.prop`: the property's witnesses."""
-    explain = invariants.WITNESSES.get(trace.prop)
-    if explain is None or not trace.steps:
+    witnesses = invariants.WITNESSES.get(trace.prop)
+    if witnesses is None or not trace.steps:
         return []
     last = trace.steps[-1].state
     try:
         if trace.prop in invariants.TRANSITION_PROPERTIES:
             if len(trace.steps) < 2:
                 return []
-            return list(explain(trace.steps[-2].state, last, cfg))
-        return list(explain(last, cfg))
+            return list(witnesses(trace.steps[-2].state, last, cfg))
+        return list(witnesses(last, cfg))
     except AttributeError:
         return []  # this witness needs the configuration (TypeOK's domains) and none was given
 
@@ -417,6 +140,7 @@ class StepStory(NamedTuple):
     changed: list  # [(group, [Change])], globals first
     state: object  # the state after the step
     cycle_start: bool  # a lasso's cycle returns to this state
+    events: tuple = ()  # what the step recorded (protocol/events.py); none for the initial state
 
 
 class Story(NamedTuple):
@@ -435,18 +159,23 @@ def lasso_ending(trace: Trace) -> str | None:
     return f"back to state {trace.loop + 1}"
 
 
-def story(trace: Trace, cfg=None) -> Story:
-    """The trace as a reviewer reads it: one `StepStory` per state, then why it is bad."""
+def story(trace: Trace, cfg) -> Story:
+    """The trace of configuration `cfg` as a reviewer reads it: one `StepStory` per state,
+    then why it is bad."""
+    if cfg is None:
+        raise TypeError("a story needs the trace's configuration: its steps are told by re-running them")
     told = []
     previous = None
     for index, step in enumerate(trace.steps):
+        events = ()
         if previous is None:
             action, words, changed = "Initial state", initial_words(step.state), []
         else:
             action = str(step.action)
-            words = narrate(step.action, previous, step.state)
+            events = explain(cfg, step.action, previous, step.state)
+            words = step_words(step.action, events)
             changed = grouped_changes(previous, step.state)
-        told.append(StepStory(index + 1, action, words, changed, step.state, trace.loop == index))
+        told.append(StepStory(index + 1, action, words, changed, step.state, trace.loop == index, events))
         previous = step.state
     ending = lasso_ending(trace)
     notes = tuple(note for note in trace.notes if note != ending)  # the ending is said once

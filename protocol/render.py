@@ -118,7 +118,7 @@ def trace_table(trace: Trace, full: bool = False, explain=None, cfg=None) -> Tab
 
 def verdict_text(verdict) -> Text:
     if verdict.holds is True:
-        return Text("holds", style="green")
+        return Text("holds (vacuous)" if verdict.vacuous else "holds", style="yellow" if verdict.vacuous else "green")
     if verdict.holds is False:
         return Text(f"violated in {verdict.trace_length}", style="red")
     return Text("unknown", style="yellow")
@@ -162,9 +162,28 @@ def summary_table(result) -> Table:
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
     table.add_row("properties", props)
+    reached = reachable_table(result)
+    if reached is not None:
+        table.add_row("reachable", reached)
     for line in result.mismatches():
         table.add_row("mismatch", Text(line, style="bold red"))
     return table
+
+
+def reachable_table(result):
+    """The states the configuration expects to exist, and the depth where each was first
+    reached; None when it names none."""
+    if not result.named.reachable:
+        return None
+    words = result.reached_words()
+    if words is None:
+        return Text("not checked: this search keeps no states to look for them in", style="yellow")
+    rows = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
+    rows.add_column("state", no_wrap=True)
+    rows.add_column("first reached", no_wrap=True)
+    for what, where in words:
+        rows.add_row(Text(what), Text(where, style="red" if where.startswith("not") else "green"))
+    return rows
 
 
 def result_counts(result) -> list[tuple[str, str]]:

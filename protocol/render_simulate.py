@@ -20,7 +20,7 @@ from .simulate import SimulationResult
 def render_simulation(console, result: SimulationResult, full: bool = False) -> None:
     console.print(simulation_table(result))
     for finding in result.findings.values():
-        console.print(trace_table(finding.trace, full=full))
+        console.print(trace_table(finding.trace, full=full, cfg=result.config))
 
 
 def simulation_table(result: SimulationResult):

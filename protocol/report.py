@@ -130,6 +130,10 @@ def summary_html(result) -> str:
              ("depth", str(result.depth)), ("seconds", f"{result.seconds:.2f}")]
     if not result.complete:
         facts.append(("search", "INCOMPLETE: no property is reported to hold"))
+    if result.named.reachable:
+        reached = result.reached_words()
+        facts += [(f"reachable: {what}", escape(where)) for what, where in reached] if reached is not None \
+            else [("reachable", "not checked: this search keeps no states")]
     facts_html = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in facts)
     mismatches = "".join(f'<p class="mismatch">{escape(line)}</p>' for line in result.mismatches())
     doc = f'<p class="doc">{_with_code(named.doc)}</p>' if named.doc else ""
@@ -143,7 +147,8 @@ def verdicts_html(result) -> str:
     expected = result.named.expected_violations()
     rows = []
     for prop, verdict in result.properties.items():
-        found = {True: "holds", None: "unknown"}.get(verdict.holds, f"violated in {verdict.trace_length}")
+        found = {True: "holds (vacuous)" if verdict.vacuous else "holds", None: "unknown"}.get(
+            verdict.holds, f"violated in {verdict.trace_length}")
         wanted = "holds"
         if prop in expected:
             wanted = "violated" + (f" in {expected[prop]}" if expected[prop] else "")

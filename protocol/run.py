@@ -11,25 +11,23 @@ from typing import Callable
 import attrs
 
 import invariants
+from invariants import reachable
 
 from .config import ConfigError, NamedConfig
-from .engine import Label, Model, Refusal, pair_permutation
-from .engine.checker import Exploration, Progress
-from .engine.fast import explore_model, leads_to_masks as leads_to_masks_by_component, unreduced_counts
-from .engine.liveness import FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced, leads_to_masks
+from .engine import Label, Model, Refusal
+from .engine.checker import Progress
+from .engine.fast import explore_model
+from .engine.interface import LassoRun, Run, Unavailable
 from .model import model_for
 from .trace import Trace, trace_from_path
 
 
-def explore_config(cfg, **options):
+def explore_config(cfg, **options) -> Run:
     """Explore configuration `cfg` with the packed engine (`engine.fast.explore_model`)."""
-    model = model_for(cfg)
     try:
-        run = explore_model(model, **options)
+        return explore_model(model_for(cfg), **options)
     except Refusal as refusal:
         raise ConfigError(str(refusal)) from None
-    run.model = model
-    return run
 
 
 @attrs.frozen
@@ -38,6 +36,10 @@ class Verdict:
 
     holds: bool | None
     trace: Trace | None = None
+    # A liveness property that holds with none of its premises ever reached holds vacuously;
+    # `premises` says per leads-to pair whether its premise was reached (None: not decided).
+    vacuous: bool = False
+    premises: tuple | None = None
 
     @property
     def trace_length(self) -> int | None:
@@ -64,6 +66,10 @@ class CheckResult:
     # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...],
     # "graph_gathered": whether liveness needed the whole graph on the coordinator}.
     parallel: dict | None = None
+    # Per state predicate the configuration expects to be reachable (its `reachable`),
+    # the depth where it was first reached, None where it was not; None when the run
+    # keeps no states to tell (--fingerprints).
+    reachable: dict | None = attrs.field(factory=dict)
 
     @property
     def config(self):
@@ -91,7 +97,39 @@ class CheckResult:
                 found.append(f"{name} violated unexpectedly")
             elif verdict.holds is None and not stopped:
                 found.append(f"{name} has no verdict: the check was cut short")
-        return found
+            elif verdict.vacuous and name in self.named.nonvacuous and self.at_least_own_constants:
+                found.append(f"{name} holds vacuously: none of its premises was reached, "
+                             "and this configuration requires it not to")
+        if self.complete and self.at_least_own_constants:  # not reached by a search cut short: beyond the cut?
+            found += [f"{name} ({reachable.doc(name)}) was never reached"
+                      for name, depth in (self.reachable or {}).items() if depth is None]
+        return found + self.count_mismatches()
+
+    def count_mismatches(self) -> list[str]:
+        """How a complete search's distinct states and depth differ from the pinned ones
+        (compared at the configuration's own constants only)."""
+        return self.named.pinned_differences(self.distinct_states, self.depth) if self.complete else []
+
+    def reached_words(self) -> list[tuple[str, str]] | None:
+        """Per state the configuration expects to exist, (what it is, where it was first
+        reached) in words; None when the run keeps no states to tell."""
+        if self.reachable is None:
+            return None
+        never = "not reached" if self.complete else "not reached (cut short)"
+        return [(reachable.doc(name), never if self.reachable.get(name) is None
+                 else f"at depth {self.reachable[name]}") for name in self.named.reachable]
+
+    @property
+    def at_least_own_constants(self) -> bool:
+        """Whether every constant is at least the named configuration's own: where the states
+        a reviewer expects (its `reachable`, the premises of its `nonvacuous`) must exist.
+        Fewer processes, peeks or times may leave them out (no peek at D=0)."""
+        from .config import named_configurations
+
+        own = named_configurations().get(self.named.name)
+        if own is None:
+            return True
+        return all(value >= own.config.constants[name] for name, value in self.config.constants.items())
 
     @property
     def as_expected(self) -> bool:
@@ -123,49 +161,52 @@ def check(
     left out. With `symmetry` both are decided on one state per orbit.
     With `workers` > 1 (or a Ray `cluster` address) the states are
     partitioned over that many workers (engine/parallel.py); one worker is
-    the sequential search, untouched.
+    the sequential search, untouched. Every engine's result is an
+    `engine.interface.Run`, and one path below gives its verdicts.
     """
-    cfg = named.config
     started = time.perf_counter()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
+    options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
+                   record_edges=liveness)
     if workers > 1 or cluster is not None:
-        return check_parallel(named, workers, cluster, max_states=max_states, stop_on_violation=stop_on_violation,
-                              on_progress=on_progress, liveness=liveness, started=started)
-    run = explore_config(  # the fast engine: same states, order, edges and verdicts
-        cfg,
-        symmetry=symmetry,
-        fingerprints=fingerprints,
-        max_states=max_states,
-        stop_on_violation=stop_on_violation,
-        on_progress=on_progress,
-        record_edges=liveness,
-    )
-    model = run.model
-    verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
-    interrupted = run.interrupted
-    if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
-        try:
-            verdicts.update(liveness_verdicts(run, model))
-        except KeyboardInterrupt:  # Ctrl-C while deciding liveness: the safety verdicts stand
-            verdicts.update({name: Verdict(None) for name in model.liveness})
-            interrupted = True
+        run = explore_partitioned(named, workers, cluster, **options)
+    else:  # the fast engine: same states, order, edges and verdicts as the readable model
+        run = explore_config(named.config, symmetry=symmetry, fingerprints=fingerprints, **options)
+    model = model_for(named.config)
+    try:
+        verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
+        interrupted = run.interrupted
+        if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
+            try:
+                verdicts.update(liveness_verdicts(run, model))
+            except KeyboardInterrupt:  # Ctrl-C while deciding liveness: the safety verdicts stand
+                verdicts.update({name: Verdict(None) for name in model.liveness})
+                interrupted = True
+            except Refusal as refusal:
+                raise ConfigError(str(refusal)) from None
+        reached = reached_depths(run, named, model)
+    finally:
+        run.close()
+    counts = run.counts()
     return CheckResult(
         named=named,
-        **unreduced_counts(run),
-        depth=run.depth,
+        distinct_states=counts.distinct_states,
+        transitions=counts.transitions,
+        reduced_states=counts.reduced_states,
+        depth=counts.depth,
         seconds=time.perf_counter() - started,  # the search and the liveness decision
         complete=run.complete,
         interrupted=interrupted,
         properties=verdicts,
-        stopped_on_violation=stop_on_violation and bool(run.violations),
-        fingerprint_collision=run.collision_probability() if fingerprints else None,
+        stopped_on_violation=stop_on_violation and bool(run.violated()),
+        reachable=reached,
+        **run.report(),
     )
 
 
-def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liveness: bool, started: float,
-                   **options) -> CheckResult:
-    """`check` with the states partitioned over worker processes or Ray actors."""
+def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, **options) -> Run:
+    """The states partitioned over worker processes or Ray actors (engine/parallel.py)."""
     from functools import partial
 
     from .engine.parallel import explore_parallel
@@ -176,37 +217,10 @@ def check_parallel(named: NamedConfig, workers: int, cluster: str | None, *, liv
         from .engine.cluster import ClusterUnavailable, RayPool
 
         try:
-            pool = RayPool(cluster, factory, workers, liveness)
+            pool = RayPool(cluster, factory, workers, options["record_edges"])
         except ClusterUnavailable as why:
             raise ConfigError(str(why)) from None
-    run = explore_parallel(factory, workers, record_edges=liveness, pool=pool, **options)
-    model = model_for(named.config)
-    if run.interrupted:  # the workers are stopped: no trace to fetch, no verdict
-        verdicts = {name: Verdict(None) for name in [*model.invariants, *model.transition_properties,
-                                                     *(model.liveness if liveness else ())]}
-        return CheckResult(named=named, distinct_states=run.distinct_states, transitions=run.transitions,
-                           depth=run.depth, seconds=time.perf_counter() - started, complete=False,
-                           interrupted=True, properties=verdicts)
-    try:
-        verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
-        interrupted = run.interrupted
-        if liveness:
-            try:
-                verdicts.update(liveness_verdicts(run, model))
-            except KeyboardInterrupt:
-                verdicts.update({name: Verdict(None) for name in model.liveness})
-                interrupted = True
-        if not interrupted:  # the workers' peaks once liveness, decided in them or not, is done too
-            run.worker_memory = run.pool.call("memory", [()] * workers)
-    finally:
-        run.pool.close()
-    return CheckResult(
-        named=named, distinct_states=run.distinct_states, transitions=run.transitions, depth=run.depth,
-        seconds=time.perf_counter() - started, complete=run.complete, interrupted=interrupted,
-        properties=verdicts, stopped_on_violation=options.get("stop_on_violation", False) and bool(run.violations),
-        parallel={"workers": workers, "bytes_exchanged": run.bytes_exchanged, "worker_peak_bytes": run.worker_memory,
-                  "level_sizes": run.level_sizes, "graph_gathered": run.gathered},
-    )
+    return explore_parallel(factory, workers, pool=pool, **options)
 
 
 def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> None:
@@ -214,139 +228,63 @@ def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> Non
     or to check a configuration whose expected verdict is a liveness one."""
     if liveness:
         raise ConfigError("--fingerprints checks safety only; add --no-liveness")
-    liveness_expected = [name for name in named.expected_violations() if name in invariants.LIVENESS_PROPERTIES]
+    liveness_expected = [name for name in named.expected_violations()
+                         if name in invariants.names_for(named.config, invariants.LIVENESS)]
     if liveness_expected:
         raise ConfigError(f"{named.name} must violate {liveness_expected[0]}, a liveness property, "
                           "and --fingerprints checks safety only: drop --fingerprints")
 
 
-def safety_verdict(run: Exploration, name: str) -> Verdict:
+def safety_verdict(run: Run, name: str) -> Verdict:
     path = run.counterexample(name)
     if path is not None:
         return Verdict(False, trace_from_path(name, path))
     return Verdict(True if run.complete else None)
 
 
+def reached_depths(run: Run, named: NamedConfig, model: Model) -> dict | None:
+    """Per state predicate the configuration expects to be reachable, the depth where it
+    was first reached (None: not reached); None when the run keeps no states."""
+    predicates = reachable.predicates_for(named.reachable, named.config)
+    if not predicates:
+        return {}
+    try:
+        return run.first_reached(predicates)
+    except Unavailable:
+        return None
+
+
 # ------------------------------------------------------------------ liveness
 
 
-def liveness_verdicts(run: Exploration, model: Model) -> dict:
-    """Each liveness property's verdict, decided on the recorded graph under the model's fairness.
-
-    Unknown when the graph is incomplete or its edges were not recorded: a
-    state not expanded might still have a way out of a stall. A partitioned
-    search first tries to decide where its edges lie (`liveness_holds`); the
-    graph is gathered only for a property that might fail there.
-    """
-    if not (run.complete and run.edges_recorded):
-        return {name: Verdict(None) for name in model.liveness}
-    verdicts, graph, initial = {}, None, None
-    for name, pairs in model.liveness.items():
-        if holds_in_place(run, name):
-            verdicts[name] = Verdict(True)
-            continue
-        if graph is None:
-            graph, initial = decision_graph(run, model)
-        masks = pair_masks(run, pairs, name)
-        if getattr(run, "reduction", None) is None:
-            found = find_violation(graph, initial, masks)
-        else:
-            found = violation_reduced(run, graph, initial, masks, name, pairs)
-        if found is None:
-            verdicts[name] = Verdict(True)
-        else:
-            verdicts[name] = Verdict(False, lasso_trace(run, graph, name, pairs[found.pair], found.lasso))
+def liveness_verdicts(run: Run, model: Model) -> dict:
+    """Each liveness property's verdict, decided by the run (`Run.decide_liveness`) on its
+    graph under the model's fairness, with a lasso as a narrated Trace."""
+    verdicts = {}
+    for name, decided in run.decide_liveness(model).items():
+        trace = None if decided.lasso is None else lasso_trace(name, decided.lasso)
+        verdicts[name] = Verdict(decided.holds, trace, vacuous=decided.vacuous, premises=decided.premises)
     return verdicts
 
 
-def holds_in_place(run: Exploration, name: str) -> bool:
-    """Whether a partitioned search decided, without gathering its graph, that property
-    `name` holds (engine/parallel.py: `liveness_holds`). False for any other search."""
-    if not hasattr(run, "liveness_holds"):
-        return False
-    return run.liveness_holds(pairs_in_partition(name))
-
-
-def pairs_in_partition(name: str):
-    """What a partition calls on its own model for property `name`'s leads-to pairs."""
-    from functools import partial
-
-    from .engine.parallel import liveness_pairs
-
-    return partial(liveness_pairs, name)
-
-
-def decision_graph(run: Exploration, model: Model) -> tuple[FairGraph, list[int]]:
-    """The fair graph the liveness properties are decided on, and its initial states
-    (a partitioned search gathers its edges first)."""
-    if hasattr(run, "gather_edges"):
-        run.gather_edges()
-        return fair_graph(run, model), run.initial_ids()
-    return fair_graph(run, model), [state_id for state_id, parent in enumerate(run.parent) if parent < 0]
-
-
-def pair_masks(run: Exploration, pairs, name: str) -> list:
-    """liveness.leads_to_masks over the stored states: per interned component with the
-    packed engine (by each partition, when partitioned), else on every decoded state."""
-    if hasattr(run, "pair_masks"):
-        return run.pair_masks(pairs_in_partition(name))
-    if getattr(run, "engine", None) is not None:
-        return leads_to_masks_by_component(run.engine, run.states, pairs)
-    states = (run.state(state_id) for state_id in range(run.distinct_states))
-    return leads_to_masks(states, [(pair.premise, pair.conclusion) for pair in pairs])
-
-
-def violation_reduced(run: Exploration, graph, initial, masks, name: str, pairs):
-    """find_violation_reduced on a search reduced by symmetry: every edge's label id
-    carries its permutation, which renames the pairs' processes."""
-    perms = run.reduction.permutations
-    try:
-        pair_maps = [pair_permutation(pairs, rename) for rename in perms.renames]
-    except ValueError as error:  # the pairs do not permute with the processes
-        raise ConfigError(f"{name} under --symmetry: {error}; drop --symmetry") from None
-    symmetry = Symmetry([perms.split(label)[1] for label in range(len(run.labels))], pair_maps)
-    try:
-        return find_violation_reduced(graph, initial, masks, symmetry)
-    except QuotientCycle:
-        raise ConfigError(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
-                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
-
-
-def fair_graph(run: Exploration, model: Model) -> FairGraph:
-    """The recorded graph with its weakly fair families (none where nothing is fair)."""
-    family_of = {instance.label: instance.family for instance in model.instances}
-    label_family = [family_of.get(label) for label in run.labels]
-    return FairGraph(
-        run.distinct_states, run.edge_src, run.edge_label, run.edge_dst, model.fair_families, label_family,
-        enabled=getattr(run, "enabled", None),  # a partitioned search gathers them with the edges
-    )
-
-
-def lasso_trace(run: Exploration, graph, name: str, pair, lasso) -> Trace:
-    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair.
-    Under symmetry the lasso of representatives is realised as the real run it stands for."""
-    realize = getattr(run, "realize_lasso", None)
-    if realize is not None:
-        steps, _ = realize([(label, run.states[state_id]) for label, state_id in lasso.steps])
-    else:
-        steps = [
-            (None if label is None else run.labels[label], run.state(state_id))
-            for label, state_id in lasso.steps
-        ]
+def lasso_trace(name: str, lasso: LassoRun) -> Trace:
+    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair."""
+    steps, pair = lasso.steps, lasso.pair
     notes = [f"{pair.text} fails: {stall_start(steps, pair)} on, the premise has held "
              "and the conclusion never holds"]
-    if lasso.stutters:
+    stutters = lasso.back is None
+    if stutters:
         notes.append(f"stutters forever in state {lasso.loop + 1}")
     else:
-        notes.append(f"back to state {lasso.loop + 1} by {run.labels[lasso.back]}")
-    if not graph.families:
+        notes.append(f"back to state {lasso.loop + 1} by {lasso.back}")
+    if not lasso.fair_families:
         notes.append("no action is fair (fairness off): the behaviour may stop anywhere")
     for family, how, where in lasso.fairness:
         if how == "disabled":
             notes.append(f"{Label(*family)} is disabled in state {where + 1}")
         else:
             notes.append(f"{Label(*family)} is taken in the cycle, from state {where + 1}")
-    return trace_from_path(name, steps, loop=lasso.loop, stutters=lasso.stutters, notes=tuple(notes))
+    return trace_from_path(name, steps, loop=lasso.loop, stutters=stutters, notes=tuple(notes))
 
 
 def stall_start(steps, pair) -> str:

@@ -349,11 +349,7 @@ class Derived(NamedTuple):
 
 
 def derived(variables) -> Derived:
-    """The state type and the variable lists of a schema, checked against each other.
-
-    The modules that use them look them up here at call time (`schema.State`),
-    so a schema extended at run time (tests/test_extending.py) reaches them all.
-    """
+    """The state type and the variable lists of a schema, checked against each other."""
     state_class = state_type(variables)
     check_schema(state_class, variables)
     return Derived(
@@ -365,7 +361,28 @@ def derived(variables) -> Derived:
     )
 
 
-State, BY_NAME, GLOBAL_VARIABLES, PROCESS_VARIABLES, RISING = derived(VARIABLES)
+_DERIVED: dict = {}  # id(variables) -> (variables, what they derive)
+
+
+def current() -> Derived:
+    """What the schema `VARIABLES` derives, computed once per schema: a schema extended
+    at run time (tests/test_extending.py) is derived anew, the same one again is not
+    (so `State` stays one class while the schema does)."""
+    held = _DERIVED.get(id(VARIABLES))
+    if held is None or held[0] is not VARIABLES:
+        held = _DERIVED[id(VARIABLES)] = (VARIABLES, derived(VARIABLES))
+    return held[1]
+
+
+def __getattr__(name: str):
+    """`State`, `BY_NAME`, `GLOBAL_VARIABLES`, `PROCESS_VARIABLES`, `RISING`: derived from the
+    schema when asked for (`schema.State`), never bound at import."""
+    if name in Derived._fields:
+        return getattr(current(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+current()  # fail at import, naming the variable, if the schema is inconsistent
 
 
 def initial(cfg) -> State:
@@ -374,7 +391,7 @@ def initial(cfg) -> State:
     for variable in VARIABLES:
         value = variable.initial(cfg)
         values.append(value if variable.scope == GLOBAL else (value,) * cfg.P)
-    return State(*values)
+    return current().State(*values)
 
 
 def variables_table() -> str:

@@ -55,11 +55,11 @@ def events_of(lines: list[str]) -> list[Event]:
     return found
 
 
-def step_events(trace: Trace) -> list[list[Event]]:
+def step_events(trace: Trace, told: Story) -> list[list[Event]]:
     """Per step after the initial state (index 0 is step 2), what it draws."""
     return [
-        events_of(_mermaid_step(step.action, number, before.state, step.state))
-        for number, (before, step) in enumerate(zip(trace.steps, trace.steps[1:]), start=2)
+        events_of(_mermaid_step(step.action, told_step.number, told_step.events, len(step.state.since)))
+        for step, told_step in zip(trace.steps[1:], told.steps[1:])
     ]
 
 
@@ -177,7 +177,7 @@ def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
     drawn, height = _step_group(layout, 1, initial, y, _step_css(told, 1))
     bands.append(drawn)
     y += height
-    for number, events in enumerate(step_events(trace), start=2):
+    for number, events in enumerate(step_events(trace, told), start=2):
         extra = _verdict_events(told, everyone) if number == len(trace.steps) else []
         if told.steps[number - 1].cycle_start:
             events = [*events, Event("cycle", everyone, "\u21bb the cycle starts here")]

@@ -11,13 +11,24 @@ length, fails `python -m protocol check`.
 from __future__ import annotations
 
 import importlib
+import os
 import tomllib
-from importlib import resources
+from pathlib import Path
+
+# Names another manifest to read instead of the one beside this file (the tests
+# point it at a temporary copy, so that `pin` can rewrite that copy).
+MANIFEST_ENV = "PROTOCOL_MANIFEST"
+
+
+def manifest_path() -> Path:
+    """The manifest in use: $PROTOCOL_MANIFEST if set, else `manifest.toml` beside this file."""
+    return Path(os.environ.get(MANIFEST_ENV) or Path(__file__).parent / "manifest.toml")
 
 
 def manifest() -> dict:
-    """The manifest: configuration name -> its table, in the file's order."""
-    return tomllib.loads(resources.files(__package__).joinpath("manifest.toml").read_text(encoding="utf-8"))
+    """The manifest: configuration name -> its table, in the file's order. Reading errors
+    (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) are the caller's to word."""
+    return tomllib.loads(manifest_path().read_text(encoding="utf-8"))
 
 
 def why(module: str) -> str:

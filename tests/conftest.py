@@ -27,15 +27,21 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 # `python -m pytest -q` (the README's test command) runs in about a minute: a test
 # parametrized over the named configurations runs there on the few whose
 # exploration takes a fraction of a second, and on the others only in the slow
-# run (`-m slow`, which CI adds). QUICK_CONFIGURATIONS are the three smallest:
-# safety refutations at two processes (HoldsRouted, 8,917 states; HoldsCap,
-# 6,907) and at one (HoldsCapReconnect, 691). Holds, HoldsUnfair and the rest
-# take a second or more per exploration mode; the quick run still checks them
-# where a test names them (the manifest, the CLI, liveness), and the pairwise
-# covering of switch combinations compares their systems at MaxTime=1.
+# run (`-m slow`, which CI adds). Which are quick is the manifest's to say: each
+# configuration's size class (`NamedConfig.size_class`: its `size`, else whether
+# its pinned distinct states are at most config.QUICK_STATES). The larger ones
+# are still checked in the quick run where a test names them (the manifest, the
+# CLI, liveness), and the pairwise covering of switch combinations compares
+# their systems at MaxTime=1.
 import pytest  # noqa: E402
 
-QUICK_CONFIGURATIONS = {"HoldsRouted", "HoldsCap", "HoldsCapReconnect"}
+
+def quick_configurations() -> set[str]:
+    from protocol.config import named_configurations
+
+    return {name for name, named in named_configurations().items() if named.size_class == "quick"}
+
+
 # A test that names a larger configuration at smaller constants says so with
 # @pytest.mark.quick, and stays in the quick run.
 
@@ -56,6 +62,7 @@ def configuration_names(item) -> set[str]:
 
 
 def pytest_collection_modifyitems(config, items):
+    quick = quick_configurations()
     for item in items:
-        if configuration_names(item) - QUICK_CONFIGURATIONS and not item.get_closest_marker("quick"):
+        if configuration_names(item) - quick and not item.get_closest_marker("quick"):
             item.add_marker(pytest.mark.slow)

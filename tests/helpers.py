@@ -132,13 +132,13 @@ def combination_id(switches: dict) -> str:
 
 def replace_action(monkeypatch, name: str, step) -> None:
     """The model with action `name`'s step function replaced (for a sabotaged variant),
-    its parameters, fairness and footprint kept: model_for reads model.ACTIONS when called."""
+    its parameters, fairness and footprint kept: model_for reads actions.ACTIONS when called."""
     import attrs
 
-    from protocol import model
+    from protocol import actions
 
-    monkeypatch.setattr(model, "ACTIONS", tuple(
-        attrs.evolve(action, step=step) if action.name == name else action for action in model.ACTIONS))
+    monkeypatch.setattr(actions, "ACTIONS", tuple(
+        attrs.evolve(action, step=step) if action.name == name else action for action in actions.ACTIONS))
 
 
 def publish_blind_to_standing(s, cfg, p):

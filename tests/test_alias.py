@@ -148,7 +148,7 @@ def test_every_alias_state_on_the_spec_orientation_runs_is_in_its_domain():
 
 def test_the_narration_names_the_index_the_placeholder_and_the_stranded_reader():
     steps = replay(OVERWRITE, ["CreatePeek(0, 1, 0)", "InterStep(0)", "MaintStep(0)"])
-    told = [narrate(step.action, before.state, step.state) for before, step in zip(steps, steps[1:])]
+    told = [narrate(step.action, before.state, step.state, OVERWRITE) for before, step in zip(steps, steps[1:])]
     assert told[0].startswith("the controller creates peek 0 reading Y at as_of 0")
     assert "creates a placeholder for Y" in told[1]
     assert "the placeholder is replaced, and the reader of Y registered in it (peek 0) is stranded" in told[2]
@@ -156,4 +156,4 @@ def test_the_narration_names_the_index_the_placeholder_and_the_stranded_reader()
 
 def test_the_narration_says_the_reconnection_discards_the_cap():
     steps = replay(RECONNECT, ["CreatePeek(0, 0)", "DropPeek(0)", "AdvancePolicy", "Reconnect"])
-    assert "the reconnection discards the cap" in narrate(steps[-1].action, steps[-2].state, steps[-1].state)
+    assert "the reconnection discards the cap" in narrate(steps[-1].action, steps[-2].state, steps[-1].state, RECONNECT)

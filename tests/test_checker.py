@@ -173,7 +173,7 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     """fast.py memoises a local runtime step on the initial globals; a step that also
     reads a global (here MaintStep waiting for `upper` to be back at its start) must
     fail loudly rather than be memoised wrongly."""
-    from protocol import model
+    from protocol import actions, model
     from protocol.config import lookup
     from protocol.run import explore_config
     from protocol.state import initial
@@ -181,6 +181,21 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     cfg = lookup("Holds").config
     declared, start = model.BY_NAME["MaintStep"], initial(cfg)
     sabotaged = attrs.evolve(declared, step=lambda s, **kw: declared.step(s, **kw) if s.upper == start.upper else None)
-    monkeypatch.setattr(model, "ACTIONS", tuple(sabotaged if a is declared else a for a in model.ACTIONS))
-    with pytest.raises(AssertionError, match="MaintStep reads a global outside its footprint"):
+    monkeypatch.setattr(actions, "ACTIONS", tuple(sabotaged if a is declared else a for a in actions.ACTIONS))
+    with pytest.raises(AssertionError, match="^MaintStep reads the global upper outside its footprint .*: "
+                                             "add .upper. to its footprint.s reads$"):
         explore_config(cfg)
+
+
+def test_a_footprint_breach_is_one_line_naming_the_action_and_the_variable(monkeypatch, capsys):
+    from protocol import actions
+    from protocol.cli import main
+    from protocol.config import lookup
+    from protocol.state import initial
+
+    declared, start = actions.by_name("MaintStep"), initial(lookup("Holds").config)
+    sabotaged = attrs.evolve(declared, step=lambda s, **kw: declared.step(s, **kw) if s.upper == start.upper else None)
+    monkeypatch.setattr(actions, "ACTIONS", tuple(sabotaged if a is declared else a for a in actions.ACTIONS))
+    assert main(["check", "Holds"]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "MaintStep reads the global upper outside its footprint" in line and "add 'upper'" in line

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
 from pathlib import Path
 
+import attrs
 import pytest
 
 import invariants
 import protocol
-from protocol import actions, commands, export, narrate
+from protocol import actions, commands
 from protocol.config import SWITCHES, Config
 from protocol.engine import Footprint
 from protocol.state import VARIABLES, State, check_schema, state_type
@@ -26,12 +28,19 @@ EVERY_CONFIG = [Config(), Config(alias="per_id", reexport="overwrite", P=1), Con
                 Config(acquire="release_on_maintenance")]
 
 
+def records(function) -> bool:
+    """The step or effect takes the `record` list its events go to (protocol/events.py)."""
+    return "record" in inspect.signature(function).parameters
+
+
 def missing_pieces_of_actions() -> list[str]:
     found = []
     for action in actions.ACTIONS:
-        for piece in ("step", "parameters", "footprint", "words", "drawing"):
+        for piece in ("step", "parameters", "footprint"):
             if getattr(action, piece) is None:
                 found.append(f"action {action.name} has no {piece}")
+        if action.step is not None and not records(action.step):
+            found.append(f"action {action.name}'s step takes no record for its events")
         for cfg in EVERY_CONFIG:
             if not action.exists(cfg):
                 continue
@@ -47,44 +56,43 @@ def missing_pieces_of_commands() -> list[str]:
     for kind in commands.KINDS.values():
         if not kind.meaning:
             found.append(f"command {kind.name} has no meaning")
-        for runtime, effects, said in (
-            (commands.MAINTENANCE, actions.MAINTENANCE_EFFECTS, narrate.MAINTENANCE_WORDS),
-            (commands.INTERACTIVE, actions.INTERACTIVE_EFFECTS, narrate.INTERACTIVE_WORDS),
+        for runtime, effects in (
+            (commands.MAINTENANCE, actions.MAINTENANCE_EFFECTS),
+            (commands.INTERACTIVE, actions.INTERACTIVE_EFFECTS),
         ):
             if runtime in kind.runtimes and kind.name not in effects:
                 found.append(f"command {kind.name} is applied by {runtime} but has no effect there")
-            if runtime in kind.runtimes and kind.name not in said:
-                found.append(f"command {kind.name} is applied by {runtime} but has no words there")
+            elif runtime in kind.runtimes and not records(effects[kind.name]):
+                found.append(f"command {kind.name}'s effect on {runtime} takes no record for its events")
             if runtime not in kind.runtimes and kind.name in effects:
                 found.append(f"command {kind.name} has a {runtime} effect but {runtime} never receives it")
     return found
 
 
-def test_every_action_has_its_step_parameters_footprint_words_and_drawing():
+def test_every_action_has_its_step_parameters_and_footprint_and_records_its_events():
     assert missing_pieces_of_actions() == []
 
 
-def test_every_command_kind_has_an_effect_and_words_on_each_runtime_it_names():
+def test_every_command_kind_has_an_effect_that_records_its_events_on_each_runtime_it_names():
     assert missing_pieces_of_commands() == []
 
 
-def test_the_completeness_check_names_an_action_without_words(monkeypatch):
-    monkeypatch.delitem(narrate.WORDS, "Reclaim")
-    assert missing_pieces_of_actions() == ["action Reclaim has no words"]
+def test_the_completeness_check_names_an_action_whose_step_records_nothing(monkeypatch):
+    ingest = actions.ACTIONS[3]
+    monkeypatch.setattr(actions, "ACTIONS", actions.ACTIONS[:3] + (
+        attrs.evolve(ingest, step=lambda s, cfg: actions.ingest(s, cfg)),) + actions.ACTIONS[4:])
+    assert missing_pieces_of_actions() == ["action Ingest's step takes no record for its events"]
 
 
-def test_the_completeness_check_names_an_action_without_a_drawing(monkeypatch):
-    monkeypatch.delitem(export.DRAWINGS, "Ingest")
-    assert missing_pieces_of_actions() == ["action Ingest has no drawing"]
+def test_the_completeness_check_names_an_effect_that_records_nothing(monkeypatch):
+    monkeypatch.setitem(actions.INTERACTIVE_EFFECTS, commands.RELEASE, lambda s, cfg, p, command: s)
+    assert missing_pieces_of_commands() == ["command Release's effect on interactive takes no record for its events"]
 
 
 def test_the_completeness_check_names_a_command_without_an_effect(monkeypatch):
     monkeypatch.setitem(commands.KINDS, "Flush", commands.CommandKind(
         "Flush", (), (), (commands.MAINTENANCE,), "a toy command"))
-    assert missing_pieces_of_commands() == [
-        "command Flush is applied by maintenance but has no effect there",
-        "command Flush is applied by maintenance but has no words there",
-    ]
+    assert missing_pieces_of_commands() == ["command Flush is applied by maintenance but has no effect there"]
 
 
 def test_every_variable_has_a_meaning_and_a_domain_that_checks_its_initial_value():

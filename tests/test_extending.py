@@ -26,7 +26,7 @@ import pytest
 
 import invariants
 import refutations
-from protocol import actions, commands, config, model, narrate, state
+from protocol import actions, commands, config, events, model, narrate, state
 from protocol.engine.checker import explore
 from protocol.export import trace_markdown, trace_mermaid
 from protocol.itf import from_itf, trace_itf
@@ -127,32 +127,15 @@ def apply_manifest(code: str, monkeypatch) -> None:
 
 
 def rederive(monkeypatch) -> None:
-    """Recompute what the modules derive from their registries at import."""
-    for name, value in state.derived(state.VARIABLES)._asdict().items():
-        monkeypatch.setattr(state, name, value)
-    for name, switch in config.SWITCHES.items():
-        monkeypatch.setitem(config.SWITCH_VALUES, name, switch.values)
-    monkeypatch.setattr(config, "_NAMED", None)  # named configurations, read again from the manifest
-    for name, kind in commands.KINDS.items():
-        monkeypatch.setitem(commands.COMMAND_ARITY, name, len(kind.fields))
-    declared = {action.name: action for action in actions.ACTIONS}
-    fair = tuple(action.name for action in actions.ACTIONS if action.fair)
-    for module in (actions, model):
-        monkeypatch.setattr(module, "ACTIONS", actions.ACTIONS)
-        monkeypatch.setattr(module, "BY_NAME", declared)
-        monkeypatch.setattr(module, "RUNTIME_ACTIONS", fair)
-    properties = invariants.PROPERTIES
-    monkeypatch.setattr(invariants, "BY_NAME", {prop.name: prop for prop in properties})
-    for view, kind in (("STATE_INVARIANTS", invariants.STATE), ("TRANSITION_PROPERTIES", invariants.TRANSITION),
-                       ("LIVENESS_PROPERTIES", invariants.LIVENESS)):
-        monkeypatch.setattr(invariants, view, {prop.name: prop.check for prop in properties if prop.kind == kind})
-    monkeypatch.setattr(invariants, "WITNESSES", {p.name: p.witnesses for p in properties if p.witnesses})
-    monkeypatch.setattr(invariants, "SAFETY_PROPERTIES",
-                        tuple(invariants.STATE_INVARIANTS) + tuple(invariants.TRANSITION_PROPERTIES))
+    """Forget the named configurations read from the manifest, which is read once; every
+    other view of the registries (the state type, the switch values, the actions and
+    properties by name) is derived from them when asked for."""
+    monkeypatch.setattr(config, "_NAMED", None)
 
 
 def apply_walkthrough(monkeypatch) -> list[Block]:
     blocks = walkthrough_blocks()
+    monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
     for block in blocks:
         if block.path.endswith(".toml"):
             apply_manifest(block.code, monkeypatch)
@@ -180,18 +163,18 @@ def test_the_walkthrough_puts_each_piece_in_the_registry_that_owns_it():
     assert places >= {
         ("protocol/config.py", "SWITCHES"), ("protocol/config.py", "Config"),
         ("protocol/state.py", "VARIABLES"), ("protocol/commands.py", "KINDS"),
-        ("protocol/actions.py", "MAINTENANCE_EFFECTS"), ("protocol/actions.py", "ACTIONS"),
-        ("protocol/narrate.py", "MAINTENANCE_WORDS"), ("protocol/export.py", None),
-        ("invariants/__init__.py", "PROPERTIES"), ("refutations/manifest.toml", None),
+        ("protocol/actions.py", None), ("protocol/actions.py", "MAINTENANCE_EFFECTS"),
+        ("protocol/actions.py", "ACTIONS"), ("invariants/__init__.py", "PROPERTIES"),
+        ("refutations/manifest.toml", None),
     }
 
 
 def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards():
     with pytest.MonkeyPatch.context() as patch:
         apply_walkthrough(patch)
-        assert "mark" in state.State._fields and "Stamp" in narrate.WORDS and "Mark" in commands.KINDS
+        assert "mark" in state.State._fields and "Stamped" in events.EVENT_KINDS and "Mark" in commands.KINDS
     assert "mark" not in state.State._fields and "mark" not in state.BY_NAME
-    assert "Stamp" not in narrate.WORDS and "Stamp" not in model.BY_NAME and "Mark" not in commands.KINDS
+    assert "Stamped" not in events.EVENT_KINDS and "Stamp" not in model.BY_NAME and "Mark" not in commands.KINDS
     assert "watermark" not in config.SWITCHES and not hasattr(config.Config(), "watermark")
     assert "MarkLeUpper" not in invariants.BY_NAME and "invariants.watermark" not in sys.modules
 
@@ -207,11 +190,13 @@ def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch):
 
 
 def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(watermark):
-    from test_declarations import missing_pieces_of_commands
+    from test_declarations import missing_pieces_of_commands, records
+    from test_events import missing_pieces_of_events, recorded_kinds
 
-    stamp = model.BY_NAME["Stamp"]
-    assert stamp.words is not None and stamp.drawing is not None
-    assert missing_pieces_of_commands() == []
+    assert {"Stamped", "MarkRaised"} <= set(events.EVENT_KINDS) and records(model.BY_NAME["Stamp"].step)
+    assert missing_pieces_of_commands() == missing_pieces_of_events() == []
+    kinds, silent = recorded_kinds(config.lookup("HoldsWatermarkFromPolicy").config)
+    assert {"Stamped", "MarkRaised"} <= kinds and silent == []
 
 
 def test_the_checker_explores_and_counts_the_watermark_as_the_manifest_pins(watermark):

@@ -6,12 +6,19 @@ One test per configuration, as tlaplus/Examples checks its manifest.json.
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+
 import pytest
 
 import invariants
 import refutations
 from helpers import checked
-from protocol.config import DEFAULT_CONSTANTS, ConfigError, _named_from, named_configurations
+from protocol.cli import main
+from protocol.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
+from protocol.config import MANIFEST_KEYS as KEYS
+from protocol.repin import repinned
 
 NAMES = list(named_configurations())
 
@@ -53,7 +60,7 @@ def test_a_refutation_may_name_several_properties():
 
 def test_a_manifest_entry_with_a_switch_that_cannot_act_is_refused():
     tables = refutations.manifest()
-    broken = {"switches": {"reconnect": True}}  # reconnect without the cap
+    broken = {"doc": "a design", "switches": {"reconnect": True}}  # reconnect without the cap
     with pytest.raises(ConfigError, match=r"manifest.toml, \[Broken\]: switch reconnect=True needs cap=True"):
         _named_from("Broken", broken, {**tables, "Broken": broken})
 
@@ -61,3 +68,209 @@ def test_a_manifest_entry_with_a_switch_that_cannot_act_is_refused():
 def test_a_widened_configuration_keeps_its_own_constants_and_overrides_the_named_ones():
     named = named_configurations()["HoldsAlias"].with_constants({"MaxTime": 1})
     assert (named.config.P, named.config.MaxTime) == (1, 1)
+
+
+# ------------------------------------------------------------ validated as it is read
+#
+# Each case edits one line of a copy of the manifest (PROTOCOL_MANIFEST points the
+# tool at it) and expects one line on stderr, exit 2, naming the entry, the key and
+# the fix. HoldsCapReconnect (691 states) is the configuration checked.
+
+SMALL = "HoldsCapReconnect"
+
+
+@pytest.fixture
+def manifest_copy(tmp_path, monkeypatch):
+    """A copy of the manifest that the tool reads instead of the real one."""
+    copy = tmp_path / "manifest.toml"
+    shutil.copyfile(refutations.manifest_path(), copy)
+    monkeypatch.setenv(refutations.MANIFEST_ENV, str(copy))
+    return copy
+
+
+def edit(path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) >= count, old
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def one_line_refusal(capsys, argv=("check", SMALL, "--no-trace")) -> str:
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert "Traceback" not in captured.err
+    return captured.err
+
+
+INVALID = [
+    # (old line, new line, what the one line must say)
+    ("expect = { I1 = 6 }", "expects = { I1 = 6 }", "[HoldsRouted]: unknown key `expects`: did you mean `expect`?"),
+    ("distinct_states = 8917", "distinct_state = 8917",
+     "[HoldsRouted]: unknown key `distinct_state`: did you mean `distinct_states`?"),
+    ("expect = { I1 = 6 }", "expect = { I2 = 6 }", "[HoldsRouted], `expect`: no property `I2`: did you mean `I1`?"),
+    ("expect = { I1 = 6 }", "expect = { I1 = 0 }", "[HoldsRouted], `expect`: I1: 0 is not a whole number >= 1"),
+    ('switches = { compaction = "routed", standing_hold = false }',
+     'switches = { compaction = "routed", standing_hold = false, acquired = "none" }',
+     "[HoldsRouted], `switches`: no switch `acquired`: did you mean `acquire`?"),
+    ('switches = { compaction = "routed", standing_hold = false }',
+     'switches = { compaction = "both", standing_hold = false }',
+     "[HoldsRouted], `switches`: compaction = 'both' is not one of: 'routed', 'broadcast'"),
+    ("cap = true }", 'cap = "yes" }', "[HoldsCap], `switches`: cap = 'yes' is not one of: false, true"),
+    ("constants = { P = 1 }\nswitches = { reconnect", "constants = { P = 9 }\nswitches = { reconnect",
+     "[HoldsCapReconnect], `constants`: constant P=9 is out of range: P must be <= 8"),
+    ("constants = { P = 1 }\nswitches = { reconnect", "constants = { Q = 1 }\nswitches = { reconnect",
+     "[HoldsCapReconnect], `constants`: no constant `Q`"),
+    ("depth = 17", 'depth = "17"', "[HoldsRouted], `depth`: '17' is not a whole number >= 0"),
+    ("depth = 17", "depth = 1.5", "[HoldsRouted], `depth`: 1.5 is not a whole number >= 0"),
+    ('based_on = "HoldsCap"', 'based_on = "HoldCap"',
+     "[HoldsCapReconnect], `based_on`: no configuration 'HoldCap' to base [HoldsCapReconnect] on: "
+     "did you mean `HoldsCap`?"),
+    ('module = "holds_routed"', 'module = "holds_routd"',
+     "[HoldsRouted], `module`: no module refutations/holds_routd.py"),
+    ('module = "holds_cap"', 'module = "holds_cap"\nbased_on = "HoldsCapReconnect"',
+     "[HoldsCap], `based_on`: a cycle (HoldsCap -> HoldsCapReconnect -> HoldsCap): break it"),
+    ('switches = { reconnect = true }', 'switches = { reconnect = true, cap = false }',
+     "[HoldsCapReconnect]: switch reconnect=True needs cap=True: drop reconnect or set cap=True"),
+    ('module = "holds_routed"', 'doc = "x"\nmodule = "holds_routed"', "[HoldsRouted]: give `doc`"),
+    ("distinct_states = 8917\n", "", "[HoldsRouted]: pins one of `distinct_states` and `depth`: give both, "
+                                      "or run `python -m protocol pin HoldsRouted`"),
+    ("needs = { D = 1, MaxTime = 1 }\nnonvacuous",
+     "needs = { NoRegression = { D = 1 } }\nnonvacuous",
+     "[HoldsRouted], `needs`: NoRegression is not in `expect`"),
+    ("expect = { I1 = 6 }", "expect = { ImportsBacked = 6 }",
+     "[HoldsRouted], `expect`: ImportsBacked is not a property of this configuration"),
+    ("depth = 17", 'depth = 17\nsize = "tiny"', "[HoldsRouted], `size`: 'tiny' is not one of: 'quick', 'slow'"),
+    ('nonvacuous = ["CompactionNotStalled"]\nreachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]',
+     'nonvacuous = ["I1"]\nreachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]', "[HoldsRouted], `nonvacuous`: no liveness property `I1`"),
+    ("depth = 17", 'depth = 17\nvacuous_ok = { CompactionNotStalled = 3 }',
+     "[HoldsRouted], `vacuous_ok`: CompactionNotStalled: 3 is not a non-empty string"),
+    ('reachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]\ndistinct_states = 8917',
+     'reachable = "a peek is parked"\ndistinct_states = 8917',
+     "[HoldsRouted], `reachable`: 'a peek is parked' is not a list"),
+    ('reachable = ["PeekRendered", "CompactionSent", "SinceAdvanced"]\ndistinct_states = 8917',
+     'reachable = ["PeekParkd"]\ndistinct_states = 8917',
+     "[HoldsRouted], `reachable`: no reachable state `PeekParkd`"),
+]
+
+
+@pytest.mark.parametrize("old, new, says", INVALID, ids=[case[2].split(":")[1].strip()[:40] for case in INVALID])
+def test_an_invalid_manifest_entry_is_one_line_naming_the_entry_and_the_key(manifest_copy, capsys, old, new, says):
+    edit(manifest_copy, old, new)
+    error = one_line_refusal(capsys)
+    assert error.startswith(f"protocol: {manifest_copy}, ") and says in error
+
+
+def test_the_keys_the_next_issue_needs_are_accepted(manifest_copy, capsys):
+    edit(manifest_copy, 'nonvacuous = ["CompactionNotStalled"]\nreachable = ["PeekCapped", "SinceAdvanced"]\n'
+         'distinct_states = 691', 'nonvacuous = ["CompactionNotStalled"]\n'
+         'vacuous_ok = { ImportsBacked = "no alias" }\nreachable = ["PeekCreated"]\nsize = "quick"\ndistinct_states = 691')
+    edit(manifest_copy, "[HoldsCapReconnect]", '[HoldsCapReconnect]\nalso = 1')
+    assert "unknown key `also`" in one_line_refusal(capsys)
+    edit(manifest_copy, "also = 1\n", "")
+    edit(manifest_copy, 'vacuous_ok = { ImportsBacked = "no alias" }\n',
+         'vacuous_ok = { CompactionNotStalled = "no peek is ever sent" }\n')
+    assert main(["check", SMALL, "--no-trace"]) == 0
+    named = named_configurations()[SMALL]
+    assert (named.nonvacuous, dict(named.vacuous_ok), named.reachable, named.size_class) == (
+        ("CompactionNotStalled",), {"CompactionNotStalled": "no peek is ever sent"}, ("PeekCreated",), "quick")
+
+
+@pytest.mark.parametrize("content, says", [
+    (b"[Holds\n", "is not valid TOML: "),
+    (b"\xff\xfe[Holds]", "is not UTF-8 text (byte 0 is 0xff)"),
+    (b"", "names no configuration: add a [Name] table"),
+    (b"P = 1\n[Holds]\n", "`P = ...` stands outside any [Name] table"),
+], ids=["malformed", "binary", "empty", "top-level key"])
+def test_a_manifest_that_cannot_be_read_is_one_line(manifest_copy, capsys, content, says):
+    manifest_copy.write_bytes(content)
+    assert says in one_line_refusal(capsys, ("list",))
+
+
+def test_a_missing_manifest_is_one_line(manifest_copy, capsys):
+    manifest_copy.unlink()
+    assert "does not exist" in one_line_refusal(capsys, ("list",))
+
+
+def test_the_manifest_header_explains_every_key():
+    header = "".join(line for line in refutations.manifest_path().read_text().splitlines(True)
+                     if line.startswith("#"))
+    assert [key for key in KEYS if f"`{key}`" not in header] == []
+
+
+# ------------------------------------------------------------ check compares the pinned counts; pin re-pins them
+
+
+def test_a_changed_pinned_count_is_not_as_expected_and_pin_restores_it(manifest_copy, capsys):
+    original = manifest_copy.read_bytes()
+    edit(manifest_copy, "distinct_states = 691\ndepth = 12", "distinct_states = 690\ndepth = 13")
+    assert main(["check", SMALL, "--no-trace"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT as expected" in out
+    assert re.search(r"distinct states 691, but the manifest pins 690", " ".join(out.replace("│", " ").split()))
+    assert main(["check", SMALL, "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert (record["distinct_states"], record["depth"], record["as_expected"]) == (691, 12, False)
+    assert record["pinned"] == {"distinct_states": 690, "depth": 13}
+    assert main(["check", SMALL, "-c", "MaxTime=1", "--json"]) == 0  # other constants: nothing compared
+    assert "pinned" not in json.loads(capsys.readouterr().out)
+
+    assert main(["pin", SMALL]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{SMALL}: distinct states 690 -> 691, depth 13 -> 12"
+    assert manifest_copy.read_bytes() == original  # comments, order, every other byte kept
+    assert main(["check", SMALL, "--json"]) == 0
+    assert "pinned" not in json.loads(capsys.readouterr().out)
+    assert main(["pin", SMALL]) == 0
+    assert capsys.readouterr().out.startswith("nothing changed: ")
+
+
+def test_pin_refuses_other_constants_and_unknown_names(manifest_copy, capsys):
+    before = manifest_copy.read_bytes()
+    assert "drop -c" in one_line_refusal(capsys, ("pin", SMALL, "-c", "P=2"))
+    assert "unknown configuration" in one_line_refusal(capsys, ("pin", "HoldsNope"))
+    assert manifest_copy.read_bytes() == before
+
+
+def test_repinning_touches_only_the_two_figures_and_adds_missing_ones():
+    source = ("# a comment\n[A]\ndoc = \"a\"\ndistinct_states = 5  # pinned\ndepth = 2\n\n"
+              "[B]\ndoc = \"b\"  # no figures yet\n\n# B ends here\n[C]\ndoc = \"c\"\n")
+    assert repinned(source, "A", {"distinct_states": 7, "depth": 2}) == source.replace("= 5  #", "= 7  #")
+    added = repinned(source, "B", {"distinct_states": 3, "depth": 1})
+    assert added == source.replace('"b"  # no figures yet\n', '"b"  # no figures yet\ndistinct_states = 3\ndepth = 1\n')
+    with pytest.raises(ConfigError, match=r"no \[D\] header"):
+        repinned(source, "D", {"distinct_states": 1, "depth": 0})
+
+
+# ------------------------------------------------------------ the size class
+
+
+def test_the_size_class_is_the_manifests_size_else_the_pinned_states_against_one_threshold():
+    for named in named_configurations().values():
+        assert named.size_class == ("quick" if named.pinned[0] <= QUICK_STATES else "slow")
+    tables = refutations.manifest()
+    small = {"doc": "d", "distinct_states": QUICK_STATES, "depth": 3}
+    assert _named_from("Small", small, tables).size_class == "quick"
+    assert _named_from("Small", {**small, "distinct_states": QUICK_STATES + 1}, tables).size_class == "slow"
+    assert _named_from("Small", {**small, "size": "slow"}, tables).size_class == "slow"
+    assert _named_from("Unpinned", {"doc": "d"}, tables).size_class == "slow"
+
+
+def test_pin_writes_the_figures_of_an_entry_that_has_none(manifest_copy, capsys):
+    original = manifest_copy.read_bytes()
+    edit(manifest_copy, "distinct_states = 691\ndepth = 12\n", "")
+    assert named_configurations()[SMALL].pinned is None
+    assert main(["pin", SMALL]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{SMALL}: pinned distinct states 691, depth 12"
+    assert manifest_copy.read_bytes() == original  # the entry's last lines, where they were
+
+
+def test_every_output_that_says_as_expected_compares_the_counts(manifest_copy, capsys, tmp_path):
+    edit(manifest_copy, "distinct_states = 691", "distinct_states = 690")
+    assert main(["check", "HoldsRouted", SMALL, "--no-trace"]) == 1  # the totals of several
+    totals = capsys.readouterr().out.split("check --all")[-1]
+    assert re.search(rf"HoldsRouted .* yes\s*\n.*{SMALL} .* NO", totals)
+    assert "2 configurations, 1 not as expected" in totals
+    page = tmp_path / "report.html"
+    assert main(["report", SMALL, "--output", str(page)]) == 1
+    assert "distinct states 691, but the manifest pins 690" in page.read_text()
+    assert main(["check", SMALL, "--format", "markdown", "--no-trace"]) == 1
+    assert "**NOT as expected**" in capsys.readouterr().out

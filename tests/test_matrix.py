@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import pytest
 
 from protocol.cli import main
-from protocol.config import HOLDS, Config, named_configurations
+from protocol.config import HOLDS, SWITCHES, Config, named_configurations
 from protocol.matrix import (
     LIVENESS,
     Matrix,
@@ -34,6 +35,8 @@ from protocol.render_matrix import render_matrix
 # Small enough that the whole matrix runs in seconds, large enough that every
 # refutation's defect still shows (each needs only times 0 and 1).
 SMALL = {"P": 2, "D": 1, "MaxTime": 1}
+# One row per combination of the values of the switches declared `in_matrix`.
+EVERY_COMBINATION = math.prod(len(switch.values) for switch in SWITCHES.values() if switch.in_matrix)
 
 
 def S(*mechs):  # noqa: N802 - reads as a set literal in the tables below
@@ -112,7 +115,7 @@ def test_remarks_on_a_hand_made_matrix():
 
 def test_every_combination_once_with_fairness_on():
     configs = combinations(SMALL)
-    assert len(configs) == len(set(configs)) == 2 * 2 * 2 * 3 * 2
+    assert len(configs) == len(set(configs)) == EVERY_COMBINATION
     assert all(cfg.fairness and cfg.constants == SMALL for cfg in configs)
     assert len({mechanisms(cfg) for cfg in configs}) == len(configs)
 
@@ -128,11 +131,13 @@ def test_cap_rows_point_at_the_routed_row_of_the_same_system():
     assert len(rows) - len(duplicates) == len({same_system(row.config) for row in rows})
 
 
-def test_each_fair_named_configuration_is_exactly_one_row():
-    # the configurations of section 10 set switches the matrix keeps at their defaults
-    fair = [n.name for n in named_configurations().values() if n.config.fairness
-            and n.config.alias == "none" and not n.config.reconnect]
-    assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(fair)
+def test_each_named_configuration_of_the_matrix_switches_is_exactly_one_row():
+    # the matrix varies the switches declared `in_matrix` and keeps every other at its
+    # default (fairness on): a named configuration that sets another one is no row
+    fixed = [switch for switch in SWITCHES.values() if not switch.in_matrix]
+    in_matrix = [n.name for n in named_configurations().values()
+                 if all(getattr(n.config, switch.name) == switch.default for switch in fixed)]
+    assert sorted(row.named for row in plan(SMALL) if row.named) == sorted(in_matrix)
 
 
 # ------------------------------------------------------------ real rows
@@ -140,7 +145,7 @@ def test_each_fair_named_configuration_is_exactly_one_row():
 
 def test_holds_row_at_the_default_constants():
     found = check_combination(HOLDS, "Holds")
-    assert found.distinct_states == 27_031
+    assert (found.distinct_states, found.depth) == named_configurations()["Holds"].pinned
     assert found.holds("I1") is True
     assert found.mismatches == ()
     assert sufficient(found) is not False
@@ -211,5 +216,5 @@ def test_cli_json_and_bad_jobs(capsys):
     assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
     assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 * 2 * 2 * 3 * 2 + 1
+    assert len(lines) == EVERY_COMBINATION + 1
     assert all(isinstance(json.loads(line), dict) for line in lines)

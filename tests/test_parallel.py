@@ -205,7 +205,8 @@ def test_no_partition_method_is_shadowed_by_a_ray_actor_attribute():
     """Ray builds an actor class from Partition and overwrites what they share (a method
     once named `_remote` was replaced by Ray's, with only a warning)."""
     actor = pytest.importorskip("ray.actor", reason="Ray is not installed: pip install '.[cluster]' to run this")
-    ours = {name for name in vars(Partition) if not (name.startswith("__") and name.endswith("__"))}
+    ours = {name for cls in Partition.__mro__[:-1] for name in vars(cls)  # its mixins' methods too
+            if not (name.startswith("__") and name.endswith("__"))}
     assert not ours & set(dir(actor.ActorClass))
 
 

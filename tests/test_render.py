@@ -31,8 +31,11 @@ def routed_trace():
     return checked("HoldsRouted").violation("I1")
 
 
-def rendered(trace, width=WIDTH, **options) -> str:
-    return plain_text(trace_table(trace, **options), width)
+ROUTED = lookup("HoldsRouted").config
+
+
+def rendered(trace, width=WIDTH, cfg=ROUTED, **options) -> str:
+    return plain_text(trace_table(trace, cfg=cfg, **options), width)
 
 
 def step_block(text: str, number: int) -> str:
@@ -47,7 +50,7 @@ def step_block(text: str, number: int) -> str:
 
 
 def test_the_initial_state_is_one_sentence_not_every_variable():
-    text = rendered(routed_trace(), cfg=lookup("HoldsRouted").config)
+    text = rendered(routed_trace())
     first = step_block(text, 1)
     assert "every frontier at 0, every queue empty, no peek created" in first
     assert "policy" not in first and "released" not in first
@@ -89,9 +92,9 @@ def test_a_transition_property_is_explained_from_the_last_step():
     steps = replay(cfg, ["AdvancePolicy"])
     fallen = steps[1].state._replace(policy=0)  # a step that lowers the policy
     trace = Trace("NoRegression", (steps[0], steps[1]._replace(state=fallen), steps[1]))
-    assert "policy fell from 0 to 1" not in rendered(trace)
+    assert "policy fell from 0 to 1" not in rendered(trace, cfg=cfg)
     backwards = Trace("NoRegression", (steps[0], steps[1], steps[1]._replace(state=fallen)))
-    assert "policy fell from 1 to 0" in rendered(backwards)
+    assert "policy fell from 1 to 0" in rendered(backwards, cfg=cfg)
 
 
 def test_full_shows_every_variable_of_every_state():
@@ -107,7 +110,7 @@ def test_full_shows_every_variable_of_every_state():
 def test_changed_values_are_highlighted_on_a_terminal():
     console = Console(file=io.StringIO(), width=WIDTH, record=True, force_terminal=True,
                       color_system="standard")
-    console.print(trace_table(routed_trace()))
+    console.print(trace_table(routed_trace(), cfg=ROUTED))
     styled = console.export_text(styles=True)
     assert "\x1b[1;33m[Create(0, 0)]" in styled  # the new queue, bold yellow
     assert "\x1b[2m[]" in styled  # the old one, dim
@@ -123,7 +126,7 @@ def stuttering_lasso():
 
 
 def test_a_stuttering_lasso_says_where_it_stutters_forever():
-    text = rendered(stuttering_lasso())
+    text = rendered(stuttering_lasso(), cfg=HOLDS.evolve(fairness=False))
     assert "stutters forever in state 2" in text
     assert "the cycle starts here" in step_block(text, 2)
     assert "MaintStep(0): taken in the cycle" in text
@@ -132,7 +135,7 @@ def test_a_stuttering_lasso_says_where_it_stutters_forever():
 def test_a_cycling_lasso_says_which_state_it_returns_to():
     steps = replay(HOLDS, ["CreatePeek(0, 0)", "InterStep(0)"])
     trace = Trace("CompactionNotStalled", tuple(steps), loop=1)
-    text = rendered(trace)
+    text = rendered(trace, cfg=HOLDS)
     assert "back to state 2" in text and "stutters" not in text
     assert "the cycle starts here" in step_block(text, 2)
 
@@ -143,7 +146,7 @@ def test_a_cycling_lasso_says_which_state_it_returns_to():
 def test_a_compaction_held_back_by_a_live_peek_says_so():
     cfg = HOLDS.evolve(D=2)
     before, after = [s.state for s in replay(cfg, ["CreatePeek(0, 0)", "AdvancePolicy"])][1:]
-    words = narrate(("AdvancePolicy",), before, after)
+    words = narrate(("AdvancePolicy",), before, after, cfg)
     assert "read frontier stays at 0, held by peek 0" in words
     assert "AllowCompaction(index" not in words
 
@@ -151,9 +154,9 @@ def test_a_compaction_held_back_by_a_live_peek_says_so():
 def test_broadcast_without_a_standing_hold_ignores_the_interactive_compact():
     broadcast = lookup("HoldsBroadcast").config
     steps = replay(broadcast, ["AdvancePolicy", "InterStep(0)"])
-    assert "ignores it" in narrate(steps[2].action, steps[1].state, steps[2].state)
+    assert "ignores it" in narrate(steps[2].action, steps[1].state, steps[2].state, broadcast)
     steps = replay(HOLDS, ["AdvancePolicy", "InterStep(0)"])
-    assert "standing hold rises to 1" in narrate(steps[2].action, steps[1].state, steps[2].state)
+    assert "standing hold rises to 1" in narrate(steps[2].action, steps[1].state, steps[2].state, HOLDS)
 
 
 def test_a_state_that_is_not_initial_is_described_by_its_values():
@@ -163,7 +166,7 @@ def test_a_state_that_is_not_initial_is_described_by_its_values():
 
 
 def test_the_story_of_a_trace_has_one_entry_per_state():
-    told = story(routed_trace())
+    told = story(routed_trace(), ROUTED)
     assert [s.number for s in told.steps] == list(range(1, 7))
     assert told.steps[0].changed == [] and all(s.changed for s in told.steps[1:])
 

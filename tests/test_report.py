@@ -268,3 +268,15 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
             process.wait()
     assert process.returncode == 0
     assert stderr == "protocol: explorer stopped (Ctrl-C)\n"
+
+
+def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
+    """`Property.applies`: ImportsBacked belongs only to the re-export configurations."""
+    from protocol.config import lookup
+
+    for name, has_imports in (("Holds", False), ("HoldsAlias", True)):
+        explorer = Explorer(lookup(name))
+        record = explorer.state_record(explorer.initial)
+        assert ("ImportsBacked" in record["liveness_properties"]) is has_imports
+        assert set(record["properties"]) == {"TypeOK", "I1", "PhysicalLeSince"}
+        assert record["transition_properties"] == ["NoRegression"]

@@ -16,19 +16,23 @@ from protocol.engine.symmetry import Reduction, canonicalizer
 from protocol.model import model_for, replay
 from test_fast import some_packed_states
 
-SYMMETRIC = [name for name, named in named_configurations().items() if not named.config.cap]
+# The model declares where processes are not interchangeable (the cap makes process 0 special).
+SYMMETRIC = [name for name, named in named_configurations().items()
+             if model_for(named.config).symmetry_refusal is None]
 CONSTANTS = [{}, {"P": 3, "D": 1, "MaxTime": 1}]
-# The alias configurations are defined at one process, where symmetry reduces nothing:
-# they are compared at two processes, and at MaxTime 1 (40 thousand states, not millions).
-ALIAS_CONSTANTS = {"P": 2, "MaxTime": 1}
+# A configuration defined at one process (the manifest's constants) is one where symmetry
+# reduces nothing: it is compared at two processes, and at MaxTime 1 (for the alias
+# configurations, 40 thousand states, not millions).
+ONE_PROCESS_CONSTANTS = {"P": 2, "MaxTime": 1}
 
 
 def symmetric_cases(constants_list: list, ids: list) -> list:
-    """(name, constants) for every symmetric configuration, an alias one at ALIAS_CONSTANTS."""
+    """(name, constants) for every symmetric configuration, one defined at one process
+    at ONE_PROCESS_CONSTANTS."""
     cases = []
     for name in SYMMETRIC:
-        if named_configurations()[name].config.alias != "none":
-            cases.append(pytest.param(name, ALIAS_CONSTANTS, id=f"{name}-P2-T1"))
+        if named_configurations()[name].config.P == 1:
+            cases.append(pytest.param(name, ONE_PROCESS_CONSTANTS, id=f"{name}-P2-T1"))
         else:
             cases += [pytest.param(name, c, id=f"{name}-{i}") for c, i in zip(constants_list, ids)]
     return cases
@@ -157,14 +161,14 @@ def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
 def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatch, capsys):
     # The protocol's graphs are acyclic, so the refusal is provoked here; the detection
     # itself is tested on a toy with cycles (test_liveness.py).
-    import protocol.run
+    import protocol.engine.liveness
     from protocol.cli import main
     from protocol.engine.liveness import QuotientCycle
 
     def cyclic(*_):
         raise QuotientCycle("a stalled region of the reduced graph has a cycle")
 
-    monkeypatch.setattr(protocol.run, "find_violation_reduced", cyclic)
+    monkeypatch.setattr(protocol.engine.liveness, "find_violation_reduced", cyclic)
     assert main(["check", "HoldsRouted", "--symmetry"]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "drop --symmetry" in error and "cycle" in error

@@ -21,6 +21,11 @@ class Refusal(ValueError):
     processes are not interchangeable): one line saying why and what to drop."""
 
 
+class ModelError(AssertionError):
+    """The model breaks a contract the engine relies on (an action reads a variable its
+    footprint does not name, ...): one line naming the action and the variable."""
+
+
 class Label(tuple):
     """An action instance: its name and arguments, printed as TLA+ would: `Publish(1)`."""
 

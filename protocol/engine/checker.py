@@ -15,8 +15,13 @@ from __future__ import annotations
 
 import time
 from array import array
+from bisect import bisect_right
 from operator import itemgetter
 from typing import Callable, Hashable, Iterable, Mapping, NamedTuple, Sequence
+
+from . import Model
+from .interface import Counts, Run, Unavailable, any_premise, decoded_masks
+from .liveness import FairGraph
 
 
 class Violation(NamedTuple):
@@ -47,10 +52,13 @@ class Progress(NamedTuple):
     seconds: float
 
 
-class Exploration:
-    """The reachable graph as far as it was explored, and the first violations."""
+class Exploration(Run):
+    """The reachable graph as far as it was explored, and the first violations
+    (the `Run` of the sequential search, every state kept)."""
 
-    def __init__(self):
+    def __init__(self, realize: Callable | None = None):
+        """`realize`, with a reduction (symmetry): stored steps, which run through
+        representatives -> a real path of the model [(label, state)]."""
         self.states: list = []  # id -> state
         self.index: dict = {}  # state -> id
         self.parent = array("q")  # id -> parent id, -1 for an initial state
@@ -72,10 +80,12 @@ class Exploration:
         # With `weigh` (a reduction), what the stored states and their steps stand for.
         self.weight = 0  # the sum of `weigh` over the states admitted
         self.weighted_transitions = 0  # the sum of `weigh(state) * out-degree` over the steps taken
+        self.weighed = False  # whether states were weighed (a reduction): then weights are the counts
+        # Per breadth-first level, from depth 1: the ids below its end, and the weight below it.
+        self.level_ends = array("q")
+        self.level_weights = array("q")
         self.decode = _identity  # stored state -> the state the caller reasons with
-        # With a reduction (symmetry), stored paths run through representatives:
-        # realize(stored steps) -> a real path of the model, [(label, state)].
-        self.realize = None
+        self.realize = realize
 
     @property
     def distinct_states(self) -> int:
@@ -115,6 +125,62 @@ class Exploration:
             steps.append((found.label, found.after))
         return self.readable(steps)
 
+    # ------------------------------------------------------------ the Run interface
+
+    def counts(self) -> Counts:
+        ends, weights = list(self.level_ends), list(self.level_weights)
+        sizes = [after - before for before, after in zip([0, *weights], weights)] if self.weighed \
+            else [after - before for before, after in zip([0, *ends], ends)]
+        if self.weighed:
+            return Counts(self.weight, self.weighted_transitions, self.depth, self.distinct_states, tuple(sizes))
+        return Counts(self.distinct_states, self.transitions, self.depth, None, tuple(sizes))
+
+    def violated(self) -> list[str]:
+        return list(self.violations)
+
+    def depth_of(self, state_id: int) -> int:
+        """The breadth-first level (from 1) of state `state_id`."""
+        return bisect_right(self.level_ends, state_id) + 1
+
+    def first_reached(self, predicates: dict) -> dict:
+        found = dict.fromkeys(predicates)
+        looking = dict(predicates)
+        for state_id in range(self.distinct_states):
+            if not looking:
+                break
+            state = self.state(state_id)
+            for name in [name for name, holds in looking.items() if holds(state)]:
+                found[name] = self.depth_of(state_id)
+                del looking[name]
+        return found
+
+    @property
+    def liveness_decidable(self) -> bool:
+        return self.complete and self.edges_recorded
+
+    def fair_graph(self, model: Model) -> FairGraph:
+        family_of = {instance.label: instance.family for instance in model.instances}
+        label_family = [family_of.get(label) for label in self.labels]
+        return FairGraph(self.distinct_states, self.edge_src, self.edge_label, self.edge_dst,
+                         model.fair_families, label_family)
+
+    def initial_ids(self) -> list[int]:
+        return [state_id for state_id, parent in enumerate(self.parent) if parent < 0]
+
+    def decoded_states(self):
+        return (self.state(state_id) for state_id in range(self.distinct_states))
+
+    def pair_masks(self, name: str, pairs) -> list:
+        return decoded_masks(self.decoded_states(), pairs)
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        return any_premise(self.decoded_states(), pairs, masks)
+
+    def lasso_steps(self, lasso) -> tuple[list, Hashable | None]:
+        steps = [(None if label is None else self.labels[label], self.state(state_id))
+                 for label, state_id in lasso.steps]
+        return steps, None if lasso.back is None else self.labels[lasso.back]
+
 
 def explore(
     initial_states: Iterable,
@@ -130,6 +196,7 @@ def explore(
     labels: Sequence | None = None,
     decode: Callable[[object], object] | None = None,
     weigh: Callable[[object], int] | None = None,
+    run: Exploration | None = None,
 ) -> Exploration:
     """Explore every reachable state breadth-first, checking every property.
 
@@ -143,9 +210,10 @@ def explore(
     are stored encoded and `path`/`counterexample`/`state` decode them.
     With `weigh`, each stored state stands for `weigh(state)` states (one per
     orbit of a reduction): `run.weight` and `run.weighted_transitions` count
-    what they stand for, and `max_states` bounds `run.weight`.
+    what they stand for, and `max_states` bounds `run.weight`. `run`, when
+    given, is the empty `Exploration` (of a subclass) to fill.
     """
-    run = Exploration()
+    run = run if run is not None else Exploration()
     if decode is not None:
         run.decode = decode
     run.edges_recorded = record_edges
@@ -224,7 +292,11 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
             count += 1
             weight += 1 if weigh is None else weigh(state)
     run.depth = 1 if count else 0
+    run.weighed = weigh is not None
     level_end = count  # ids below this are at depth run.depth
+    if count:
+        run.level_ends.append(count)
+        run.level_weights.append(weight)
     next_report = progress_every
     cursor = 0
     cut = (stop_on_violation and bool(violations)) or weight >= limit
@@ -236,6 +308,8 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
             if cursor == level_end:
                 run.depth += 1
                 level_end = count
+                run.level_ends.append(count)
+                run.level_weights.append(weight)
             state_id, state, targets = cursor, head(cursor), []
             found = successors(state)
             transitions += len(found)
@@ -299,6 +373,8 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
     run.complete = cursor >= count and not cut
     if not run.complete and count > level_end:
         run.depth += 1  # states discovered at the next level count toward the depth seen
+        run.level_ends.append(count)
+        run.level_weights.append(weight)
     if interrupted:
         raise KeyboardInterrupt
 
@@ -392,8 +468,8 @@ class FingerprintedExploration(Exploration):
     may share a label, never a position. No edges are recorded.
     """
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, realize: Callable | None = None):
+        super().__init__(realize)
         self.states = self.index = self.via = None  # not kept: that is the point
         self.initial: list = []  # initial state number -> state (the few replays start from)
         self.step = array("H")  # id -> position of its step in successors(parent); initial number
@@ -424,6 +500,12 @@ class FingerprintedExploration(Exploration):
             steps.append((self.to_label(label), state))
         return steps
 
+    def first_reached(self, predicates: dict) -> dict:
+        raise Unavailable("--fingerprints keeps no states to look for them in")
+
+    def report(self) -> dict:
+        return {"fingerprint_collision": self.collision_probability()}
+
     def collision_probability(self) -> dict:
         """TLC's two estimates of the chance that two distinct states shared a fingerprint."""
         from .fingerprints import actual_collision_probability, optimistic_collision_probability
@@ -451,6 +533,7 @@ def explore_fingerprinted(
     weigh: Callable[[object], int] | None = None,
     seen=None,
     record_edges: bool = False,
+    realize: Callable | None = None,
 ) -> FingerprintedExploration:
     """`explore`, storing a 64-bit `fingerprint(state)` per state seen instead of the state.
 
@@ -463,12 +546,13 @@ def explore_fingerprinted(
     fingerprints (default: a fresh `fingerprints.FingerprintSet`). With `weigh`,
     `run.weight` is the sum of `weigh(state)` over the states admitted (a
     reduction's orbit sizes: the states themselves are not kept to sum later).
+    `realize` as for `Exploration`.
     """
     if record_edges:
         raise ValueError("a fingerprinted search keeps no edges: explore() records them")
     from .fingerprints import FingerprintSet
 
-    run = FingerprintedExploration()
+    run = FingerprintedExploration(realize)
     if decode is not None:
         run.decode = decode
     run.seen = seen if seen is not None else FingerprintSet()

@@ -35,10 +35,41 @@ from __future__ import annotations
 from functools import partial
 from itertools import repeat
 from operator import and_, rshift
-from typing import Callable
+from typing import Callable, NamedTuple, Protocol
 
-from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model
-from .checker import Guarded
+from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, ModelError, Refusal, pair_permutation
+from .checker import Exploration, Guarded, explore
+
+class Successor(NamedTuple):
+    """One successor in the generated successor code (`Engine.successor_body`): each field
+    is a Python expression over the generated function's locals, to be pasted into code."""
+
+    label: str  # its label id (an int literal, or the name `label` in the controller's loop)
+    state: str  # the packed successor
+    globals_id: str | None  # its globals' id; None where the step leaves them as in `s` (`g`)
+    first_locals_id: str | None  # its process 0's locals' id; None where left as in `s` (`l0`)
+
+
+class Emit(Protocol):
+    """What `Engine.successor_body` asks of its caller: the lines (not indented; the body
+    indents them) that hand one successor on, e.g. `append((label, state))`. The lines
+    run once per successor in the hot loop, so they should be a few operations."""
+
+    def __call__(self, successor: Successor) -> list[str]: ...
+
+
+class SuccessorBody(NamedTuple):
+    """The generated code of `Engine.successor_body`: `lines`, indented once (a function
+    body), read the packed state `s`, set `g` (its globals' id) and `l0`..`l{P-1}` (its
+    processes' locals' ids), and hand every successor to the emitted lines in the
+    instances' enumeration order; `namespace` binds the names they use (the engine's
+    memo tables and the methods that fill them), to be given to `exec`."""
+
+    lines: list[str]
+    namespace: dict
+
+
+GLOBALS_KIND, LOCALS_KIND = "globals", "locals"  # what an interning observer is told was interned
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
@@ -66,6 +97,9 @@ class Engine:
         self.global_ids: dict = {}
         self.locals: list[tuple] = []
         self.local_ids: dict = {}
+        # Called (kind, id, value) whenever a new component is interned, after the engine's
+        # own tables have it (`observe_interning`).
+        self.interning_observers: list[Callable[[str, int, tuple], None]] = []
         self._prepare_actions(model.instances)
         self._prepare_properties()
         self.initial = self.encode(model.initial_states[0])
@@ -110,6 +144,11 @@ class Engine:
         globals_, locals_ = self.split(s)
         return self.pack(self.intern_global(globals_), [self.intern_local(loc) for loc in locals_])
 
+    def observe_interning(self, observer: Callable[[str, int, tuple], None]) -> None:
+        """Have `observer(kind, id, value)` called for every component interned from now on
+        (kind GLOBALS_KIND or LOCALS_KIND), e.g. to name components across processes."""
+        self.interning_observers.append(observer)
+
     def intern_global(self, value: tuple) -> int:
         gid, new = intern(self.globals, self.global_ids, value)
         if new:
@@ -117,6 +156,8 @@ class Engine:
             for name, positions in self.local_reads.items():
                 self.projection_of[name].append(self._projection(name, value, positions))
             self._check_global(value)
+            for observe in self.interning_observers:
+                observe(GLOBALS_KIND, gid, value)
         return gid
 
     def _projection(self, name: str, value: tuple, positions: tuple) -> int:
@@ -133,6 +174,8 @@ class Engine:
                 for row in rows:
                     row.append(None)
             self._check_local(value)
+            for observe in self.interning_observers:
+                observe(LOCALS_KIND, lid, value)
         return lid
 
     # ------------------------------------------------------------ actions
@@ -248,14 +291,31 @@ class Engine:
         """Fail loudly if `name` reads a global its footprint does not name: the memo ran
         it on the initial globals (but for those it reads), so rerun it on the globals
         most recently reached, with the same read ones, and demand the same next local."""
-        p, step = self.local_instances[name]
         expected = None if found < 0 else self.locals[found]
+        memoised = self._globals_reading(name, projection)
         for globals_ in self.globals[-FOOTPRINT_SAMPLES:]:
             globals_ = self._globals_reading(name, projection, globals_)
-            after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
-            if (None if after is None else self.split(after)[1][p]) != expected:
-                raise AssertionError(f"{name} reads a global outside its footprint: "
-                                     f"from the same locals it does otherwise under globals {globals_}")
+            if self._local_after(name, lid, globals_) != expected:
+                raise ModelError(self._footprint_breach(name, lid, memoised, globals_, expected))
+
+    def _local_after(self, name: str, lid: int, globals_: tuple):
+        """The next local of the process `name`'s memo runs on, from local lid under `globals_`."""
+        p, step = self.local_instances[name]
+        after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
+        return None if after is None else self.split(after)[1][p]
+
+    def _footprint_breach(self, name: str, lid: int, memoised: tuple, other: tuple, expected) -> str:
+        """One line naming the global `name` reads outside its footprint: the first whose
+        value alone, changed from `memoised` to `other`, changes what `name` does."""
+        differing = [i for i, (a, b) in enumerate(zip(memoised, other)) if a != b]
+        for i in differing:
+            probe = memoised[:i] + (other[i],) + memoised[i + 1:]
+            if self._local_after(name, lid, probe) != expected:
+                variable = self.global_names[i]
+                return (f"{name} reads the global {variable} outside its footprint (it acts otherwise with "
+                        f"{variable} = {other[i]!r} than with {memoised[i]!r}): add {variable!r} to its footprint's reads")
+        names = ", ".join(self.global_names[i] for i in differing)
+        return f"{name} reads globals outside its footprint (some of {names}): add them to its footprint's reads"
 
     def wide_successor(self, label_index: int, g: int, lid: int):
         """A wide instance: (next globals, next local of its process, append id to the others) or None."""
@@ -279,20 +339,18 @@ class Engine:
         It yields the successors in the enumeration order of the instances, which
         must list the controller's instances first and each action name's together
         (so the search always picks the same shortest trace)."""
-        lines, namespace = self.successor_body(
-            lambda label, state, globals_, first_locals: [f"append({self._edge(label, state)})"])
+        lines, namespace = self.successor_body(lambda successor: [f"append({self._edge(successor.label, successor.state)})"])
         source = ["def successors(s):", "    out = []", "    append = out.append",
                   *lines, "    return out"]
         exec("\n".join(source), namespace)
         return namespace["successors"]
 
-    def successor_body(self, emit: Callable[[str, str, str | None, int | None], list[str]]) -> tuple[list, dict]:
-        """The lines (indented once) that compute every successor of the packed state
-        `s`, in the instances' enumeration order, and the names they use. Each
-        successor is handed to the lines `emit(label, state, globals, first_locals)`
-        returns, given the expressions of its label id, of the packed successor, of
-        its globals' id and of its process 0's locals' id (each None where the step
-        leaves them as in `s`: `g`, `l0`)."""
+    def successor_body(self, emit: Emit) -> SuccessorBody:
+        """The generated code that computes every successor of the packed state `s`, in
+        the instances' enumeration order, handing each to the lines `emit(Successor(...))`
+        returns (see `SuccessorBody` for what the lines read and set, `Successor` for
+        the expressions each successor is given by). The sequential search's successor
+        function and a partition's expansion loop (partition.py) are both built on it."""
         self._require_grouped_order()
         P, names = self.P, list(self.process_steps)
         lines = [f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
@@ -310,9 +368,9 @@ class Engine:
                       f"            if n{p} is None:",
                       f"                n{p} = append_to(app, l{p})"]
         packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [*indent(emit("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0"), 12),
+        lines += [*indent(emit(Successor("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0")), 12),
                   "        else:",
-                  *indent(emit("label", f"(g2 << {P * BITS}) | rest", "g2", None), 12)]
+                  *indent(emit(Successor("label", f"(g2 << {P * BITS}) | rest", "g2", None)), 12)]
         namespace = {
             "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
             "appended": self.appended, "append_to": self.append_to,
@@ -330,7 +388,7 @@ class Engine:
                     lines.append(f"    row_{index} = memo_{index}[projection_{index}[g]]")
             for label_id, _step, kind, p in self.process_steps[name]:
                 lines += self._process_step_lines(index, name, p, label_id, kind, emit)
-        return lines, namespace
+        return SuccessorBody(lines, namespace)
 
     def _require_grouped_order(self) -> None:
         order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
@@ -343,7 +401,7 @@ class Engine:
         label to the permutation applied) when reducing by symmetry."""
         return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
 
-    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit) -> list[str]:
+    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit: Emit) -> list[str]:
         shift = p * BITS
         if kind == WIDE:
             wide = len(self.wide_steps)
@@ -357,8 +415,8 @@ class Engine:
                 "    if found is not None:",
                 "        g2, n, app = found",
                 *[f"        m{q} = append_to(app, l{q})" for q in others],
-                *indent(emit(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
-                             "g2", "n" if p == 0 else "m0"), 8),
+                *indent(emit(Successor(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
+                                       "g2", "n" if p == 0 else "m0")), 8),
             ]
         projection = f"projection_{index}[g]" if self.local_reads[name] else "0"
         return [
@@ -366,7 +424,7 @@ class Engine:
             "    if n is None:",
             f"        n = local_successor({name!r}, l{p}, {projection})",
             "    if n >= 0:",
-            *indent(emit(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None), 8),
+            *indent(emit(Successor(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None)), 8),
         ]
 
     # --------------------------------------------------------- properties
@@ -452,46 +510,120 @@ def intern(values: list, ids: dict, value) -> tuple[int, bool]:
     return ids[value], True
 
 
-def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options):
-    """Explore `model` with the fast engine: the checker's `Exploration`, with states
-    stored packed and decoded on demand (`run.state(id)`, `run.path(id)`), and the
-    same ids, order, edges and verdicts as exploring the readable model.
+class PackedExploration(Exploration):
+    """The `Run` of the packed engine: states stored packed and decoded on demand, the
+    leads-to masks and premises evaluated per interned component where a pair allows.
+
+    With a `reduction` (symmetry, see symmetry.py) the stored states are one
+    representative per orbit: the counts are the unreduced ones (the checker
+    weighs each state by its orbit), paths are realised as real runs, and
+    liveness follows each pair through the permutation every edge applied
+    (`liveness.find_violation_reduced`)."""
+
+    def __init__(self, engine: Engine, reduction=None, permutations=None, lasso_realizer=None,
+                 realize: Callable | None = None):
+        super().__init__(realize)
+        self.engine = engine
+        self.reduction = reduction
+        self.permutations = permutations
+        self.lasso_realizer = lasso_realizer
+
+    def pair_masks(self, name: str, pairs) -> list:
+        return leads_to_masks(self.engine, self.states, pairs)
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        reached = premises_reached(self.engine, self.states, pairs, masks)
+        if self.reduction is None:
+            return reached
+        # A representative stands for its orbit: pair j is reached where any pair
+        # its orbit's renamings send it to is reached on a representative.
+        maps = self._pair_maps(name, pairs)
+        return tuple(any(reached[mapping[j]] for mapping in maps) for j in range(len(pairs)))
+
+    def find_violation(self, graph, initial, masks, name: str, pairs):
+        if self.reduction is None:
+            return super().find_violation(graph, initial, masks, name, pairs)
+        from .liveness import QuotientCycle, Symmetry, find_violation_reduced
+
+        perms = self.permutations
+        symmetry = Symmetry([perms.split(label)[1] for label in range(len(self.labels))],
+                            self._pair_maps(name, pairs))
+        try:
+            return find_violation_reduced(graph, initial, masks, symmetry)
+        except QuotientCycle:
+            raise Refusal(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
+                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
+
+    def _pair_maps(self, name: str, pairs) -> list:
+        """Where each renaming of the processes sends each pair (a refusal where the
+        pairs do not permute with the processes)."""
+        try:
+            return [pair_permutation(pairs, rename) for rename in self.permutations.renames]
+        except ValueError as error:
+            raise Refusal(f"{name} under --symmetry: {error}; drop --symmetry") from None
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        if self.reduction is None:
+            return super().lasso_steps(lasso)
+        steps, _ = self.lasso_realizer([(label, self.states[state_id]) for label, state_id in lasso.steps])
+        return steps, None if lasso.back is None else self.labels[lasso.back]
+
+
+def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:
+    """Per pair, whether its premise holds in one of the packed `states`: a trigger in its
+    masks is one; else, for a premise on the globals, some interned globals among the
+    states' that satisfy it; else some decoded state."""
+    from .interface import any_premise
+
+    reached = [any(triggers) for triggers, _ in masks]
+    unsettled = [i for i, found in enumerate(reached) if not found]
+    if any(pairs[i].premise_reads == GLOBALS for i in unsettled):
+        global_ids = set(map(rshift, states, repeat(engine.P * BITS)))
+        for i in [i for i in unsettled if pairs[i].premise_reads == GLOBALS]:
+            reached[i] = any(pairs[i].premise(engine.assemble(engine.globals[g], [engine.empty_local] * engine.P))
+                             for g in global_ids)
+    decoded = [i for i in unsettled if pairs[i].premise_reads != GLOBALS]
+    if decoded:
+        found = any_premise(map(engine.decode, states), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
+        for i, answer in zip(decoded, found):
+            reached[i] = answer
+    return tuple(reached)
+
+
+def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options) -> Exploration:
+    """Explore `model` with the fast engine: a `PackedExploration` (a `FingerprintedExploration`
+    with `fingerprints`), with states stored packed and decoded on demand (`run.state(id)`,
+    `run.path(id)`), and the same ids, order, edges and verdicts as exploring the readable model.
 
     With `symmetry`, one representative per orbit of process permutations is
-    explored (see symmetry.py); `run.reduction` then gives the unreduced counts,
+    explored (see symmetry.py); the run's counts are then the unreduced ones,
     and paths are realised as real runs of the model. With `fingerprints`, only
     64-bit fingerprints of the states seen are kept (`checker.explore_fingerprinted`).
     """
     from . import symmetry as sym
-    from .checker import explore
 
-    canonical_edge, perms = None, None
+    canonical_edge, perms, realize = None, None, None
     if symmetry:
         model.refuse_unless_symmetric()
         perms = sym.Permutations(model.processes)
         canonical_edge = sym.edge_canonicalizer(perms, BITS)
     engine = Engine(model, canonical_edge)
-    successors, reduction, labels = engine.successors, None, engine.labels
+    labels, weigh = engine.labels, None
     if symmetry:
         reduction = sym.Reduction(model.processes, BITS)
-        reduction.permutations = perms
         labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
-    search = fingerprinted_search(engine) if fingerprints else explore
-    run = search(
-        [engine.initial],
-        successors,
-        {name: engine.invariant(name) for name in engine.readable_invariants},
-        {name: engine.transition_property(name) for name in engine.readable_transitions},
-        labels=labels,
-        decode=engine.decode,
-        weigh=reduction.orbit_size if symmetry else None,  # max_states then bounds the unreduced count
-        **options,
-    )
-    run.engine, run.reduction = engine, reduction
-    if symmetry:
-        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
-        run.realize_lasso = sym.lasso_realizer(engine, perms, model.instances)
-    return run
+        weigh = reduction.orbit_size  # max_states then bounds the unreduced count
+        realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+    invariants = {name: engine.invariant(name) for name in engine.readable_invariants}
+    transitions = {name: engine.transition_property(name) for name in engine.readable_transitions}
+    if fingerprints:
+        return fingerprinted_search(engine)([engine.initial], engine.successors, invariants, transitions,
+                                            labels=labels, decode=engine.decode, weigh=weigh, realize=realize,
+                                            **options)
+    run = PackedExploration(engine, reduction if symmetry else None, perms,
+                            sym.lasso_realizer(engine, perms, model.instances) if symmetry else None, realize)
+    return explore([engine.initial], engine.successors, invariants, transitions, labels=labels,
+                   decode=engine.decode, weigh=weigh, run=run, **options)
 
 
 def fingerprinted_search(engine):
@@ -506,10 +638,8 @@ def fingerprinted_search(engine):
 def unreduced_counts(run) -> dict:
     """distinct_states and transitions as the spec counts them (unreduced), and the
     representatives explored when the search was reduced by symmetry."""
-    if getattr(run, "reduction", None) is None:
-        return {"distinct_states": run.distinct_states, "transitions": run.transitions}
-    return {
-        "distinct_states": run.weight,
-        "transitions": run.weighted_transitions,
-        "reduced_states": run.distinct_states,
-    }
+    counts = run.counts()
+    found = {"distinct_states": counts.distinct_states, "transitions": counts.transitions}
+    if counts.reduced_states is not None:
+        found["reduced_states"] = counts.reduced_states
+    return found

@@ -210,7 +210,8 @@ def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> 
     """A configuration expected to violate a liveness property cannot be checked without it."""
     import invariants
 
-    liveness = [prop for prop in named.expected_violations() if prop in invariants.LIVENESS_PROPERTIES]
+    liveness = [prop for prop in named.expected_violations()
+                if prop in invariants.names_for(named.config, invariants.LIVENESS)]
     if liveness:
         raise UsageError(f"{named.name} must violate {liveness[0]}, a liveness property, "
                          f"and {option} leaves it unchecked: {fix or 'drop ' + option}")
@@ -245,11 +246,15 @@ def json_line(result) -> str:
         "seconds": round(result.seconds, 3),
         "complete": result.complete and not result.interrupted,
         "properties": {
-            name: {"holds": verdict.holds, "trace_length": verdict.trace_length}
+            name: {"holds": verdict.holds, "trace_length": verdict.trace_length,
+                   **({"vacuous": verdict.vacuous} if verdict.premises is not None else {})}  # a liveness one held
             for name, verdict in result.properties.items()
         },
+        **({"reachable": result.reachable} if result.named.reachable else {}),  # name -> first depth, or null
         "as_expected": result.as_expected,
     }
+    if result.count_mismatches():  # only when the counts differ from the manifest's: both pinned figures
+        record["pinned"] = dict(zip(("distinct_states", "depth"), result.named.pinned))
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
         record["level_sizes"] = result.parallel["level_sizes"]
     if getattr(result, "fingerprint_collision", None) is not None:  # only with --fingerprints

@@ -1,11 +1,12 @@
 """`protocol docs --write | --check`: the files derived from refutations/
-(docs/refutations.md and the golden traces), in the project's checkout."""
+(docs/refutations.md, the golden traces, and the manifest's figures README.md
+and docs/ quote), in the project's checkout."""
 
 from __future__ import annotations
 
 import difflib
 
-from ..docs import PACKAGE_ROOT, REGENERATE, derived_files, find_checkout, shown, stored
+from ..docs import PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, shown, stored
 from ..lifecycle import how
 from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
 
@@ -13,8 +14,9 @@ from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_t
 def add_parser(subparsers, name: str, help: str) -> None:
     parser = subparsers.add_parser(
         name, help=help,
-        description="The files derived from refutations/: docs/refutations.md and each "
-                    "refutation's golden trace refutations/<Name>.txt, in the project's checkout "
+        description="The files derived from refutations/: docs/refutations.md, each "
+                    "refutation's golden trace refutations/<Name>.txt and the manifest's figures "
+                    "README.md and docs/ quote, in the project's checkout "
                     "(the one this package runs from, or the working directory's).",
     )
     mode = parser.add_mutually_exclusive_group(required=True)
@@ -28,10 +30,20 @@ def run(args) -> int:
     if root is None:
         raise UsageError("docs works on the project's checkout (pyproject.toml, docs/, refutations/), "
                          "and none was found here or above: run it from inside the checkout")
-    files = derived_files(root)
-    where = lambda path: shown(path, root)  # noqa: E731
-    if args.write:
-        return write_all(files, where)
+    try:
+        files = derived_files(root)
+        where = lambda path: shown(path, root)  # noqa: E731
+        return write_all(files, where) if args.write else compare(files, where, root)
+    except DocsError as error:
+        raise UsageError(str(error)) from None
+
+
+def compare(files: dict, where, root) -> int:
+    for path in files:  # nothing to diff against: one line, not the whole file as a diff
+        if not stored(path):
+            state = "empty" if path.exists() else "missing"
+            raise UsageError(f"{where(path)} is {state}: regenerate it with `{REGENERATE}`, "
+                             "or restore it (git checkout)")
     stale = [path for path, text in files.items() if stored(path) != text]
     with output_to(None) as sink:
         for path in stale:
