@@ -117,7 +117,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
             from ..report import report_html
 
             sink.write(report_html(results, matrix))
-        if args.output and not sink.written and not interrupted:
+        if args.output and not sink.written and not interrupted and (args.all or len(args.names) > 1):
             warn(f"nothing to write: {args.output} left as it was")
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
             from ..render import render_totals
@@ -225,7 +225,10 @@ def emit(result, args, console, sink) -> None:
         from ..export import export_result
 
         if args.format != "markdown" and not any(v.trace for v in result.properties.values()):
-            warn(f"{result.named.name} has no counterexample to write as {args.format}: nothing written for it")
+            alone = len(args.names) == 1 and not args.all  # then this line is the run's only word on it
+            kept = f"; {args.output} left as it was" if alone and args.output else ""
+            warn(f"{result.named.name} has no counterexample to write as {args.format}: nothing written"
+                 + (kept if alone else " for it"))
             return
         return export_result(result, args.format, sink, full=args.full)
     from ..render import render_result
