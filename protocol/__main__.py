@@ -2,8 +2,10 @@
 
 Kept apart so that the subcommands import their helpers from one module
 object, `protocol.subcommands.common`, instead of a second copy of `__main__`.
-The signals that end a run are caught before anything else is imported, so
-that one arriving while the modules load ends it the same way (one line, exit 1).
+Run as the program, it catches the signals that end a run before anything
+else is imported, so that one arriving while the modules load ends it the
+same way (one line, exit 1). Imported (by a tool listing the modules), it
+touches no signal.
 """
 
 import sys
@@ -22,17 +24,20 @@ def exit_with(code: int):
     sys.exit(code)
 
 
-try:
-    with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
-        catch_signals()
-        from .cli import main
-except BaseException as error:
-    # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
-    # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
-    if not (isinstance(error, KeyboardInterrupt) or interrupted()):
-        raise
-    print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
-    exit_with(1)
+def load_and_run() -> None:
+    try:
+        with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
+            catch_signals()
+            from .cli import main
+    except BaseException as error:
+        # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
+        # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
+        if not (isinstance(error, KeyboardInterrupt) or interrupted()):
+            raise
+        print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
+        exit_with(1)
+    exit_with(main())
+
 
 if __name__ == "__main__":
-    exit_with(main())
+    load_and_run()
