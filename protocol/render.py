@@ -131,7 +131,31 @@ def expectation_text(result, prop: str) -> Text:
     return Text("violated" if expected[prop] is None else f"violated in {expected[prop]}")
 
 
-def summary_table(result) -> Table:
+# Below this width a nested table (the properties, the reachable states) is drawn under
+# the box instead of in it, where it has the whole width: its names and verdicts wrap at
+# spaces rather than being cut.
+NESTED_WIDTH = 80
+
+
+def with_nested(table: Table, nested: list, width: int | None):
+    """`table` with each (label, nested table) of `nested` as a row, or, narrower than
+    NESTED_WIDTH, the nested tables under it (a Group), each titled by its label."""
+    if width is None or width >= NESTED_WIDTH:
+        for label, inner in nested:
+            table.add_row(label, inner)
+        return table
+    below = []
+    for label, inner in nested:
+        if isinstance(inner, Table):
+            inner.title, inner.title_justify, inner.title_style = label, "left", "cyan"
+            below.append(inner)
+        else:
+            below.append(Text.assemble((label + ": ", "cyan"), inner))
+    return Group(table, *below)
+
+
+def summary_table(result, width: int | None = None):
+    """The one-screen summary (a Group instead of a Table narrower than NESTED_WIDTH)."""
     named, cfg = result.named, result.config
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     status = "as expected" if result.as_expected else "NOT as expected"
@@ -161,13 +185,14 @@ def summary_table(result) -> Table:
     props.add_column("expected", style="dim")
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
-    table.add_row("properties", props)
     reached = reachable_table(result)
-    if reached is not None:
-        table.add_row("reachable", reached)
+    nested = [("properties", props)] + ([("reachable", reached)] if reached is not None else [])
+    narrow = width is not None and width < NESTED_WIDTH
+    if not narrow:
+        nested, drawn = [], with_nested(table, nested, None)
     for line in result.mismatches():
         table.add_row("mismatch", Text(line, style="bold red"))
-    return table
+    return with_nested(table, nested, width) if narrow else drawn
 
 
 def reachable_table(result):
@@ -205,7 +230,7 @@ def result_counts(result) -> list[tuple[str, str]]:
 def render_result(console: Console, result, show_traces: bool = True, full: bool = False,
                   explain=None) -> None:
     """The one-screen summary, then each counterexample found."""
-    console.print(summary_table(result))
+    console.print(summary_table(result, console.width))
     if not show_traces:
         return
     for prop, verdict in result.properties.items():

@@ -13,17 +13,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .render import one_line_description, trace_table
+from .render import NESTED_WIDTH, one_line_description, trace_table, with_nested
 from .simulate import SimulationResult
 
 
 def render_simulation(console, result: SimulationResult, full: bool = False) -> None:
-    console.print(simulation_table(result))
+    console.print(simulation_table(result, console.width))
     for finding in result.findings.values():
         console.print(trace_table(finding.trace, full=full, cfg=result.config))
 
 
-def simulation_table(result: SimulationResult):
+def simulation_table(result: SimulationResult, width: int | None = None):
+    """The summary of a simulation (a Group, the properties under the box, below 80 columns)."""
     cfg, ok = result.config, result.as_expected
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     table.title = Text.assemble((result.named.name, "bold"), "  simulate  ",
@@ -41,10 +42,12 @@ def simulation_table(result: SimulationResult):
     ]
     for what, value in rows:
         table.add_row(what, Text(value))
-    table.add_row("properties", properties_table(result))
+    narrow = width is not None and width < NESTED_WIDTH
+    if not narrow:
+        table.add_row("properties", properties_table(result))
     for line in result.mismatches():
         table.add_row("mismatch", Text(line, style="bold red"))
-    return table
+    return with_nested(table, [("properties", properties_table(result))], width) if narrow else table
 
 
 def properties_table(result: SimulationResult):
