@@ -127,6 +127,9 @@ def verdict_text(verdict) -> Text:
 def expectation_text(result, prop: str) -> Text:
     expected = result.named.expected_violations()
     if prop not in expected:
+        unmet = unmet_needs(result.named, prop)
+        if unmet:  # the manifest names the violation, but these constants are below what it needs
+            return Text(f"holds (needs {unmet})")
         return Text("holds")
     return Text("violated" if expected[prop] is None else f"violated in {expected[prop]}")
 
@@ -152,6 +155,19 @@ def with_nested(table: Table, nested: list, width: int | None):
         else:
             below.append(Text.assemble((label + ": ", "cyan"), inner))
     return Group(table, *below)
+
+
+def unmet_needs(named, prop: str) -> str:
+    """The constants `named`'s violation of `prop` needs and its run is below ("P>=2"), or ""
+    when the manifest expects no violation of `prop` at all."""
+    if prop not in dict(named.expect):
+        return ""
+    least: dict = {}
+    for name, value in named.needs:
+        for constant, at in (value if isinstance(value, tuple) else ((name, value),)):
+            if not isinstance(value, tuple) or name == prop:
+                least[constant] = max(least.get(constant, 0), at)
+    return ", ".join(f"{constant}>={at}" for constant, at in least.items() if getattr(named.config, constant) < at)
 
 
 def summary_table(result, width: int | None = None):

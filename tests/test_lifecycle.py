@@ -298,3 +298,13 @@ def test_the_explorer_shows_exactly_the_configurations_properties():
     assert "ImportsBacked" not in plain["liveness_properties"]
     alias = Explorer(lookup("HoldsAliasShared")).state_record(0)
     assert "ImportsBacked" in alias["liveness_properties"]
+
+
+def test_a_refutation_below_its_needs_says_why_it_is_expected_to_hold(cli):
+    """Low item: HoldsCap at P=1 printed "as expected" with "holds" expected and no note."""
+    code, out, err = cli("check", "HoldsCap", "-c", "P=1", "--no-trace")
+    assert code == 0
+    row = next(line for line in out.splitlines() if " I1 " in line)
+    assert "holds (needs P>=2)" in row, out
+    code, out, err = cli("check", "HoldsCap", "--no-trace")
+    assert "needs" not in out
