@@ -246,7 +246,8 @@ def test_the_shortest_path_search_never_holds_up_other_requests():
     from protocol.config import lookup
     from protocol.explore_server import Explorer
 
-    explorer = Explorer(lookup("Holds").with_constants({"D": 2}), search_limit=10_000)
+    explorer = Explorer(lookup("Holds").with_constants({"D": 2}))
+    explorer.search_limit = 10_000  # the memory bound, small for the test
     server, base = serving(explorer)
     try:
         target = deep_state(base)
