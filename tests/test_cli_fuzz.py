@@ -15,7 +15,7 @@ and every run must keep the invariants:
 - no process of the run alive once it has ended.
 
 The constants are small (MaxTime=1, P at most 2), so that each command takes a
-fraction of a second; at FUZZ_COMMANDS (600 by default) commands the test
+fraction of a second; at FUZZ_COMMANDS (500 by default) commands the test
 takes a few minutes of CPU. It runs with the slow tests.
 """
 
@@ -37,7 +37,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = "the previous run's output\n"
-COMMANDS = int(os.environ.get("FUZZ_COMMANDS", "600"))
+COMMANDS = int(os.environ.get("FUZZ_COMMANDS", "500"))
 
 NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect", "Holds", "HoldsUnfair", "Nope"]
 CONSTANTS = [["-c", "MaxTime=1"], ["-c", "MaxTime=1", "-c", "P=1"], ["-c", "MaxTime=1", "-c", "D=1"],
