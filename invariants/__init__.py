@@ -1,4 +1,4 @@
-"""The properties of model-spec sections 5 and 10.4, declared once, named as in the spec.
+"""The properties of model-spec sections 5, 10.4 and 11.4, declared once, named as in the spec.
 
 Each `Property` names its kind (a state invariant, a transition property, or
 a liveness property given as leads-to pairs), its predicate, its witnesses
@@ -18,9 +18,14 @@ from typing import Callable
 import attrs
 
 from .i1 import i1, i1_witnesses
-from .leads_to import LeadsTo, compaction_not_stalled, imports_backed, imports_backed_witnesses
+from .leads_to import (
+    LeadsTo, compaction_not_stalled, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
+    imports_backed_witnesses, peeks_served, peeks_served_witnesses,
+)
 from .no_regression import no_regression, no_regression_witnesses
+from .physical_cuts import physical_le_coverage, physical_le_coverage_witnesses, physical_le_cut, physical_le_cut_witnesses
 from .physical_le_since import physical_le_since, physical_le_since_witnesses
+from .since_allowed import since_allowed, since_allowed_witnesses, since_le_standing, since_le_standing_witnesses
 from .type_ok import type_ok, type_ok_witnesses
 
 STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
@@ -34,6 +39,36 @@ def with_alias(cfg) -> bool:
     return cfg.alias != "none"
 
 
+def with_standing_hold(cfg) -> bool:
+    return cfg.standing_hold
+
+
+def with_seal(cfg) -> bool:
+    return cfg.seal != "none"
+
+
+def with_reports(cfg) -> bool:
+    return cfg.ctl_release == "report"
+
+
+def with_cuts(cfg) -> bool:
+    return cfg.physical == "from_cuts"
+
+
+def without_cuts(cfg) -> bool:
+    return cfg.physical != "from_cuts"
+
+
+def physical_from_cuts(cfg) -> str | None:
+    """Why PhysicalLeSince does not apply: with cuts, physical compaction follows the
+    readers' cuts, not since, by design."""
+    return "with from_cuts" if with_cuts(cfg) else None
+
+
+def never(cfg) -> None:
+    return None
+
+
 @attrs.frozen
 class Property:
     name: str
@@ -41,16 +76,30 @@ class Property:
     check: Callable  # the predicate; for LIVENESS, cfg -> [LeadsTo]
     witnesses: Callable | None = None  # the same arguments -> [sentence]
     by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
+    by_pair: bool = False  # a conjunction over p of checks on the globals and p's locals (engine.Model)
     applies: Callable = everywhere  # cfg -> whether the property belongs to the configuration
+    # cfg -> why the property, which the summary would otherwise list, does not apply here
+    # (shown in its place, rather than "holds"), or None
+    not_applicable: Callable = never
 
 
 PROPERTIES = (
     Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True),
     Property("I1", STATE, i1, i1_witnesses, by_component=True),
-    Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True),
+    Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
+             applies=without_cuts, not_applicable=physical_from_cuts),
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True),
+    Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
+             applies=with_standing_hold),
+    Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
+             applies=with_cuts),
+    Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
+             applies=with_cuts),
     Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True),
     Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
     Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
+    Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, applies=with_seal),
+    Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, applies=with_reports),
 )
 
 
@@ -62,6 +111,11 @@ def properties_for(cfg, kind: str | None = None) -> list[Property]:
 def names_for(cfg, kind: str | None = None) -> list[str]:
     """The names of the properties that belong to `cfg` (of one kind, if given), in report order."""
     return [prop.name for prop in properties_for(cfg, kind)]
+
+
+def not_applicable_for(cfg) -> dict[str, str]:
+    """The properties that do not apply to `cfg` but are worth saying so: name -> why."""
+    return {prop.name: why for prop in PROPERTIES if not prop.applies(cfg) and (why := prop.not_applicable(cfg))}
 
 
 def by_name(name: str) -> Property:
@@ -94,7 +148,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "PROPERTIES", "Property", "properties_for", "names_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
+    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
     "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
     "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",

@@ -16,7 +16,8 @@ from functools import partial
 from protocol.engine import GLOBALS, PROCESS, STATE, LeadsTo
 from protocol.state import backed, index_count
 
-__all__ = ["LeadsTo", "compaction_not_stalled", "imports_backed", "imports_backed_witnesses"]
+__all__ = ["LeadsTo", "compaction_not_stalled", "ctl_hold_released", "ctl_hold_released_witnesses", "imports_backed",
+           "imports_backed_witnesses", "peeks_served", "peeks_served_witnesses"]
 
 
 def sent_at_least(s, t: int) -> bool:
@@ -102,4 +103,89 @@ def imports_backed_witnesses(s, cfg=None) -> list[str]:
             else:
                 found.append(f"peek {d} reads {INDEX_NAMES[1]} on process {p} through a placeholder "
                              f"not yet backed ({INDEX_NAMES[1]} is not yet published there)")
+    return found
+
+
+def parked_with_data(s, p: int, d: int) -> bool:
+    """Peek d is parked on p although the data it reads is written (upper > as_of[d])."""
+    return d in s.parked[p] and s.upper > s.as_of[d]
+
+
+def not_parked(s, p: int, d: int) -> bool:
+    return d not in s.parked[p]
+
+
+def peeks_served(cfg) -> list[LeadsTo]:
+    """Once the data a parked peek reads is written, the peek is eventually served,
+    unless it is dropped first (spec 11.4).
+
+    For every process p and peek d, `d in parked[p] and upper > as_of[d] ~> d not in
+    parked[p]`. A wakeup that fires before the state it announces, or never for a
+    re-exported id, leaves the peek parked forever.
+    """
+    return [
+        LeadsTo(
+            partial(parked_with_data, p=p, d=d),
+            partial(not_parked, p=p, d=d),
+            f"{d} in parked[{p}] and upper > as_of[{d}] ~> {d} not in parked[{p}]",
+            process=p,
+            form=("peeks served", d),
+            premise_reads=STATE,
+            conclusion_reads=STATE,
+        )
+        for p in range(cfg.P)
+        for d in range(cfg.D)
+    ]
+
+
+def peeks_served_witnesses(s, cfg=None) -> list[str]:
+    """Every parked peek whose data is written: it waits for a wakeup."""
+    return [f"peek {d} is parked on process {p} though upper {s.upper} is past its as_of {s.as_of[d]} "
+            f"(the published upper there is {s.pub[p]}): no wakeup re-examines it"
+            for p, parked in enumerate(s.parked) for d in sorted(parked) if s.upper > s.as_of[d]]
+
+
+def dropped(s, d: int) -> bool:
+    from protocol.state import DROPPED
+
+    return s.df[d] == DROPPED
+
+
+def hold_released(s, d: int) -> bool:
+    from protocol.state import ctl_holds
+
+    return not ctl_holds(s, d)
+
+
+def ctl_hold_released(cfg) -> list[LeadsTo]:
+    """The controller eventually frees a dropped peek's read hold (spec 11.4).
+
+    For every peek d, `df[d] = Dropped ~> not held(d)`: with the hold freed only
+    once every process reports the dataflow retired, a report that never arrives
+    leaks the hold, and the index's since stops advancing.
+    """
+    return [
+        LeadsTo(
+            partial(dropped, d=d),
+            partial(hold_released, d=d),
+            f"df[{d}] = Dropped ~> not held({d})",
+            process=None,
+            form=("ctl hold released", d),
+            premise_reads=GLOBALS,
+            conclusion_reads=GLOBALS,
+        )
+        for d in range(cfg.D)
+    ]
+
+
+def ctl_hold_released_witnesses(s, cfg=None) -> list[str]:
+    """Every dropped peek whose hold the controller still keeps, and who has not reported."""
+    from protocol.state import DROPPED, ctl_holds
+
+    found = []
+    for d, status in enumerate(s.df):
+        if status == DROPPED and ctl_holds(s, d):
+            silent = [str(p) for p, reported in enumerate(s.reported) if d not in reported]
+            found.append(f"peek {d} is dropped, but the controller still holds its read hold at {s.as_of[d]}: "
+                         f"process{'es' if len(silent) > 1 else ''} {', '.join(silent)} never reported it retired")
     return found

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable
 
-from protocol.state import LIVE, UNBORN, held, stranded_on
+from protocol.state import BOTTOM, LIVE, UNBORN, held, stranded_on
 
 
 def peek_created(s, cfg) -> bool:
@@ -67,6 +67,53 @@ def peek_capped(s, cfg) -> bool:
     return bool(s.caps)
 
 
+def peek_parked(s, cfg) -> bool:
+    """a peek is parked on the seal"""
+    return any(parked for parked in s.parked if parked)
+
+
+def parked_with_data(s, cfg) -> bool:
+    """a parked peek's data is written"""
+    return any(s.upper > s.as_of[d] for parked in s.parked if parked for d in parked)
+
+
+def peek_served(s, cfg) -> bool:
+    """a rendered peek is served"""
+    return any(d not in parked for readers, parked in zip(s.readers, s.parked) if parked is not None
+               for d in held(readers))
+
+
+def wakeup_pending(s, cfg) -> bool:
+    """a notification waits for the peek server"""
+    return any(dirty for dirty in s.dirty if dirty)
+
+
+def retirement_reported(s, cfg) -> bool:
+    """a retirement is reported"""
+    return any(reported for reported in s.reported if reported)
+
+
+def hold_freed_by_reports(s, cfg) -> bool:
+    """every process reported a dropped peek retired"""
+    return s.reports is not None and any(count == cfg.P for count in s.reports)
+
+
+def cut_declared(s, cfg) -> bool:
+    """a reader declares a cut"""
+    return any(held(cut) for cut in s.cut if cut is not None)
+
+
+def physical_advanced(s, cfg) -> bool:
+    """a physical compaction frontier advances"""
+    return any(physical >= 1 for physical in s.physical)
+
+
+def writer_floor_absent(s, cfg) -> bool:
+    """a publisher has no writer floor yet and a hold to chase"""
+    return any(BOTTOM in ((writer,) if isinstance(writer, int) else writer) and (held(acq) or held(readers))
+               for writer, acq, readers in zip(s.writer, s.acq, s.readers))
+
+
 REACHABLE = {
     "PeekCreated": peek_created,
     "PeekLive": peek_live,
@@ -77,6 +124,15 @@ REACHABLE = {
     "HoldAcquired": hold_acquired,
     "ReaderStranded": reader_stranded,
     "PeekCapped": peek_capped,
+    "PeekParked": peek_parked,
+    "ParkedWithData": parked_with_data,
+    "PeekServed": peek_served,
+    "WakeupPending": wakeup_pending,
+    "RetirementReported": retirement_reported,
+    "HoldFreedByReports": hold_freed_by_reports,
+    "CutDeclared": cut_declared,
+    "PhysicalAdvanced": physical_advanced,
+    "WriterFloorAbsent": writer_floor_absent,
 }
 
 

@@ -1,4 +1,4 @@
-"""The actions of model-spec sections 4 and 10.3: one pure function each, guard first.
+"""The actions of model-spec sections 4, 10.3 and 11.3: one pure function each, guard first.
 
 Every action takes the state, the configuration and its arguments, and
 returns the successor state, or None where its guard does not hold. No
@@ -26,14 +26,14 @@ import attrs
 
 from . import commands as cmd
 from .commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, INTERACTIVE, MAINTENANCE, RELEASE, command_text
-from .engine import CONTROLLER, LOCAL, WIDE, Footprint
+from .engine import CONTROLLER, LOCAL, WHOLE, WIDE, Footprint
 from .events import (
     CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Event, Send, StepNote, event, forwards, handed, index_name, lane, listed,
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
 from .state import (
-    DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, ctl_since, exported, frontier_at, held,
-    index_of_peek, replace_at, stranded_on, with_frontier,
+    BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, ctl_holds, ctl_since, exported,
+    frontier_at, held, ids, index_of_peek, notify, replace_at, servable, stranded_on, with_frontier,
 )
 
 # ---------------------------------------------------------------- controller
@@ -128,8 +128,12 @@ class PeekDropped(Event):
 
     d: int
     as_of: int
+    kept: bool = False  # with retirement reports: the hold stays until every process reports
 
     def words(self) -> str:
+        if self.kept:
+            return (f"the controller drops peek {self.d}: it keeps its read hold at {self.as_of} until every "
+                    "process reports the dataflow retired")
         return f"the controller drops peek {self.d}: its read hold at {self.as_of} goes"
 
     def drawing(self) -> tuple:
@@ -150,7 +154,7 @@ def drop_peek(s: State, cfg, d: int, record: list | None = None) -> State | None
     elif cfg.acquire == "release_on_maintenance":
         mq, released_on = append_all(mq, (RELEASE, d)), MAINTENANCE
     if record is not None:
-        record.append(PeekDropped(d, s.as_of[d]))
+        record.append(PeekDropped(d, s.as_of[d], cfg.ctl_release == "report"))
         queued(record, INTERACTIVE, cfg.P, (DROP, d))
         if released_on is not None:
             queued(record, released_on, cfg.P, (RELEASE, d))
@@ -200,13 +204,45 @@ class UpperAdvanced(Event):
         return (StepNote(CONTROLLER_LANE, f": upper {self.old} to {self.new}"),)
 
 
+@event
+class TapNotified(Event):
+    """A tap upstream of the publisher's sink notifies at Ingest, before the sink has
+    published the new upper: `marked` lists (process, index id) it marked dirty."""
+
+    marked: tuple
+    indexed: bool
+
+    def words(self) -> str:
+        if not self.marked:
+            return "the tap upstream of the sink notifies, but no peek is parked yet"
+        where = ", ".join(f"index {INDEX_NAMES[i]} on process {p}" for p, i in self.marked)
+        return f"the tap upstream of the sink notifies {where}, before the sink has published the new upper"
+
+    def drawing(self) -> tuple:
+        return tuple(Call(lane(MAINTENANCE, p), lane(INTERACTIVE, p), f"notify {INDEX_NAMES[i]} (tap, before the sink)")
+                     for p, i in self.marked)
+
+
 def ingest(s: State, cfg, record: list | None = None) -> State | None:
-    """Ingest: new data advances the index's write frontier."""
+    """Ingest: new data advances the index's write frontier. With `seal = tap`, a tap
+    upstream of the publisher's sink notifies every process now, before the sink has
+    published the new upper (the lost wakeup)."""
     if s.upper >= cfg.MaxTime:
         return None
     if record is not None:
         record.append(UpperAdvanced(s.upper, s.upper + 1))
-    return s._replace(upper=s.upper + 1)
+    after = s._replace(upper=s.upper + 1)
+    if cfg.seal == "tap":
+        for p in range(cfg.P):
+            after = notify(after, p, ids(after, cfg, p))
+        if record is not None:
+            record.append(TapNotified(marked_dirty(s, after), s.ix is not None))
+    return after
+
+
+def marked_dirty(before: State, after: State) -> tuple:
+    """(process, index id) of every notification a step recorded."""
+    return tuple((p, i) for p, (old, new) in enumerate(zip(before.dirty, after.dirty)) for i in sorted(new - old))
 
 
 @event
@@ -315,7 +351,7 @@ def frontier_holder(s: State, i: int, frontier: int) -> int | None:
     if frontier >= frontier_at(s.policy, i):
         return None
     return next((d for d, status in enumerate(s.df)
-                 if status == LIVE and s.as_of[d] == frontier and index_of_peek(s, d) == i), None)
+                 if ctl_holds(s, d) and s.as_of[d] == frontier and index_of_peek(s, d) == i), None)
 
 
 def compact(s: State, cfg, i: int = 0, record: list | None = None) -> State:
@@ -435,12 +471,14 @@ def reclaim(s: State, cfg, p: int, record: list | None = None) -> State | None:
 
 def publish_holds(s: State, cfg, p: int) -> list[tuple]:
     """Every hold on process p's publication point, as (kind, whose, time): the writer
-    (every id's), the standing hold if any, every reader not stranded, every acquired hold."""
-    holds = frontier_holds("writer", s.writer[p])
+    (every id's entry but ⊥), the standing hold if any, every reader not stranded (unless
+    readers do not bound it, `reader_bound = false`), every acquired hold."""
+    holds = [hold for hold in frontier_holds("writer", s.writer[p]) if hold[2] != BOTTOM]
     if cfg.standing_hold:
         holds += frontier_holds("standing", s.standing[p])
-    stranded = stranded_on(s, p)
-    holds += [("reader", d, t) for d, t in enumerate(s.readers[p]) if t is not None and d not in stranded]
+    if cfg.reader_bound:
+        stranded = stranded_on(s, p)
+        holds += [("reader", d, t) for d, t in enumerate(s.readers[p]) if t is not None and d not in stranded]
     holds += [("acquired", d, t) for d, t in enumerate(s.acq[p]) if t is not None]
     return holds
 
@@ -452,9 +490,9 @@ def frontier_holds(kind: str, frontier) -> list[tuple]:
     return [(kind, i, t) for i, t in enumerate(frontier)]
 
 
-def publish_bound(s: State, cfg, p: int) -> int:
-    """The least hold on process p's publication point."""
-    return min(t for _, _, t in publish_holds(s, cfg, p))
+def publish_bound(s: State, cfg, p: int) -> int | None:
+    """The least hold on process p's publication point; None where nothing is left."""
+    return min((t for _, _, t in publish_holds(s, cfg, p)), default=None)
 
 
 @event
@@ -467,6 +505,9 @@ class Published(Event):
     physical: tuple
     upper: int
     holds: tuple
+    # with physical = from_cuts: the readers' cuts ((peek, cut), ...) and the coverage pub[p]
+    cuts: tuple | None = None
+    coverage: int | None = None
 
     def words(self) -> str:
         said = []
@@ -475,8 +516,17 @@ class Published(Event):
             said.append(f"raises the published since from {self.since[0]} to {self.since[1]} "
                         f"(the least of its holds: {holds})")
         if self.physical[1] != self.physical[0]:
-            said.append(f"forwards physical compaction to {self.physical[1]} (upper is {self.upper})")
+            said.append(f"forwards physical compaction to {self.physical[1]} ({self.physical_reason()})")
         return f"process {self.p}'s publisher " + ", and ".join(said)
+
+    def physical_reason(self) -> str:
+        """What physical compaction followed: upper, or the least cut, or the coverage."""
+        if self.cuts is None:
+            return f"upper is {self.upper}"
+        if self.cuts:
+            d, cut = min(self.cuts, key=lambda entry: entry[1])
+            return f"the least declared cut, peek {d}'s at {cut}"
+        return f"no reader is registered: the chain's coverage, the published upper {self.coverage}"
 
     def drawing(self) -> tuple:
         return (StepNote(lane("pub", self.p), f": since {self.since[1]}, physical {self.physical[1]}"),)
@@ -492,20 +542,113 @@ def hold_words(kind: str, whose, t: int) -> str:
 
 
 def publish(s: State, cfg, p: int, record: list | None = None) -> State | None:
-    """Publish(p): process p's publisher raises since and physical compaction to its bound."""
-    since = max(s.since[p], publish_bound(s, cfg, p))
+    """Publish(p): process p's publisher raises since and physical compaction to its bound
+    (physical compaction to the least reader's cut, or the coverage, with `from_cuts`)."""
+    bound = publish_bound(s, cfg, p)
+    since = s.since[p] if bound is None else max(s.since[p], bound)
+    cuts = None
     if cfg.physical == "from_since":
         physical = max(s.physical[p], min(since, s.upper))
-    else:
+    elif cfg.physical == "from_upper":
         physical = max(s.physical[p], s.upper)
+    else:
+        cuts = held(s.cut[p])
+        physical = max(s.physical[p], min(cuts.values()) if cuts else s.pub[p])
     if (since, physical) == (s.since[p], s.physical[p]):
         return None
     if record is not None:
         record.append(Published(p, (s.since[p], since), (s.physical[p], physical), s.upper,
-                                tuple(publish_holds(s, cfg, p))))
+                                tuple(publish_holds(s, cfg, p)), None if cuts is None else tuple(cuts.items()),
+                                None if cuts is None else s.pub[p]))
     return s._replace(
         since=replace_at(s.since, p, since), physical=replace_at(s.physical, p, physical)
     )
+
+
+@event
+class Sealed(Event):
+    """Process p's publisher sink publishes upper `pub` as the chain's coverage; `marked`
+    are the index ids it notified and marked dirty; `waiting` the ids its parked peeks
+    read, `dirty` those already marked, `sink` whether this design's seal notifies."""
+
+    p: int
+    pub: int
+    marked: tuple
+    waiting: tuple
+    dirty: tuple
+    sink: bool
+
+    def words(self) -> str:
+        words = f"process {self.p}'s publisher sink publishes upper {self.pub}"
+        if self.marked:
+            return words + " and notifies " + " and ".join(f"index {INDEX_NAMES[i]}" for i in self.marked)
+        if not self.waiting:
+            return words + (" (no peek is parked here)" if self.sink else "; no seal signal here (the tap notified before)")
+        if set(self.waiting) <= set(self.dirty):
+            return words + "; what its parked peeks read is already marked for re-examination"
+        if not self.sink:
+            return words + ", and nothing notifies the parked peek (the tap fired before the sink published)"
+        return words + " and notifies index X only: no seal signal reaches the parked reader of Y"
+
+    def drawing(self) -> tuple:
+        return (StepNote(lane("pub", self.p), f": publishes upper {self.pub}"),
+                *(Call(lane("pub", self.p), lane(INTERACTIVE, self.p), f"notify {INDEX_NAMES[i]}") for i in self.marked))
+
+
+def seal(s: State, cfg, p: int, record: list | None = None) -> State | None:
+    """Seal(p): process p's publisher sink publishes the write frontier as the chain's
+    upper; with `seal = sink` it then notifies the ids the seal names."""
+    if s.pub[p] >= s.upper:
+        return None
+    after = s._replace(pub=replace_at(s.pub, p, s.upper))
+    if cfg.seal == "sink":
+        after = notify(after, p, ids(after, cfg, p))
+    if record is not None:
+        waiting = tuple(sorted({index_of_peek(s, d) for d in s.parked[p]}))
+        record.append(Sealed(p, s.upper, tuple(sorted(after.dirty[p] - s.dirty[p])), waiting,
+                             tuple(sorted(s.dirty[p])), cfg.seal == "sink"))
+    return after
+
+
+@event
+class Woken(Event):
+    """Process p's peek server re-examines the peeks parked on the notified `ids`: it
+    serves `served` (the published upper `pub` is past their as_of); `still` stay parked."""
+
+    p: int
+    ids: tuple
+    served: tuple
+    still: tuple
+    pub: int
+
+    def words(self) -> str:
+        words = (f"process {self.p}'s peek server re-examines the peeks parked on "
+                 + " and ".join(f"index {INDEX_NAMES[i]}" for i in self.ids))
+        said = []
+        if self.served:
+            said.append(f"{peeks_phrase(self.served)} {'is' if len(self.served) == 1 else 'are'} served "
+                        f"(the published upper {self.pub} is past the as_of)")
+        if self.still:
+            said.append(f"{peeks_phrase(self.still)} {'stays' if len(self.still) == 1 else 'stay'} parked")
+        return words + (": " + "; ".join(said) if said else "")
+
+    def drawing(self) -> tuple:
+        served = ", ".join(f"serves peek {d}" for d in self.served) or "nothing to serve"
+        return (StepNote(lane(INTERACTIVE, self.p), f": {served}"),)
+
+
+def wake(s: State, cfg, p: int, record: list | None = None) -> State | None:
+    """Wake(p): process p's peek server re-examines the parked peeks of every notified id
+    and serves those it now can; the notifications are consumed."""
+    if not s.dirty[p]:
+        return None
+    examined = {d for d in s.parked[p] if index_of_peek(s, d) in s.dirty[p]}
+    served = {d for d in examined if servable(s, p, d)}
+    if record is not None:
+        record.append(Woken(p, tuple(sorted(s.dirty[p])), tuple(sorted(served)), tuple(sorted(examined - served)),
+                            s.pub[p]))
+    return s._replace(parked=replace_at(s.parked, p, s.parked[p] - served),
+                      dirty=replace_at(s.dirty, p, frozenset()))
 
 
 # ---------------------------------------------------- maintenance, per command
@@ -642,9 +785,13 @@ class Exported(Event):
     newly: tuple
     backed: bool
     stranded: tuple
+    notified: bool | None = None  # with a seal: whether Y's publication marked a parked reader of Y
 
     def words(self) -> str:
         words = f"applies Export: it renders Y's re-export of X and publishes Y on process {self.p}"
+        if self.notified is not None:
+            words += "; Y's publication notifies Y" if self.notified else \
+                "; Y's publication notifies Y, but no reader of Y is parked"
         if self.newly:
             return (words + f"; the placeholder is replaced, and the reader of Y registered in it "
                     f"({peeks_phrase(self.newly)}) is stranded: its import will never read")
@@ -653,22 +800,28 @@ class Exported(Event):
         return words
 
     def drawing(self) -> tuple:
-        return handed(MAINTENANCE, self.p, "stranded", "stranded readers", *self.stranded)
+        notify_y = (Call(lane(MAINTENANCE, self.p), lane(INTERACTIVE, self.p), "notify Y (published)"),) \
+            if self.notified else ()
+        return handed(MAINTENANCE, self.p, "stranded", "stranded readers", *self.stranded) + notify_y
 
 
 def maint_export(s: State, cfg, p: int, command, record: list | None = None) -> State:
     """Export: Y is published here. With `overwrite` the registry slot is replaced, and
     every reader of Y registered in the placeholder is stranded; with `adopt` the
-    placeholder is backed in place (nothing beyond the pop)."""
-    if cfg.reexport != "overwrite":
-        if record is not None:
-            record.append(Exported(p, (), bool(placeholder_readers(s, p)), (s.stranded[p], s.stranded[p])))
-        return s
+    placeholder is backed in place (nothing beyond the pop). With a seal, Y's
+    publication notifies Y."""
     placeholder = placeholder_readers(s, p)
-    stranded = s.stranded[p] | placeholder
+    if cfg.reexport == "overwrite":
+        after = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] | placeholder))
+        newly, backed = tuple(sorted(placeholder - s.stranded[p])), False
+    else:
+        after, newly, backed = s, (), bool(placeholder)
+    if cfg.seal != "none":
+        after = notify(after, p, (1,))
     if record is not None:
-        record.append(Exported(p, tuple(sorted(placeholder - s.stranded[p])), False, (s.stranded[p], stranded)))
-    return s._replace(stranded=replace_at(s.stranded, p, stranded))
+        notified = after.dirty[p] != s.dirty[p] if cfg.seal != "none" else None
+        record.append(Exported(p, newly, backed, (s.stranded[p], after.stranded[p]), notified))
+    return after
 
 
 def placeholder_readers(s: State, p: int) -> frozenset:
@@ -742,7 +895,69 @@ def inter_create(s: State, cfg, p: int, command, record: list | None = None) -> 
         if record is not None and d in s.caps:
             record.append(CapRetired(d, forwarded(s, after), cfg.P))
         s = after
+    if cfg.seal != "none":
+        parks = not servable(s, p, d)
+        if parks:
+            s = s._replace(parked=replace_at(s.parked, p, s.parked[p] | {d}))
+        if record is not None:
+            record.append(SealWaited(p, d, t, s.pub[p], parks, not backed_at_once(s, p, d)))
+    if cfg.physical == "from_cuts":
+        at = s.pub[p] if cfg.cut_floor == "coverage" else s.upper
+        cut = replace_at(s.cut[p], d, at)
+        if record is not None:
+            record.append(CutDeclared(p, d, at, cfg.cut_floor, (s.cut[p], cut)))
+        s = s._replace(cut=replace_at(s.cut, p, cut))
     return s
+
+
+def backed_at_once(s: State, p: int, d: int) -> bool:
+    """A reader of X, or of Y once Y is published here: its import reads the arrangement."""
+    return index_of_peek(s, d) == 0 or exported(s, p)
+
+
+@event
+class SealWaited(Event):
+    """With a seal, a rendered peek d is served at once (the published upper `pub` of
+    process p is past its as_of t) or parks, reading `pub` (or a placeholder)."""
+
+    p: int
+    d: int
+    t: int
+    pub: int
+    parks: bool
+    placeholder: bool
+
+    def words(self) -> str:
+        if not self.parks:
+            return f"the published upper {self.pub} is past its as_of {self.t}: the peek is served at once"
+        if self.placeholder:
+            return "the peek reads a placeholder Y not yet published here and parks"
+        return f"the peek reads the published upper {self.pub} and parks"
+
+    def drawing(self) -> tuple:
+        if not self.parks:
+            return ()
+        return (Call(lane(INTERACTIVE, self.p), lane(INTERACTIVE, self.p),
+                     f"peek {self.d} parks: published upper {self.pub}"),)
+
+
+@event
+class CutDeclared(Event):
+    """With physical cuts, peek d's reader on p declares its cut `at`: the chain's
+    coverage, or the write frontier (`cut_floor = upper`); `cut` is cut[p] (before, after)."""
+
+    p: int
+    d: int
+    at: int
+    floor: str
+    cut: tuple
+
+    def words(self) -> str:
+        source = "the chain's coverage" if self.floor == "coverage" else "the write frontier upper"
+        return f"its reader declares a cut at {self.at} ({source})"
+
+    def drawing(self) -> tuple:
+        return handed(INTERACTIVE, self.p, "cut", "declared cuts", *self.cut)
 
 
 @event
@@ -754,26 +969,97 @@ class ReaderDropped(Event):
     d: int
     stranded: bool
     readers: tuple
+    parked: bool = False  # with a seal: it was parked
+    cut: int | None = None  # with physical cuts: the cut that goes with it
 
     def words(self) -> str:
         words = f"applies Drop({self.d}): peek {self.d}'s reader registration goes"
-        return words + " (it was stranded)" if self.stranded else words
+        if self.stranded:
+            words += " (it was stranded)"
+        if self.parked:
+            words += " (it was parked on the seal)"
+        return words + (f", with its cut at {self.cut}" if self.cut is not None else "")
 
     def drawing(self) -> tuple:
         return handed(INTERACTIVE, self.p, "readers", "readers", *self.readers)
 
 
 def inter_drop(s: State, cfg, p: int, command, record: list | None = None) -> State:
-    """Drop(d): peek d's reader registration goes (stranded or not)."""
+    """Drop(d): peek d's reader registration goes (stranded or not), and so do its parking
+    and its cut. With retirement reports, p reports d retired (unless the multiplexer
+    filters it, or a parked peek is cancelled silently); the last report lets the
+    controller free the hold, and Compact runs in the same step."""
     d = command[1]
     readers = replace_at(s.readers[p], d, None)
     stranded = d in stranded_on(s, p)
+    was_parked = cfg.seal != "none" and d in s.parked[p]
     if record is not None:
-        record.append(ReaderDropped(p, d, stranded, (s.readers[p], readers)))
+        cut = s.cut[p][d] if cfg.physical == "from_cuts" else None
+        record.append(ReaderDropped(p, d, stranded, (s.readers[p], readers), was_parked, cut))
     s = s._replace(readers=replace_at(s.readers, p, readers))
     if stranded:
         s = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] - {d}))
+    if cfg.seal != "none":
+        parked = s.parked[p] - {d}
+        still_read = {index_of_peek(s, e) for e in parked}
+        s = s._replace(parked=replace_at(s.parked, p, parked),
+                       dirty=replace_at(s.dirty, p, s.dirty[p] & still_read))
+    if cfg.physical == "from_cuts":
+        s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, None)))
+    if cfg.ctl_release == "report":
+        s = report_retired(s, cfg, p, d, was_parked, record)
     return s
+
+
+def reports(cfg, was_parked: bool) -> bool:
+    """Whether the retirement report of an applied Drop reaches the controller."""
+    if cfg.report == "owner_filter":
+        return False  # the drop evicted the owner already: the multiplexer filters the report
+    return not (cfg.report == "silent_cancel" and was_parked)
+
+
+@event
+class RetirementReported(Event):
+    """Process p reports peek d's dataflow retired (`lost`: the report does not arrive,
+    `filtered` by the multiplexer or the parked peek `silent`ly cancelled); `freed`: it was
+    the last report, so the controller frees the hold at as_of and may compact."""
+
+    p: int
+    d: int
+    lost: str | None  # None, "filtered" or "silent"
+    freed: bool
+    as_of: int
+
+    def words(self) -> str:
+        if self.lost == "filtered":
+            return f"the report of process {self.p} is filtered: the multiplexer no longer owns peek {self.d}"
+        if self.lost == "silent":
+            return f"the parked peek is cancelled without a report: process {self.p} never reports peek {self.d} retired"
+        words = f"process {self.p} reports peek {self.d}'s dataflow retired"
+        if self.freed:
+            words += f"; every process has reported, so the controller frees its read hold at {self.as_of}"
+        return words
+
+    def drawing(self) -> tuple:
+        if self.lost is not None:
+            return (Call(lane(INTERACTIVE, self.p), MULTIPLEXER_LANE,
+                         f"no report of peek {self.d} reaches the controller"),)
+        return (Call(lane(INTERACTIVE, self.p), CONTROLLER_LANE, f"retired (peek {self.d})"),)
+
+
+def report_retired(s: State, cfg, p: int, d: int, was_parked: bool, record: list | None) -> State:
+    """The retirement report of p's Drop(d); the last one frees the controller's hold."""
+    if not reports(cfg, was_parked):
+        if record is not None:
+            lost = "filtered" if cfg.report == "owner_filter" else "silent"
+            record.append(RetirementReported(p, d, lost, False, s.as_of[d]))
+        return s
+    s = s._replace(reported=replace_at(s.reported, p, s.reported[p] | {d}),
+                   reports=replace_at(s.reports, d, s.reports[d] + 1))
+    freed = s.reports[d] == cfg.P
+    if record is not None:
+        record.append(RetirementReported(p, d, None, freed, s.as_of[d]))
+    return compact(s, cfg, index_of_peek(s, d), record) if freed else s
 
 
 @event
@@ -922,17 +1208,47 @@ def local(cfg, p) -> Footprint:
 
 
 def maint_step_footprint(cfg, p) -> Footprint:
-    """With `overwrite`, applying Export reads which index each reader's peek is on (ix)."""
-    return Footprint(LOCAL, ("ix",)) if cfg.reexport == "overwrite" else Footprint(LOCAL)
+    """With `overwrite`, applying Export reads which index each reader's peek is on (ix);
+    so does its notification with a seal (which parked peeks read Y)."""
+    reads_ix = cfg.reexport == "overwrite" or (cfg.seal != "none" and cfg.alias != "none")
+    return Footprint(LOCAL, ("ix",)) if reads_ix else Footprint(LOCAL)
 
 
 def inter_step_footprint(cfg, p) -> Footprint:
-    """Process 0's frontier report retires the cap and may forward compaction."""
-    return Footprint(WIDE) if cfg.cap and p == 0 else Footprint(LOCAL)
+    """Process 0's frontier report retires the cap and may forward compaction; a
+    retirement report may let the controller free a hold and send AllowCompaction. With a
+    seal a render reads the peek's as_of (and index), a cut at upper reads upper."""
+    if (cfg.cap and p == 0) or cfg.ctl_release == "report":
+        return Footprint(WIDE)
+    reads = []
+    if cfg.seal != "none":
+        reads += ["as_of"] + (["ix"] if cfg.alias != "none" else [])
+    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper":
+        reads.append("upper")
+    return Footprint(LOCAL, tuple(reads))
 
 
 def publish_footprint(cfg, p) -> Footprint:
     return Footprint(LOCAL, ("upper",))  # physical compaction is bounded by upper
+
+
+def seal_footprint(cfg, p) -> Footprint:
+    """Sealing reads upper, and its notification which index each parked peek reads."""
+    return Footprint(LOCAL, ("upper", "ix") if cfg.alias != "none" else ("upper",))
+
+
+def wake_footprint(cfg, p) -> Footprint:
+    """Waking reads each parked peek's as_of (and index)."""
+    return Footprint(LOCAL, ("as_of", "ix") if cfg.alias != "none" else ("as_of",))
+
+
+def ingest_footprint(cfg, p) -> Footprint:
+    """With a tap, Ingest notifies every process of what it has parked: the whole state."""
+    return Footprint(WHOLE) if cfg.seal == "tap" else Footprint(CONTROLLER)
+
+
+def with_seal(cfg) -> bool:
+    return cfg.seal != "none"
 
 
 # ------------------------------------------------------------ the actions
@@ -941,13 +1257,15 @@ ACTIONS = (
     Action("CreatePeek", create_peek, peek_times, False, controller),
     Action("DropPeek", drop_peek, peeks, False, controller),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller),
-    Action("Ingest", ingest, nothing, False, controller),
+    Action("Ingest", ingest, nothing, False, ingest_footprint),
     Action("Reconnect", reconnect, nothing, False, controller, exists=lambda cfg: cfg.reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.
     Action("Reclaim", reclaim, processes, True, local, exists=lambda cfg: cfg.acquire != "none"),
     Action("Publish", publish, processes, True, publish_footprint),
+    Action("Seal", seal, processes, True, seal_footprint, exists=with_seal),
+    Action("Wake", wake, processes, True, wake_footprint, exists=with_seal),
 )
 
 

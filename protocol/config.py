@@ -1,4 +1,4 @@
-"""Configurations: the constants and mechanism switches of model-spec sections 1, 2 and 10.1.
+"""Configurations: the constants and mechanism switches of model-spec sections 1, 2, 10.1 and 11.1.
 
 A configuration is data. `SWITCHES` declares every switch once: its values,
 its default, what it means, and where it is allowed. The named
@@ -56,6 +56,23 @@ class Switch:
     only_with_text: str = ""
     shown: bool = True
     in_matrix: bool = False  # varied by `python -m protocol matrix`
+    section: int = 2  # the spec section that brings the switch (2, 10 or 11)
+    # value -> ((cfg -> bool, what it needs), ...): a value allowed only where more holds
+    # (spec 11.1: report=silent_cancel needs a seal; physical=from_cuts a seal and no alias).
+    value_needs: dict = attrs.field(factory=dict, eq=False)
+
+    def refusal(self, cfg) -> str | None:
+        """Why `cfg` may not give this switch its value (one usage line), or None."""
+        value = getattr(cfg, self.name)
+        if value == self.default:
+            return None
+        needs = ([(self.only_with, self.only_with_text)] if self.only_with else []) + list(
+            self.value_needs.get(value, ()))
+        for holds, text in needs:
+            if not holds(cfg):
+                return (f"switch {self.name}={value} needs {text}: "
+                        f"drop {self.name} or set {text.split(' ')[0]}")
+        return None
 
 
 SWITCHES = {
@@ -71,17 +88,44 @@ SWITCHES = {
                in_matrix=True),
         Switch("acquire", ("none", "release_on_interactive", "release_on_maintenance"), "none",
                "Acquire with each create and Release with each drop, on the named stream", in_matrix=True),
-        Switch("physical", ("from_since", "from_upper"), "from_since",
-               "how the publisher derives the physical compaction frontier", in_matrix=True),
+        Switch("physical", ("from_since", "from_upper", "from_cuts"), "from_since",
+               "how the publisher derives the physical compaction frontier", in_matrix=True,
+               value_needs={"from_cuts": ((lambda cfg: cfg.seal != "none", "seal sink or tap"),
+                                          (lambda cfg: cfg.alias == "none", "alias=none"))}),
         Switch("fairness", (True, False), True, "weak fairness on the runtime actions"),
         Switch("alias", ("none", "per_id", "shared"), "none",
-               "a second index id Y re-exporting X, sharing its publication point", shown=False),
+               "a second index id Y re-exporting X, sharing its publication point", shown=False, section=10),
         Switch("reexport", ("adopt", "overwrite"), "adopt",
                "publishing Y backs a reader's placeholder in place, or replaces the slot",
-               only_with=lambda cfg: cfg.alias != "none", only_with_text="alias per_id or shared", shown=False),
+               only_with=lambda cfg: cfg.alias != "none", only_with_text="alias per_id or shared", shown=False, section=10),
         Switch("reconnect", (False, True), False,
                "the controller may reconnect, discarding the multiplexer's cap",
-               only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False),
+               only_with=lambda cfg: cfg.cap, only_with_text="cap=True", shown=False, section=10),
+        # Section 11: seal waits, retirement reports, the publisher's bound, physical cuts.
+        Switch("seal", ("none", "sink", "tap"), "none",
+               "peeks wait for the published upper to pass their as_of; who notifies them: "
+               "the publisher's sink, after it publishes, or a tap upstream of it", shown=False, section=11),
+        Switch("seal_alias", ("closure", "source"), "closure",
+               "a seal notifies every id re-exporting the point, or only X's",
+               only_with=lambda cfg: cfg.seal != "none", only_with_text="seal sink or tap", shown=False,
+               value_needs={"source": ((lambda cfg: cfg.alias != "none", "alias per_id or shared"),)}, section=11),
+        Switch("ctl_release", ("cancel", "report"), "cancel",
+               "the controller frees a dropped peek's hold at the cancel, or once every process reported it retired",
+               shown=False, in_matrix=True, section=11),
+        Switch("report", ("sound", "owner_filter", "silent_cancel"), "sound",
+               "every Drop is reported, the multiplexer filters the report, or a parked peek is cancelled silently",
+               only_with=lambda cfg: cfg.ctl_release == "report", only_with_text="ctl_release=report",
+               shown=False,
+               value_needs={"silent_cancel": ((lambda cfg: cfg.seal != "none", "seal sink or tap"),)}, section=11),
+        Switch("floor", ("adoption", "agent"), "adoption",
+               "the publisher's writer floor before any AllowCompaction: captured at adoption, or absent",
+               shown=False, section=11),
+        Switch("reader_bound", (True, False), True,
+               "the readers' registrations bound the publisher", shown=False, section=11),
+        Switch("cut_floor", ("coverage", "upper"), "coverage",
+               "a reader's declared cut starts at the chain's coverage, or at the write frontier",
+               only_with=lambda cfg: cfg.physical == "from_cuts", only_with_text="physical=from_cuts",
+               shown=False, section=11),
     )
 }
 
@@ -122,15 +166,21 @@ class Config:
     alias: str = _switch("alias")
     reexport: str = _switch("reexport")
     reconnect: bool = _switch("reconnect")
+    seal: str = _switch("seal")
+    seal_alias: str = _switch("seal_alias")
+    ctl_release: str = _switch("ctl_release")
+    report: str = _switch("report")
+    floor: str = _switch("floor")
+    reader_bound: bool = _switch("reader_bound")
+    cut_floor: str = _switch("cut_floor")
 
     def __attrs_post_init__(self):
         for name in CONSTANT_NAMES:
             check_constant(name, getattr(self, name))
         for switch in SWITCHES.values():
-            value = getattr(self, switch.name)
-            if switch.only_with and value != switch.default and not switch.only_with(self):
-                raise ConfigError(f"switch {switch.name}={value} needs {switch.only_with_text}: "
-                                  f"drop {switch.name} or set {switch.only_with_text.split(' ')[0]}")
+            refusal = switch.refusal(self)
+            if refusal:
+                raise ConfigError(refusal)
         creates = self.D * (1 if self.alias == "none" else 2) * (self.MaxTime + 1)  # one per (d, i, t)
         if creates > INSTANCE_LIMIT:
             raise ConfigError(
@@ -144,7 +194,7 @@ class Config:
 
     @property
     def switches(self) -> dict:
-        """Every switch of sections 1 to 9, and a section-10 switch where it is set."""
+        """Every switch of sections 1 to 9, and a section-10 or 11 switch where it is set."""
         return {name: getattr(self, name) for name, switch in SWITCHES.items()
                 if switch.shown or getattr(self, name) != switch.default}
 
@@ -155,6 +205,23 @@ class Config:
 
     def evolve(self, **changes) -> "Config":
         return attrs.evolve(self, **changes)
+
+
+def refused_switch(switches: Mapping[str, object]) -> str | None:
+    """The first switch whose value `switches` (the others at their defaults) refuses, or None."""
+    from types import SimpleNamespace
+
+    chosen = SimpleNamespace(**{**{name: switch.default for name, switch in SWITCHES.items()}, **switches})
+    return next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
+
+
+def without_refused(switches: Mapping[str, object]) -> dict:
+    """`switches` with every value that cannot act put back to its default, one at a time
+    (a combination that is valid is returned unchanged)."""
+    chosen = dict(switches)
+    while (name := refused_switch(chosen)) is not None:
+        chosen[name] = SWITCHES[name].default
+    return chosen
 
 
 def check_constant(name: str, value) -> int:
@@ -321,7 +388,8 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
 def named_configurations() -> dict[str, NamedConfig]:
     """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
 
-    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests)."""
+    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests,
+    or a test replaces `refutations.manifest`)."""
     global _NAMED, _NAMED_FROM
     import refutations
 
@@ -331,6 +399,7 @@ def named_configurations() -> dict[str, NamedConfig]:
         version = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)  # re-read once pinned or edited
     except OSError:
         version = (path,)  # read_tables says why it cannot be read
+    version = (refutations.manifest, *version)  # the reader too: tests/test_extending.py replaces it
     if _NAMED is None or _NAMED_FROM != version:
         tables = read_tables()
         _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from .config import DEFAULT_CONSTANTS, HOLDS, named_configurations
+from .config import DEFAULT_CONSTANTS, HOLDS, SWITCHES, named_configurations
 from .export import trace_markdown
 from .golden import golden_path, golden_text
 from .run import check
@@ -104,6 +104,49 @@ def sound_alias_section() -> str:
             "HoldsAliasOverwrite below are this design with one of its two fixes taken back.\n")
 
 
+LESSONS = """## What the pairs teach a reviewer
+
+Three pairs of section-11 configurations change what a reviewer of the
+protocol should believe, each by one switch:
+
+- **`HoldsRoutedReport` holds where `HoldsRouted` fails.** With the
+  controller freeing a peek's read hold only once every process has
+  reported the dataflow retired, routing compaction to maintenance alone
+  satisfies I1: no `AllowCompaction` can pass the `as_of` of a create still
+  queued on any process. So every drop-ordering refutation above
+  (`HoldsRouted`, `HoldsBroadcast`, `HoldsCap`, `HoldsReleaseOnMaint`) needs
+  the hold to go at the cancel, before any process has applied the `Drop`;
+  the standing hold exists for exactly those reads, the fast-path peeks
+  whose hold the controller frees at `finish_peek`. The price of the
+  report is that a peek's hold lives until the slowest process reports,
+  and a report that is lost (`HoldsReportOwnerFilter`,
+  `HoldsSealReportSilent`) leaks the hold for good.
+- **`HoldsReaderUnbound` and `HoldsFloorAgent` hold with `Holds`' verdicts.**
+  In the shipped design the standing hold bears the load that the readers'
+  registrations and the writer floor bore before it. Take the standing
+  hold away and the old defects return: `HoldsAcquireFloorAgent` (no writer
+  floor: the published `since` chases an acquired hold the controller never
+  allowed) and `HoldsCapReaderUnbound` (no reader bound: the cap's
+  retirement lets compaction pass a rendered reader, even on one process).
+- **`HoldsSealTap` and `HoldsSealAliasSource` make the flaky hangs
+  deterministic.** A wakeup must come after the state it announces (the
+  sink, not a tap upstream of it), and from every id that reads the
+  publication point (the closure of its re-exports, not the source alone);
+  `HoldsSeal` and `HoldsSealAlias` are the designs that do both.
+"""
+
+
+def sound_section_11() -> str:
+    """The section-11 configurations that must hold, beside the refutations they answer."""
+    sound = [named for named in named_configurations().values() if not named.violates
+             and any(SWITCHES[name].section == 11 for name in named.config.switches)]
+    lines = ["## The section-11 designs that hold", ""]
+    for named in sound:
+        lines.append(f"- **{named.name}** (changes from Holds: {changed_switches(named)}.{constants_words(named)}) "
+                     f"{named.doc}")
+    return "\n".join(lines) + "\n"
+
+
 def other_constants_words(configurations) -> str:
     """Which of `configurations` are defined at other constants than the defaults, grouped by
     their constants: ", or P=1 for HoldsAliasShared, HoldsAliasOverwrite and HoldsCapReconnect"."""
@@ -138,6 +181,9 @@ def refutations_markdown(results: dict) -> str:
     sections = [refutation_section(n, results[n.name]) for n in refutations()]
     first_alias = next((i for i, n in enumerate(refutations()) if n.config.alias != "none"), len(sections))
     sections.insert(first_alias, sound_alias_section())
+    first_seal = next((i for i, n in enumerate(refutations()) if any(
+        SWITCHES[name].section == 11 for name in n.config.switches)), len(refutations()))
+    sections.insert(first_seal + 1, sound_section_11() + "\n" + LESSONS)  # after the alias section
     return preamble() + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 

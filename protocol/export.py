@@ -15,6 +15,8 @@ The ITF codec (Apalache's and Quint's Informal Trace Format) is protocol/itf.py.
 
 from __future__ import annotations
 
+import invariants
+
 import json
 
 from .commands import INTERACTIVE, MAINTENANCE
@@ -95,6 +97,7 @@ def summary_markdown(result) -> str:
         shown = {True: "holds", False: f"violated ({verdict.trace_length} states)",
                  None: "unknown (not decided)"}[verdict.holds]
         lines.append(f"| {prop} | {shown} |")
+    lines += [f"| {prop} | does not apply ({why}) |" for prop, why in invariants.not_applicable_for(cfg).items()]
     return "\n".join(lines) + "\n"
 
 

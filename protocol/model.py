@@ -76,6 +76,7 @@ def model_for(cfg) -> Model:
         invariants={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.STATE},
         transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == invariants.TRANSITION},
         by_component=frozenset(p.name for p in bound if p.by_component),
+        by_pair=frozenset(p.name for p in bound if p.by_pair),
         liveness={p.name: p.check(cfg) for p in bound if p.kind == invariants.LIVENESS},
         fair_families=[i.family for i in table if i.family is not None],
         symmetry_refusal=symmetry_refusal(cfg),

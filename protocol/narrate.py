@@ -18,7 +18,7 @@ import invariants
 from .commands import EXPORT
 from .events import value_text
 from .explain import explain
-from .state import GLOBAL, UNBORN, held, shown
+from .state import BOTTOM, GLOBAL, UNBORN, held, shown
 from .trace import Change, Trace, changes
 
 
@@ -80,6 +80,8 @@ def initial_words(state) -> str:
         parts[0] += ", index ids X and Y (Y re-exports X, sharing its publication point)"
     if flat <= {0}:
         parts.append("every frontier at 0")
+    elif flat <= {0, BOTTOM}:  # floor = agent: no writer floor is captured at adoption
+        parts.append("every frontier at 0 and every writer floor at ⊥ (none before the first AllowCompaction)")
     if not any(state.iq) and all(queue in ((), ((EXPORT,),)) for queue in state.mq):
         parts.append("every queue empty" if not any(state.mq)
                      else "every queue empty but for Export, Y still to be published on every process")

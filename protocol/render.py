@@ -6,6 +6,8 @@ that queues printed as `[Create(0, 0)]` are not taken for markup.
 
 from __future__ import annotations
 
+import invariants
+
 from rich import box
 from rich.console import Console, Group
 from rich.table import Table
@@ -201,6 +203,8 @@ def summary_table(result, width: int | None = None):
     props.add_column("expected", style="dim")
     for prop, verdict in result.properties.items():
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
+    for prop, why in invariants.not_applicable_for(cfg).items():
+        props.add_row(prop, Text("does not apply", style="dim"), Text(why))
     reached = reachable_table(result)
     nested = [("properties", props)] + ([("reachable", reached)] if reached is not None else [])
     narrow = width is not None and width < NESTED_WIDTH

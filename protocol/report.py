@@ -9,6 +9,8 @@ so the page, the terminal and the Markdown say the same thing.
 
 from __future__ import annotations
 
+import invariants
+
 import re
 from html import escape
 from pathlib import Path
@@ -157,6 +159,9 @@ def verdicts_html(result) -> str:
                 if verdict.trace is not None else escape(found))
         rows.append(f'<tr><th>{escape(prop)}</th><td class="verdict {css}">{link}</td>'
                     f'<td class="muted">{escape(wanted)}</td></tr>')
+    rows += [f'<tr><th>{escape(prop)}</th><td class="verdict unknown">does not apply</td>'
+             f'<td class="muted">{escape(why)}</td></tr>'
+             for prop, why in invariants.not_applicable_for(result.config).items()]
     return ('<table class="verdicts"><thead><tr><th>property</th><th>verdict (states)</th>'
             f'<th>expected</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 

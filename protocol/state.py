@@ -1,4 +1,4 @@
-"""The state of model-spec sections 3 and 10.2, declared once, as a schema.
+"""The state of model-spec sections 3, 10.2 and 11.2, declared once, as a schema.
 
 `VARIABLES` declares every state variable: its scope (global, or one value
 per process), its domain, whether it may only rise (NoRegression), its
@@ -18,6 +18,20 @@ so it never changes and is never shown. A frontier kept per index id
 (`policy`, `sent`; `writer`, `standing` with `alias = per_id`) is a tuple
 indexed by id, and a plain time where there is one value (spec 10.2), so
 that without an alias the valuations are exactly those of section 3.
+
+Section 11's variables are present only where their switch leaves its
+default (`pub`, `parked`, `dirty` with a seal; `reports` and `reported` with retirement reports;
+`cut` with physical cuts), so the defaults keep every earlier valuation. A
+writer entry that no AllowCompaction has set yet under `floor = agent` is
+`BOTTOM` (-1: below every time, so that a writer rising from it to a time is
+no regression and `max` and `min` order it as the spec's `⊥`).
+
+The spec's `rep[d]` (the set of processes that reported peek d retired) is
+kept as its transpose, `reported[p]` (the peeks process p reported), with the
+count `reports[d]` among the globals: the same information, one valuation for
+one, so the same distinct states; but no global value names a process, so
+the processes stay interchangeable (symmetry reduction), and the report that
+completes the set is seen by the reporting process's step alone.
 """
 
 from __future__ import annotations
@@ -34,6 +48,7 @@ UNBORN, LIVE, DROPPED = 0, 1, 2
 DF_NAMES = ("Unborn", "Live", "Dropped")
 INDEX_NAMES = ("X", "Y")  # index id 0 is X; id 1 is Y, which re-exports X (spec 10.1)
 GLOBAL, PROCESS = "global", "process"
+BOTTOM = -1  # ⊥: a writer entry no AllowCompaction has set (floor = agent), below every time
 
 
 def index_count(cfg) -> int:
@@ -110,33 +125,55 @@ class Time:
         return (value,)
 
 
+def _entry_text(value) -> str:
+    return "⊥" if value == BOTTOM else str(value)
+
+
+def _entry_to_itf(value):
+    """A frontier entry in ITF: a time, or ⊥ as the Quint-style variant `{"tag": "Bottom"}`."""
+    return {"tag": "Bottom", "value": {"#tup": []}} if value == BOTTOM else value
+
+
+def _entry_from_itf(encoded):
+    return BOTTOM if isinstance(encoded, dict) and encoded.get("tag") == "Bottom" else itf_number(encoded)
+
+
 @attrs.frozen
 class Frontier(Time):
-    """A time per index id where `per_index(cfg)` (a tuple indexed by id), else one time."""
+    """A time per index id where `per_index(cfg)` (a tuple indexed by id), else one time;
+    where `bottom(cfg)`, an entry may also be ⊥ (BOTTOM), and starts there."""
 
     per_index: Callable = attrs.field(eq=False)
+    bottom: Callable = attrs.field(default=lambda cfg: False, eq=False)
 
     def initial(self, cfg):
-        return (0,) * index_count(cfg) if self.per_index(cfg) else 0
+        entry = BOTTOM if self.bottom(cfg) else 0
+        return (entry,) * index_count(cfg) if self.per_index(cfg) else entry
+
+    def _entry_ok(self, value, cfg) -> bool:
+        return _time_ok(value, cfg) or (value == BOTTOM and type(value) is int and self.bottom(cfg))
 
     def problem(self, value, cfg) -> str | None:
         if not self.per_index(cfg):
-            return super().problem(value, cfg)
-        if isinstance(value, tuple) and len(value) == index_count(cfg) and all(_time_ok(v, cfg) for v in value):
+            if self._entry_ok(value, cfg):
+                return None
+            return f"is not a time 0..{cfg.MaxTime}" + (" or ⊥" if self.bottom(cfg) else "")
+        if isinstance(value, tuple) and len(value) == index_count(cfg) and all(self._entry_ok(v, cfg) for v in value):
             return None
         return f"is not a time 0..{cfg.MaxTime} per index id"
 
     def text(self, value) -> str:
-        return "<" + ", ".join(map(str, value)) + ">" if isinstance(value, tuple) else str(value)
+        return "<" + ", ".join(map(_entry_text, value)) + ">" if isinstance(value, tuple) else _entry_text(value)
 
     def to_itf(self, value):
-        return itf_map(enumerate(value)) if isinstance(value, tuple) else value
+        return itf_map((i, _entry_to_itf(v)) for i, v in enumerate(value)) if isinstance(value, tuple) \
+            else _entry_to_itf(value)
 
     def from_itf(self, encoded, sizes: Sizes):
         if isinstance(encoded, dict) and "#map" in encoded:
             entries = from_itf_map(encoded)
-            return _dense({i: itf_number(t) for i, t in entries.items()}, len(entries))
-        return itf_number(encoded)
+            return _dense({i: _entry_from_itf(t) for i, t in entries.items()}, len(entries))
+        return _entry_from_itf(encoded)
 
     def entries(self, value) -> tuple:
         return value if isinstance(value, tuple) else (value,)
@@ -146,7 +183,7 @@ class Frontier(Time):
 class PerPeek:
     """One value per peek id: a status (`df`), a time (`as_of`) or an index id (`ix`)."""
 
-    what: str  # "status", "time" or "index"
+    what: str  # "status", "time", "index" or "count" (of processes)
 
     def initial(self, cfg):
         return (UNBORN if self.what == "status" else 0,) * cfg.D
@@ -156,6 +193,8 @@ class PerPeek:
             return value in range(len(DF_NAMES))
         if self.what == "time":
             return _time_ok(value, cfg)
+        if self.what == "count":
+            return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= cfg.P
         return _id_ok(value, index_count(cfg))
 
     def problem(self, value, cfg) -> str | None:
@@ -187,6 +226,27 @@ class PeekSet:
         if isinstance(value, frozenset) and all(_id_ok(d, cfg.D) for d in value):
             return None
         return "is not a set of peek ids"
+
+    def text(self, value) -> str:
+        return "{" + ", ".join(map(str, sorted(value))) + "}"
+
+    def to_itf(self, value):
+        return {"#set": sorted(value)}
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return frozenset(itf_number(v) for v in encoded["#set"])
+
+
+class IndexSet:
+    """A set of index ids (0 for X, 1 for Y)."""
+
+    def initial(self, cfg):
+        return frozenset()
+
+    def problem(self, value, cfg) -> str | None:
+        if isinstance(value, frozenset) and all(_id_ok(i, index_count(cfg)) for i in value):
+            return None
+        return "is not a set of index ids"
 
     def text(self, value) -> str:
         return "{" + ", ".join(map(str, sorted(value))) + "}"
@@ -262,6 +322,22 @@ def per_id(cfg) -> bool:
     return getattr(cfg, "alias", "none") == "per_id"
 
 
+def with_seal(cfg) -> bool:
+    return getattr(cfg, "seal", "none") != "none"
+
+
+def with_reports(cfg) -> bool:
+    return getattr(cfg, "ctl_release", "cancel") == "report"
+
+
+def with_cuts(cfg) -> bool:
+    return getattr(cfg, "physical", "from_since") == "from_cuts"
+
+
+def agent_floor(cfg) -> bool:
+    return getattr(cfg, "floor", "adoption") == "agent"
+
+
 def initial_maintenance_queue(cfg) -> tuple:
     """With an alias, Y exists from the start and each maintenance runtime has yet to export it."""
     return ((EXPORT,),) if with_alias(cfg) else ()
@@ -295,14 +371,16 @@ VARIABLES = (
     Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it"),
     Variable("ix", GLOBAL, PerPeek("index"), "the index id peek `d` reads: 0 for X, 1 for Y (alias only)",
              present=with_alias),
+    Variable("reports", GLOBAL, PerPeek("count"), "how many processes have reported peek `d`'s dataflow retired (with `ctl_release = report`; which ones is `reported[p]`)",
+             present=with_reports),
     Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
     Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
     # Per process p.
     Variable("mq", PROCESS, Queue(MAINTENANCE), "process `p`'s maintenance command stream, as the multiplexer emitted it (FIFO); with an alias it starts with `Export`",
              initial_value=initial_maintenance_queue),
     Variable("iq", PROCESS, Queue(INTERACTIVE), "process `p`'s interactive command stream (FIFO)"),
-    Variable("writer", PROCESS, Frontier(per_id),
-             "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`", rises=True),
+    Variable("writer", PROCESS, Frontier(per_id, agent_floor),
+             "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`; ⊥ until the first with `floor = agent`", rises=True),
     Variable("standing", PROCESS, Frontier(per_id),
              "the standing hold: the last compaction frontier `p`'s interactive runtime applied; one per index id with `alias = per_id`", rises=True),
     Variable("since", PROCESS, TIME, "the published logical `since` of the shared arrangement on `p` (one publication point for both ids)", rises=True),
@@ -313,6 +391,16 @@ VARIABLES = (
     Variable("released", PROCESS, PeekSet(), "releases recorded on `p` but not yet acted on by maintenance (retired)"),
     Variable("stranded", PROCESS, PeekSet(),
              "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", present=with_alias),
+    Variable("pub", PROCESS, TIME, "the upper `p`'s publisher sink has published: how far the chain covers (with a seal)",
+             rises=True, present=with_seal),
+    Variable("parked", PROCESS, PeekSet(), "peeks rendered on `p` and not yet served: they wait for the seal (with a seal)",
+             present=with_seal),
+    Variable("dirty", PROCESS, IndexSet(), "index ids notified on `p` and not yet re-examined (with a seal)",
+             present=with_seal),
+    Variable("reported", PROCESS, PeekSet(), "the peeks whose dataflow `p` has reported retired to the controller (with `ctl_release = report`)",
+             present=with_reports),
+    Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
+             present=with_cuts),
 )
 
 
@@ -413,13 +501,46 @@ def shown(state) -> list[Variable]:
 
 
 def ctl_since(s: State, i: int = 0) -> int:
-    """The controller's read frontier for index i: its policy, held back by every live
-    peek on i's as_of."""
+    """The controller's read frontier for index i: its policy, held back by the as_of of
+    every peek on i whose read hold it still keeps (spec 11.2's `held`)."""
     floor = frontier_at(s.policy, i)
     for d, status in enumerate(s.df):
-        if status == LIVE and s.as_of[d] < floor and index_of_peek(s, d) == i:
+        if status != UNBORN and s.as_of[d] < floor and index_of_peek(s, d) == i and ctl_holds(s, d):
             floor = s.as_of[d]
     return floor
+
+
+def ctl_holds(s: State, d: int) -> bool:
+    """held(d) of spec 11.2: the controller keeps peek d's read hold while it is live and,
+    with retirement reports, after the drop until every process has reported it retired."""
+    status = s.df[d]
+    if status == LIVE:
+        return True
+    return status == DROPPED and s.reports is not None and s.reports[d] < len(s.since)
+
+
+def servable(s: State, p: int, d: int) -> bool:
+    """Peek d can be served on p: its import reads the arrangement and p's published
+    upper has passed its as_of (the data it reads is sealed)."""
+    return backed(s, p, d) and s.pub[p] > s.as_of[d]
+
+
+def ids(s: State, cfg, p: int) -> frozenset:
+    """The index ids a seal on p notifies: X, and Y once exported there when a
+    re-export installs its own seal signal (`seal_alias = closure`)."""
+    if s.ix is not None and cfg.seal_alias == "closure" and exported(s, p):
+        return frozenset((0, 1))
+    return frozenset((0,))
+
+
+def notify(s: State, p: int, notified) -> State:
+    """notify(p, S) (part of a step): mark dirty on p every id of S that a parked peek
+    reads; an id no parked peek reads is not recorded (re-examining it changes nothing)."""
+    read = {index_of_peek(s, d) for d in s.parked[p]}
+    marked = s.dirty[p] | (read & set(notified))
+    if marked == s.dirty[p]:
+        return s
+    return s._replace(dirty=replace_at(s.dirty, p, frozenset(marked)))
 
 
 def index_of_peek(s: State, d: int) -> int:

@@ -92,8 +92,9 @@ def cli(monkeypatch, capsys):
 # ------------------------------------------------------------ switch combinations
 
 
-def valid_combinations(switch_values: dict) -> list[dict]:
-    """Every combination of `switch_values` that makes a Config (spec 10.1 refuses some)."""
+def valid_combinations(switch_values: dict, base: dict | None = None) -> list[dict]:
+    """Every combination of `switch_values` that makes a Config (spec 10.1 and 11.1 refuse
+    some), with the switches of `base` set as it says."""
     import itertools
 
     from protocol.config import ConfigError
@@ -102,7 +103,7 @@ def valid_combinations(switch_values: dict) -> list[dict]:
     for values in itertools.product(*switch_values.values()):
         switches = dict(zip(switch_values, values))
         try:
-            Config(**switches)
+            Config(**(base or {}), **switches)
         except ConfigError:
             continue
         found.append(switches)

@@ -26,7 +26,7 @@ import pytest
 
 import invariants
 import refutations
-from protocol import actions, commands, config, events, model, narrate, state
+from protocol import commands, config, events, model, state
 from protocol.engine.checker import explore
 from protocol.export import trace_markdown, trace_mermaid
 from protocol.itf import from_itf, trace_itf
@@ -126,13 +126,6 @@ def apply_manifest(code: str, monkeypatch) -> None:
     monkeypatch.setattr(refutations, "manifest", lambda: tables)
 
 
-def rederive(monkeypatch) -> None:
-    """Forget the named configurations read from the manifest, which is read once; every
-    other view of the registries (the state type, the switch values, the actions and
-    properties by name) is derived from them when asked for."""
-    monkeypatch.setattr(config, "_NAMED", None)
-
-
 def apply_walkthrough(monkeypatch) -> list[Block]:
     blocks = walkthrough_blocks()
     monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
@@ -143,8 +136,7 @@ def apply_walkthrough(monkeypatch) -> list[Block]:
             apply_code(module_of(block.path, monkeypatch), block.code, block.path, monkeypatch)
         else:
             apply_declaration(module_of(block.path, monkeypatch), block.registry, block.code, monkeypatch)
-    rederive(monkeypatch)
-    return blocks
+    return blocks  # nothing to re-derive: every view of the registries is derived when asked for
 
 
 @pytest.fixture

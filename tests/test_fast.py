@@ -5,7 +5,7 @@ configuration, at the default constants and wider ones."""
 import pytest
 
 from helpers import combination_id, pairwise, valid_combinations
-from protocol.config import SWITCH_VALUES, Config, named_configurations
+from protocol.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config, named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model import model_for
@@ -71,18 +71,26 @@ def test_same_exploration_with_three_processes(name):
 # Fairness changes no state or edge, only which cycles are fair: each exploration is
 # compared once and its liveness verdicts under both fairness values. The quick suite
 # runs a pairwise covering of the other switches (every pair of switch values
-# together); the slow suite the rest of their valid combinations (spec 10.1 refuses
-# some), so that the two together run every one once.
-SWITCHES = {name: values for name, values in SWITCH_VALUES.items() if name != "fairness"}
+# together); the slow suite the rest of their valid combinations (spec 10.1 and 11.1
+# refuse some), so that the two together run every one once. Two sweeps: the switches
+# of sections 2 and 10 with section 11's at their defaults, and every valid combination
+# of section 11's switches (with physical compaction, whose from_cuts they bring, and
+# the alias, which seal_alias needs) on the shipped design.
+SECTION_11 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 11]
+SWITCHES = {name: values for name, values in SWITCH_VALUES.items() if name != "fairness" and name not in SECTION_11}
+SEAL_SWITCHES = {"physical": SWITCH_VALUES["physical"], "alias": ("none", "per_id"),
+                 **{name: SWITCH_VALUES[name] for name in SECTION_11}}
+SHIPPED = dict(compaction="broadcast", standing_hold=True)
 EVERY_COMBINATION = valid_combinations(SWITCHES)
-PAIRWISE = pairwise(EVERY_COMBINATION)
-THE_REST = [switches for switches in EVERY_COMBINATION if switches not in PAIRWISE]
+EVERY_SEAL_COMBINATION = [{**SHIPPED, **switches} for switches in valid_combinations(SEAL_SWITCHES, SHIPPED)]
+PAIRWISE = pairwise(EVERY_COMBINATION) + pairwise(EVERY_SEAL_COMBINATION)
+THE_REST = [switches for switches in EVERY_COMBINATION + EVERY_SEAL_COMBINATION if switches not in PAIRWISE]
 
 
-def compare_with_liveness(switches: dict) -> None:
+def compare_with_liveness(switches: dict, constants: dict | None = None) -> None:
     # MaxTime=1 keeps the readable side to a fraction of a second; an alias (about fifty
     # times the states) at one process (two processes: the test after the next)
-    constants = dict(MaxTime=1) if switches["alias"] == "none" else dict(MaxTime=1, P=1)
+    constants = constants or (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1))
     cfg = Config(**constants, **switches)
     slow, fast = assert_same_exploration(cfg)
     for fairness in SWITCH_VALUES["fairness"]:
@@ -92,9 +100,20 @@ def compare_with_liveness(switches: dict) -> None:
         assert all(verdict.holds is not None for verdict in expected.values())
 
 
+def is_seal_combination(switches: dict) -> bool:
+    return any(name in switches for name in SECTION_11)
+
+
 @pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
 def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
-    compare_with_liveness(switches)
+    if is_seal_combination(switches):
+        # Section 11's combinations in full at one process, and a prefix at two (whose
+        # whole readable exploration takes seconds each: the slow run's)
+        compare_with_liveness(switches, dict(P=1, MaxTime=1))
+        if switches["alias"] == "none":
+            assert_same_exploration(Config(P=2, MaxTime=1, **switches), max_states=1_500)
+    else:
+        compare_with_liveness(switches)
 
 
 @SLOW
@@ -103,14 +122,26 @@ def test_same_exploration_and_liveness_for_the_other_switch_combinations(switche
     compare_with_liveness(switches)
 
 
+@SLOW
+@pytest.mark.parametrize("switches", [s for s in PAIRWISE if is_seal_combination(s) and s["alias"] == "none"],
+                         ids=combination_id)
+def test_same_exploration_and_liveness_for_the_pairwise_seal_combinations_at_two_processes(switches):
+    compare_with_liveness(switches)
+
+
 def test_the_quick_and_slow_runs_together_cover_every_switch_combination_once():
-    assert len(PAIRWISE) + len(THE_REST) == len(EVERY_COMBINATION)
-    assert sorted(map(combination_id, PAIRWISE + THE_REST)) == sorted(map(combination_id, EVERY_COMBINATION))
+    every = EVERY_COMBINATION + EVERY_SEAL_COMBINATION
+    assert len(PAIRWISE) + len(THE_REST) == len(every)
+    assert sorted(map(combination_id, PAIRWISE + THE_REST)) == sorted(map(combination_id, every))
 
 
 def test_the_pairwise_covering_shows_every_value_of_every_switch_and_alias_with_two_processes():
-    for name, values in SWITCHES.items():
-        assert {c[name] for c in PAIRWISE} == set(values), name
+    for every, chosen in ((EVERY_COMBINATION, [c for c in PAIRWISE if not is_seal_combination(c)]),
+                          (EVERY_SEAL_COMBINATION, [c for c in PAIRWISE if is_seal_combination(c)])):
+        for name in every[0]:
+            assert {c[name] for c in chosen} == {c[name] for c in every}, name
+    for name, values in SWITCH_VALUES.items():  # and every value of every switch, fairness aside
+        assert name == "fairness" or {c[name] for c in PAIRWISE if name in c} == set(values), name
     assert_same_exploration(Config(P=2, D=0, MaxTime=1, alias="shared"))
 
 
@@ -136,3 +167,10 @@ def test_a_failing_component_wakes_the_readable_invariant():
     assert "I1" in run.violations
     assert run.engine.failures["I1"], "the engine saw the failing locals"
     assert not run.engine.failures["PhysicalLeSince"]
+
+
+def test_a_by_pair_invariant_fails_where_the_readable_one_does():
+    """SinceAllowed relates the globals (sent) to each process's since: the packed engine
+    checks it once per pair of components, and must find the readable model's violation."""
+    slow, fast = assert_same_exploration(named_configurations()["HoldsAcquireFloorAgent"].config.evolve(MaxTime=1))
+    assert "SinceAllowed" in fast.violations and len(fast.counterexample("SinceAllowed")) == 4

@@ -18,7 +18,8 @@ CFG = Config()  # P=2, D=1, MaxTime=2
 
 
 def test_the_safety_properties_are_the_specs():
-    assert set(STATE_INVARIANTS) == {"TypeOK", "I1", "PhysicalLeSince"}
+    assert set(STATE_INVARIANTS) == {"TypeOK", "I1", "PhysicalLeSince", "SinceAllowed", "SinceLeStanding",
+                                     "PhysicalLeCoverage", "PhysicalLeCut"}
     assert set(TRANSITION_PROPERTIES) == {"NoRegression"}
     assert set(SAFETY_PROPERTIES) <= set(WITNESSES)
 

@@ -278,5 +278,10 @@ def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
         explorer = Explorer(lookup(name))
         record = explorer.state_record(explorer.initial)
         assert ("ImportsBacked" in record["liveness_properties"]) is has_imports
-        assert set(record["properties"]) == {"TypeOK", "I1", "PhysicalLeSince"}
+        assert set(record["properties"]) == {"TypeOK", "I1", "PhysicalLeSince", "SinceAllowed", "SinceLeStanding"}
         assert record["transition_properties"] == ["NoRegression"]
+    cuts = Explorer(lookup("HoldsCuts"))  # section 11: PhysicalLeSince does not apply with cuts
+    record = cuts.state_record(cuts.initial)
+    assert {"PhysicalLeCoverage", "PhysicalLeCut"} <= set(record["properties"])
+    assert "PhysicalLeSince" not in record["properties"]
+    assert "PeeksServed" in record["liveness_properties"] and "CtlHoldReleased" not in record["liveness_properties"]

@@ -56,6 +56,7 @@ class Label(tuple):
 CONTROLLER = "controller"  # reads the globals; writes them and appends alike to every process's locals
 LOCAL = "local"  # reads and writes its process's locals (and reads the globals in `reads`)
 WIDE = "wide"  # reads its process's locals and the globals; writes both and appends to the others
+WHOLE = "whole"  # a controller instance that reads and writes every component: run on the whole state
 
 
 @attrs.frozen
@@ -143,6 +144,9 @@ class Model:
     liveness: dict  # name -> [LeadsTo], decided under the fairness of `fair_families`
     fair_families: list  # the weak-fairness families, in order; empty: nothing is fair
     symmetry_refusal: str | None  # why processes are not interchangeable; None: they are
+    # The invariants that are a conjunction, over the processes, of a check reading the
+    # globals and that process's locals: the packed engine checks each pair once.
+    by_pair: frozenset = frozenset()
 
     @property
     def labels(self) -> list:

@@ -18,7 +18,9 @@ writes its process's locals and the globals, and appends to the others. So
 the readable action is run once per distinct footprint value, on a
 synthetic state assembled from the components, and its effect is memoised
 as component ids. Exploring a state is then table lookups and integer
-arithmetic. The local instances of one action name are assumed to act alike
+arithmetic. A whole instance (a controller step that reads every process's
+locals, such as an Ingest that notifies them) is run on the decoded state,
+in its place among the controller's instances. The local instances of one action name are assumed to act alike
 on their own process (the memo is shared); a sample of memo entries is
 rechecked under other globals, so a footprint that omits a global fails
 loudly instead of being memoised wrongly.
@@ -37,7 +39,7 @@ from itertools import repeat
 from operator import and_, rshift
 from typing import Callable, NamedTuple, Protocol
 
-from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WIDE, Model, ModelError, Refusal, pair_permutation
+from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
 from .checker import Exploration, Guarded, explore
 
 class Successor(NamedTuple):
@@ -73,6 +75,7 @@ GLOBALS_KIND, LOCALS_KIND = "globals", "locals"  # what an interning observer is
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
+PAIR_MEMO = 1 << 20  # pairs of component ids a by-pair invariant remembers the verdict of
 FOOTPRINT_SAMPLES = 4  # reachable globals each sampled local memo entry is rechecked under
 
 
@@ -152,7 +155,8 @@ class Engine:
     def intern_global(self, value: tuple) -> int:
         gid, new = intern(self.globals, self.global_ids, value)
         if new:
-            self.controller_memo.append(None)
+            for memo in self.controller_memos:
+                memo.append(None)
             for name, positions in self.local_reads.items():
                 self.projection_of[name].append(self._projection(name, value, positions))
             self._check_global(value)
@@ -182,20 +186,31 @@ class Engine:
 
     def _prepare_actions(self, instances) -> None:
         """Sort the action instances by footprint, keeping the enumeration order."""
-        self.controller_steps = []  # (label id, step)
+        # The controller's instances in order, as runs of memoised ones between whole ones
+        # (a whole instance reads every process's locals, so it runs on the decoded state):
+        # ("memo", segment index) or ("whole", (label id, step)).
+        self.controller_segments: list[list] = []  # segment index -> [(label id, step)]
+        self.controller_order: list[tuple] = []
         self.process_steps: dict[str, list] = {}  # action name -> [(label id, step, kind, p)]
         self.local_instances: dict[str, tuple] = {}  # action name -> (p, step) of its first local instance
         self.local_reads: dict[str, tuple] = {}  # action name -> positions of the globals it reads
         for label_id, instance in enumerate(instances):
             kind, name = instance.footprint.kind, instance.label.name
+            if kind == WHOLE:
+                self.controller_order.append(("whole", (label_id, instance.step)))
+                continue
             if kind == CONTROLLER:
-                self.controller_steps.append((label_id, instance.step))
+                if not self.controller_order or self.controller_order[-1][0] != "memo":
+                    self.controller_order.append(("memo", len(self.controller_segments)))
+                    self.controller_segments.append([])
+                self.controller_segments[-1].append((label_id, instance.step))
                 continue
             self.process_steps.setdefault(name, []).append((label_id, instance.step, kind, instance.process))
             if kind == LOCAL and name not in self.local_instances:  # memoised for every process
                 self.local_instances[name] = (instance.process, instance.step)
                 self.local_reads[name] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
-        self.controller_memo: list = []  # global id -> [(label id, next global id, append id)]
+        # segment index -> global id -> [(label id, next global id, append id)]
+        self.controller_memos: list[list] = [[] for _ in self.controller_segments]
         # name -> projection id -> local id -> next local id, or -1 where disabled
         self.local_memos: dict[str, list] = {name: [] for name in self.local_reads}
         self.projections: dict[str, list] = {name: [] for name in self.local_reads}
@@ -210,11 +225,12 @@ class Engine:
         self.append_ids: dict = {nothing: 0}
         self.appended: list[dict] = [{}]  # append id -> {local id: local id with it appended}
 
-    def controller_successors(self, g: int) -> list:
-        """The controller's enabled steps from globals g: (label id, next globals, appended)."""
+    def controller_successors(self, segment: int, g: int) -> list:
+        """The enabled steps of one segment of the controller's instances from globals g:
+        (label id, next globals, appended)."""
         before = self.assemble(self.globals[g], [self.empty_local] * self.P)
         found = []
-        for label_id, step in self.controller_steps:
+        for label_id, step in self.controller_segments[segment]:
             after = step(before)
             if after is None:
                 continue
@@ -222,8 +238,17 @@ class Engine:
             next_globals, next_locals = self.split(after)
             appended = self._appended(next_locals)
             found.append((label_id, self.intern_global(next_globals), appended))
-        self.controller_memo[g] = found
+        self.controller_memos[segment][g] = found
         return found
+
+    def whole_successor(self, step: Callable, s: int) -> int | None:
+        """A whole instance from packed state s: the packed successor, or None if disabled."""
+        before = self.decode(s)
+        after = step(before)
+        if after is None:
+            return None
+        self._check_step(before, after)
+        return self.encode(after)
 
     def _appended(self, next_locals: list[tuple]) -> int:
         """The id of what a step appended alike to every process's locals, each of which
@@ -355,29 +380,25 @@ class Engine:
         P, names = self.P, list(self.process_steps)
         lines = [f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
         lines += [f"    l{p} = (s >> {p * BITS}) & {MASK}" for p in range(P)]
-        lines += [
-            "    steps = controller_memo[g]",
-            "    if steps is None:",
-            "        steps = controller_successors(g)",
-            "    for label, g2, app in steps:",
-            "        if app:",
-            "            table = appended[app]",
-        ]
-        for p in range(P):
-            lines += [f"            n{p} = table.get(l{p})",
-                      f"            if n{p} is None:",
-                      f"                n{p} = append_to(app, l{p})"]
-        packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
-        lines += [*indent(emit(Successor("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0")), 12),
-                  "        else:",
-                  *indent(emit(Successor("label", f"(g2 << {P * BITS}) | rest", "g2", None)), 12)]
-        namespace = {
-            "controller_memo": self.controller_memo, "controller_successors": self.controller_successors,
+        namespace = {}
+        for kind, which in self.controller_order:
+            if kind == "whole":
+                label_id, step = which
+                namespace[f"whole_{label_id}"] = step
+                lines += [f"    whole = whole_successor(whole_{label_id}, s)",
+                          "    if whole is not None:",
+                          *indent(emit(Successor(str(label_id), "whole", f"(whole >> {P * BITS})",
+                                                 f"(whole & {MASK})")), 8)]
+                continue
+            namespace[f"controller_memo_{which}"] = self.controller_memos[which]
+            lines += self._controller_segment_lines(which, emit)
+        namespace.update({
+            "controller_successors": self.controller_successors, "whole_successor": self.whole_successor,
             "appended": self.appended, "append_to": self.append_to,
             "local_successor": self.local_successor,
             "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
             "canonical_edge": self.canonical_edge,
-        }
+        })
         self.wide_steps = []
         for index, name in enumerate(names):
             if name in self.local_reads:
@@ -390,9 +411,31 @@ class Engine:
                 lines += self._process_step_lines(index, name, p, label_id, kind, emit)
         return SuccessorBody(lines, namespace)
 
+    def _controller_segment_lines(self, segment: int, emit: Emit) -> list[str]:
+        """The lines that emit one segment's memoised controller steps from globals g."""
+        P = self.P
+        lines = [
+            f"    steps = controller_memo_{segment}[g]",
+            "    if steps is None:",
+            f"        steps = controller_successors({segment}, g)",
+            "    for label, g2, app in steps:",
+            "        if app:",
+            "            table = appended[app]",
+        ]
+        for p in range(P):
+            lines += [f"            n{p} = table.get(l{p})",
+                      f"            if n{p} is None:",
+                      f"                n{p} = append_to(app, l{p})"]
+        packed_locals = " | ".join(f"(n{p} << {p * BITS})" for p in range(P))
+        return lines + [*indent(emit(Successor("label", f"(g2 << {P * BITS}) | {packed_locals}", "g2", "n0")), 12),
+                        "        else:",
+                        *indent(emit(Successor("label", f"(g2 << {P * BITS}) | rest", "g2", None)), 12)]
+
     def _require_grouped_order(self) -> None:
         order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
-        controller = [label_id for label_id, _ in self.controller_steps]
+        controller = [which[0] if kind == "whole" else label_id for kind, which in self.controller_order
+                      for label_id in ([None] if kind == "whole" else
+                                       [entry[0] for entry in self.controller_segments[which]])]
         if controller + order != list(range(len(self.labels))):
             raise ValueError("list the controller's instances first and each action's instances together")
 
@@ -455,11 +498,38 @@ class Engine:
 
     def invariant(self, name: str):
         """Invariant `name` on packed states: the readable predicate, called by the
-        checker only once some component failed it (`checker.Guarded`)."""
+        checker only once some component failed it (`checker.Guarded`), or once per
+        pair of globals and one process's locals (`Model.by_pair`)."""
         readable, decode = self.readable_invariants[name], self.decode
+        if name in self.model.by_pair:
+            return self._by_pair(readable)
         if name not in self.by_component:
             return lambda s: readable(decode(s))
         return Guarded(lambda s: readable(decode(s)), self.failures[name])
+
+    def _by_pair(self, readable) -> Callable[[int], bool]:
+        """A conjunction over the processes of checks on (globals, one process's locals),
+        on packed states: each pair of component ids is checked once, on a state whose
+        every process has those locals (the memo is emptied when it grows past PAIR_MEMO,
+        bounding its memory on wide searches)."""
+        memo: dict = {}
+        shift, P, assemble, globals_, locals_ = self.P * BITS, self.P, self.assemble, self.globals, self.locals
+
+        def holds(s: int) -> bool:
+            g = s >> shift
+            for p in range(P):
+                lid = (s >> (p * BITS)) & MASK
+                key = (g << BITS) | lid
+                ok = memo.get(key)
+                if ok is None:
+                    if len(memo) >= PAIR_MEMO:
+                        memo.clear()
+                    ok = memo[key] = readable(assemble(globals_[g], [locals_[lid]] * P))
+                if not ok:
+                    return False
+            return True
+
+        return holds
 
     def transition_property(self, name: str):
         """Transition property `name` on packed states, the same way as `invariant`."""

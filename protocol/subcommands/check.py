@@ -3,6 +3,8 @@ every verdict with what the configuration expects."""
 
 from __future__ import annotations
 
+import invariants
+
 import json
 import time
 
@@ -256,6 +258,9 @@ def json_line(result) -> str:
         **({"reachable": result.reachable} if result.named.reachable else {}),  # name -> first depth, or null
         "as_expected": result.as_expected,
     }
+    not_applicable = invariants.not_applicable_for(result.config)
+    if not_applicable:  # only where a property the summary would list does not apply (physical = from_cuts)
+        record["not_applicable"] = not_applicable
     if result.count_mismatches():  # only when the counts differ from the manifest's: both pinned figures
         record["pinned"] = dict(zip(("distinct_states", "depth"), result.named.pinned))
     if getattr(result, "parallel", None) is not None:  # only with --workers/--cluster: distinct states per level
