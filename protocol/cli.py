@@ -72,7 +72,11 @@ def named_command(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     with run_lifecycle():
-        return dispatch(argv)
+        try:
+            return dispatch(argv)
+        except KeyboardInterrupt:  # a signal while the run was saying how it ended (an error's line)
+            warn(f"interrupted ({how()})")
+            return EXIT_NOT_AS_EXPECTED
 
 
 def dispatch(argv: list[str]) -> int:
