@@ -48,8 +48,8 @@ def run(args) -> int:
     explorer = Explorer(named, trace)
     server = _bound_server(explorer, args.port)
     port = server.server_address[1]
-    print(f"protocol: exploring {named.name} at http://{LOOPBACK}:{port}/ (Ctrl-C stops)", flush=True)
-    try:
+    try:  # from the line saying where, a signal stops the explorer (exit 0)
+        print(f"protocol: exploring {named.name} at http://{LOOPBACK}:{port}/ (Ctrl-C stops)", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP: the one way it stops
         warn(f"explorer stopped ({how()})")
