@@ -28,6 +28,8 @@ SUBCOMMANDS = {
     "docs": ("docs", "regenerate or check docs/refutations.md, the golden traces and the quoted figures"),
     "report": ("report", "write one self-contained HTML page of checked configurations, for review"),
     "explore": ("explore", "step through the model's states in a browser (a local web server)"),
+    "validate": ("validate", "check that a recorded run (a log or an ITF trace) is a behaviour of the model"),
+    "generate": ("generate", "write a small set of shortest runs covering the model, as logs, for testing code"),
 }
 
 

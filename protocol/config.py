@@ -388,7 +388,8 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
 def named_configurations() -> dict[str, NamedConfig]:
     """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
 
-    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests)."""
+    Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests,
+    or a test replaces `refutations.manifest`)."""
     global _NAMED, _NAMED_FROM
     import refutations
 
@@ -398,6 +399,7 @@ def named_configurations() -> dict[str, NamedConfig]:
         version = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)  # re-read once pinned or edited
     except OSError:
         version = (path,)  # read_tables says why it cannot be read
+    version = (refutations.manifest, *version)  # the reader too: tests/test_extending.py replaces it
     if _NAMED is None or _NAMED_FROM != version:
         tables = read_tables()
         _NAMED = {name: _named_from(name, table, tables) for name, table in tables.items()}

@@ -191,14 +191,72 @@ VARIABLES_START, VARIABLES_END = "<!-- variables -->\n", "<!-- /variables -->\n"
 
 
 def protocol_doc(text: str) -> str:
-    """docs/protocol.md with its variable table regenerated from the state schema."""
+    """docs/protocol.md with its variable table regenerated from the state schema, and a
+    row in its table of actions for each declared action it has none for."""
     from .state import variables_table
 
     if VARIABLES_START not in text or VARIABLES_END not in text:
         raise DocsError(f"docs/protocol.md has lost its {VARIABLES_START.strip()} ... {VARIABLES_END.strip()} "
                         "markers, between which the variable table is generated: put them back")
     start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
-    return text[:start] + variables_table() + text[end:]
+    return with_action_rows(text[:start] + variables_table() + text[end:])
+
+
+# ------------------------------------------------------------------ rows a declaration starts
+#
+# The tables of actions (docs/protocol.md) and of properties (docs/properties.md)
+# are prose, a row per declaration. A declaration the table has no row for gets
+# one from what it declares (an action's step docstring, a property's kind and
+# predicate), after the table's last row of its kind; the row is then prose like
+# the others, to reword at will (only its first cell is looked for).
+
+ACTIONS_HEADER = "| action | stands for |\n"
+PROPERTIES_HEADER = "| property | kind | predicate | violated by |\n"
+
+
+def table_rows(text: str, header: str, page: str) -> tuple[int, int]:
+    """Where the table under `header` has its rows: [start, end) of `text`."""
+    if header not in text:
+        raise DocsError(f"{page} has lost its table headed {header.strip()!r}, whose rows each declaration "
+                        "starts: put the header back")
+    start = text.index("\n", text.index(header) + len(header)) + 1  # past the |---| line
+    end = start
+    while text.startswith("|", end):
+        end = text.index("\n", end) + 1
+    return start, end
+
+
+def action_row(action) -> str:
+    """The action's row, labelled as its step's docstring writes it (`Serve(p)`, not `Serve`)."""
+    label, _, meaning = " ".join((action.step.__doc__ or action.name).split("\n\n")[0].split()).partition(": ")
+    label = label if meaning and label.startswith(action.name) else action.name
+    return f"| `{label}` | {(meaning or label).rstrip('.')} |\n"
+
+
+def with_action_rows(text: str) -> str:
+    """docs/protocol.md with a row for each declared action its table of actions lacks."""
+    from .model import ACTIONS
+
+    start, end = table_rows(text, ACTIONS_HEADER, "docs/protocol.md")
+    rows = text[start:end]
+    added = [action_row(action) for action in ACTIONS
+             if not re.search(rf"^\| `{re.escape(action.name)}[`(]", rows, re.M)]
+    last = max((found.end() for found in re.finditer(r"^\| `.*\n", rows, re.M)), default=len(rows))
+    return text[:start] + rows[:last] + "".join(added) + rows[last:] + text[end:]
+
+
+def with_property_rows(text: str) -> str:
+    """docs/properties.md with a row for each declared property its table lacks; the last
+    cell, who violates it, is a quote (`quotes()`) that `docs --write` fills."""
+    import invariants
+
+    kind_words = {invariants.LIVENESS: "liveness, under weak fairness"}
+    start, end = table_rows(text, PROPERTIES_HEADER, "docs/properties.md")
+    rows = text[start:end]
+    added = [f"| {prop.name} | {kind_words.get(prop.kind, prop.kind)} | `{prop.check.__name__}` in "
+             f"`{prop.check.__module__.replace('.', '/')}.py` | nothing |\n"
+             for prop in invariants.PROPERTIES if f"| {prop.name} |" not in rows]
+    return text[:start] + rows + "".join(added) + text[end:]
 
 
 def is_checkout(root: Path) -> bool:
@@ -224,6 +282,8 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     docs = root / "docs"
     files = {docs / "refutations.md": refutations_markdown(results),
              docs / "protocol.md": protocol_doc(stored(docs / "protocol.md"))}
+    if (docs / "properties.md").exists():
+        files[docs / "properties.md"] = with_property_rows(stored(docs / "properties.md"))
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "refutations" / f"{name}.txt"
         files[path] = golden_text(name, result)

@@ -124,12 +124,8 @@ class CheckResult:
         """Whether every constant is at least the named configuration's own: where the states
         a reviewer expects (its `reachable`, the premises of its `nonvacuous`) must exist.
         Fewer processes, peeks or times may leave them out (no peek at D=0)."""
-        from .config import named_configurations
-
-        own = named_configurations().get(self.named.name)
-        if own is None:
-            return True
-        return all(value >= own.config.constants[name] for name, value in self.config.constants.items())
+        own = self.named.own_constants
+        return own is None or all(self.config.constants[name] >= value for name, value in own)
 
     @property
     def as_expected(self) -> bool:
@@ -185,7 +181,7 @@ def check(
                 interrupted = True
             except Refusal as refusal:
                 raise ConfigError(str(refusal)) from None
-        reached = reached_depths(run, named, model)
+        reached = reached_depths(run, named)
     finally:
         run.close()
     counts = run.counts()
@@ -242,7 +238,7 @@ def safety_verdict(run: Run, name: str) -> Verdict:
     return Verdict(True if run.complete else None)
 
 
-def reached_depths(run: Run, named: NamedConfig, model: Model) -> dict | None:
+def reached_depths(run: Run, named: NamedConfig) -> dict | None:
     """Per state predicate the configuration expects to be reachable, the depth where it
     was first reached (None: not reached); None when the run keeps no states."""
     predicates = reachable.predicates_for(named.reachable, named.config)
@@ -277,7 +273,7 @@ def lasso_trace(name: str, lasso: LassoRun) -> Trace:
         notes.append(f"stutters forever in state {lasso.loop + 1}")
     else:
         notes.append(f"back to state {lasso.loop + 1} by {lasso.back}")
-    if not lasso.fair_families:
+    if not lasso.any_fair:
         notes.append("no action is fair (fairness off): the behaviour may stop anywhere")
     for family, how, where in lasso.fairness:
         if how == "disabled":

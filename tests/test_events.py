@@ -212,3 +212,17 @@ def test_the_queued_commands_are_drawn_stream_by_stream_then_process_by_process(
         "multiplexer-)inter1: Drop(0)", "multiplexer-)inter1: Compact(1)",
         "multiplexer-)maint0: Compact(1)", "multiplexer-)maint1: Compact(1)",
     ]
+
+
+def test_a_capped_forward_is_said_once():
+    """The forwarded Compact is told by the compaction's event, not again as a queued command
+    (the narration that diffed the queues said it twice)."""
+    cfg = lookup("HoldsCap").config.evolve(D=2)
+    steps = replay(cfg, ["CreatePeek(0, 0)", "CreatePeek(1, 1)", "AdvancePolicy", "AdvancePolicy", "DropPeek(1)",
+                         "InterStep(0)", "DropPeek(0)"])
+    told = narrate.narrate(steps[-1].action, steps[-2].state, steps[-1].state, cfg)
+    assert told == ("the controller drops peek 0: its read hold at 0 goes, Drop(0) is queued on every process's "
+                    "interactive stream, and AllowCompaction(index, 2) is sent, and the multiplexer forwards "
+                    "Compact(1) to every maintenance runtime (capped at the as_of 1 of a peek process 0 has not "
+                    "rendered)")
+    assert told.count("Compact(1)") == 1

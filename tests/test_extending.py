@@ -1,46 +1,62 @@
-"""docs/extending.md runs: its worked example adds a whole mechanism from inside a test.
+"""docs/extending.md runs: its walk-through adds a whole mechanism from inside a test.
 
 Each code block of the walk-through names, on its first line, the file it goes
-into and, for a declaration, the registry it joins
-(`# protocol/actions.py, in ACTIONS`). `apply_walkthrough` applies every block
-to the module it names, as editing that file would, but through pytest's
-monkeypatch, so every module is as it was when the test ends. The tests then
-check that the watermark mechanism is explored, counted, narrated and exported
-like any other, and that without its switch nothing changes.
+into and where in it: `# protocol/actions.py, in ACTIONS` (a declaration joining
+a registry), `# protocol/actions.py, at the end of inter_create` (lines added
+before the function's last `return`), `# protocol/actions.py` (code of the
+module's own). `apply_walkthrough` applies every block where it says, as
+editing that file would: the modules through pytest's monkeypatch (so every
+module is as it was when the test ends), the manifest as a copy in a temporary
+directory. The tests then count the files a contributor writes, run what the
+page says to run (`pin`, what `docs --write` derives, `check`), and check that
+the wakeup mechanism is explored, counted, narrated and exported like any other,
+that its liveness property is not vacuous where it must hold, and that without
+its switch nothing changes.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import json
 import re
 import sys
 import textwrap
-import tomllib
 import types
 from pathlib import Path
 from typing import NamedTuple
 
+import attrs
 import pytest
 
 import invariants
 import refutations
-from protocol import actions, commands, config, events, model, narrate, state
+from protocol import actions, commands, config, docs, events, model, state
+from protocol.cli import main
+from protocol.engine import LOCAL, Footprint, ModelError
 from protocol.engine.checker import explore
 from protocol.export import trace_markdown, trace_mermaid
+from protocol.golden import golden_text
 from protocol.itf import from_itf, trace_itf
 from protocol.narrate import story
 from protocol.run import check
 
-WALKTHROUGH = Path(__file__).resolve().parent.parent / "docs" / "extending.md"
+ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGH = ROOT / "docs" / "extending.md"
 FENCE = re.compile(r"^```(?:python|toml)\n(.*?)^```", re.S | re.M)
-HEAD = re.compile(r"# (?P<path>[\w/]+\.(?:py|toml))(?:, in (?P<registry>\w+))?\n")
+HEAD = re.compile(r"# (?P<path>[\w/]+\.(?:py|toml))(?:, (?:in (?P<registry>\w+)|at the end of (?P<function>\w+)))?\n")
+
+# The files the issue says a new mechanism must never need written by hand: the
+# tests' stand-ins and the docs tool take what they need from the declarations.
+NEVER_BY_HAND = {"tests/conftest.py", "tests/test_matrix.py", "tests/test_symmetry.py", "protocol/docs.py"}
+MOST_FILES_BY_HAND = 9
 
 
 class Block(NamedTuple):
     path: str  # the file the block goes into
-    registry: str | None  # the registry it joins; None: it is module code
+    registry: str | None  # the registry it joins
+    function: str | None  # the function whose end it extends
     code: str
 
 
@@ -50,8 +66,18 @@ def walkthrough_blocks() -> list[Block]:
     for text in FENCE.findall(WALKTHROUGH.read_text()):
         head = HEAD.match(text)
         if head:
-            found.append(Block(head["path"], head["registry"], text[head.end():]))
+            found.append(Block(head["path"], head["registry"], head["function"], text[head.end():]))
     return found
+
+
+def files_written_by_hand() -> list[str]:
+    return sorted({block.path for block in walkthrough_blocks()})
+
+
+def files_the_page_lists() -> list[str]:
+    """The 'file you write' column of the walk-through's table of steps."""
+    table = WALKTHROUGH.read_text().split("| step | file you write |")[1].split("\n\n")[0]
+    return sorted(re.findall(r"^\| \d+ \| `([^`]+)` \|", table, re.M))
 
 
 # ------------------------------------------------------------ applying a block
@@ -71,7 +97,9 @@ def module_of(path: str, monkeypatch) -> types.ModuleType:
 
 def apply_code(module, code: str, path: str, monkeypatch) -> None:
     """Run `code` in `module`, then redo through monkeypatch every name it bound and every
-    registry entry it added (a decorator's), so that the test's end undoes them."""
+    registry entry it added (a decorator's), so that the test's end undoes them. A function
+    the code redefines is redefined in the registries that name it too, as editing its body
+    in place would be."""
     namespace = vars(module)
     before = dict(namespace)
     registries = {key: dict(value) for key, value in before.items() if isinstance(value, dict)}
@@ -84,11 +112,13 @@ def apply_code(module, code: str, path: str, monkeypatch) -> None:
 def redo_through(monkeypatch, module, before: dict, registries: dict) -> None:
     """Put back what `module` had, then make each change again through monkeypatch."""
     namespace = vars(module)
+    rebound = {}
     for key, value in list(namespace.items()):
         if key in before and value is before[key]:
             continue
         if key in before:
             namespace[key] = before[key]
+            rebound[id(before[key])] = value
         else:
             del namespace[key]
         monkeypatch.setattr(module, key, value, raising=False)
@@ -101,6 +131,9 @@ def redo_through(monkeypatch, module, before: dict, registries: dict) -> None:
             else:
                 del registry[k]
             monkeypatch.setitem(registry, k, v)
+        for k, v in old.items():
+            if id(v) in rebound:
+                monkeypatch.setitem(registry, k, rebound[id(v)])
 
 
 def apply_declaration(module, registry_name: str, code: str, monkeypatch) -> None:
@@ -121,126 +154,225 @@ def apply_declaration(module, registry_name: str, code: str, monkeypatch) -> Non
         monkeypatch.setattr(module, registry_name, scope[registry_name])
 
 
-def apply_manifest(code: str, monkeypatch) -> None:
-    tables = {**refutations.manifest(), **tomllib.loads(code)}
-    monkeypatch.setattr(refutations, "manifest", lambda: tables)
+def at_the_end_of(module, function: str, code: str) -> str:
+    """The source of `module.function` with `code` added before its last `return`."""
+    lines = inspect.getsource(getattr(module, function)).splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if line.lstrip().startswith("return"))
+    indent = lines[last][:len(lines[last]) - len(lines[last].lstrip())]
+    return "".join(lines[:last]) + textwrap.indent(code, indent) + "".join(lines[last:])
 
 
-def rederive(monkeypatch) -> None:
-    """Forget the named configurations read from the manifest, which is read once; every
-    other view of the registries (the state type, the switch values, the actions and
-    properties by name) is derived from them when asked for."""
-    monkeypatch.setattr(config, "_NAMED", None)
+class Walkthrough(NamedTuple):
+    blocks: list[Block]
+    root: Path  # a directory holding the manifest as the walk-through leaves it
 
 
-def apply_walkthrough(monkeypatch) -> list[Block]:
+def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
     blocks = walkthrough_blocks()
     monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
+    (root / "refutations").mkdir(parents=True, exist_ok=True)
+    manifest = root / "refutations" / "manifest.toml"
+    manifest.write_text(refutations.manifest_path().read_text())
     for block in blocks:
         if block.path.endswith(".toml"):
-            apply_manifest(block.code, monkeypatch)
+            manifest.write_text(manifest.read_text() + "\n" + block.code)
+        elif block.function is not None:
+            module = module_of(block.path, monkeypatch)
+            source = at_the_end_of(module, block.function, block.code)
+            apply_code(module, source, block.path, monkeypatch)
         elif block.registry is None:
             apply_code(module_of(block.path, monkeypatch), block.code, block.path, monkeypatch)
         else:
             apply_declaration(module_of(block.path, monkeypatch), block.registry, block.code, monkeypatch)
-    rederive(monkeypatch)
-    return blocks
+    monkeypatch.setenv(refutations.MANIFEST_ENV, str(manifest))  # read again: another manifest
+    return Walkthrough(blocks, root)
 
 
 @pytest.fixture
-def watermark(monkeypatch):
-    return apply_walkthrough(monkeypatch)
+def wakeup(monkeypatch, tmp_path):
+    return apply_walkthrough(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def pinned(wakeup, capsys):
+    """The walk-through's first command: `pin` writes the new configurations' figures."""
+    assert main(["pin", "HoldsWakeup", "HoldsWakeupOnSince"]) == 0
+    return capsys.readouterr().out
 
 
 SMALL = dict(P=1, D=1, MaxTime=1)
+NEW = ("HoldsWakeup", "HoldsWakeupOnSince")
 
 
 # ------------------------------------------------------------------ the tests
 
 
-def test_the_walkthrough_puts_each_piece_in_the_registry_that_owns_it():
-    places = {(block.path, block.registry) for block in walkthrough_blocks()}
+def test_a_contributor_writes_at_most_nine_files_and_none_a_derivation_should_write():
+    written = files_written_by_hand()
+    assert len(written) <= MOST_FILES_BY_HAND, written
+    assert not set(written) & NEVER_BY_HAND
+    assert written == files_the_page_lists()  # the page's table of steps names exactly these
+
+
+def test_a_contributor_writes_no_prose_page_and_none_that_counts():
+    # The pages' rows for the new action and property are started by `docs --write`
+    # (test_what_docs_write_derives_from_the_walkthrough), so no page is written by hand.
+    assert not [path for path in files_written_by_hand() if not path.endswith((".py", ".toml"))]
+
+
+def test_the_walkthrough_puts_each_piece_where_it_belongs():
+    places = {(block.path, block.registry or block.function) for block in walkthrough_blocks()}
     assert places >= {
         ("protocol/config.py", "SWITCHES"), ("protocol/config.py", "Config"),
-        ("protocol/state.py", "VARIABLES"), ("protocol/commands.py", "KINDS"),
-        ("protocol/actions.py", None), ("protocol/actions.py", "MAINTENANCE_EFFECTS"),
-        ("protocol/actions.py", "ACTIONS"), ("invariants/__init__.py", "PROPERTIES"),
-        ("refutations/manifest.toml", None),
+        ("protocol/state.py", "VARIABLES"), ("protocol/actions.py", None),
+        ("protocol/actions.py", "inter_create"), ("protocol/actions.py", "ACTIONS"),
+        ("invariants/wakeup.py", None), ("invariants/__init__.py", "PROPERTIES"),
+        ("refutations/manifest.toml", None), ("refutations/holds_wakeup_on_since.py", None),
     }
 
 
-def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards():
+def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards(tmp_path):
     with pytest.MonkeyPatch.context() as patch:
-        apply_walkthrough(patch)
-        assert "mark" in state.State._fields and "Stamped" in events.EVENT_KINDS and "Mark" in commands.KINDS
-    assert "mark" not in state.State._fields and "mark" not in state.BY_NAME
-    assert "Stamped" not in events.EVENT_KINDS and "Stamp" not in model.BY_NAME and "Mark" not in commands.KINDS
-    assert "watermark" not in config.SWITCHES and not hasattr(config.Config(), "watermark")
-    assert "MarkLeUpper" not in invariants.BY_NAME and "invariants.watermark" not in sys.modules
+        apply_walkthrough(patch, tmp_path)
+        assert "waiting" in state.State._fields and "PeeksServed" in events.EVENT_KINDS
+        assert actions.INTERACTIVE_EFFECTS[commands.CREATE] is actions.inter_create
+        assert "PeekWaits" in actions.inter_create.__code__.co_names
+    assert "waiting" not in state.State._fields and "waiting" not in state.BY_NAME
+    assert "PeeksServed" not in events.EVENT_KINDS and "Serve" not in model.BY_NAME
+    assert "PeekWaits" not in actions.INTERACTIVE_EFFECTS[commands.CREATE].__code__.co_names
+    assert "wakeup" not in config.SWITCHES and not hasattr(config.Config(), "wakeup")
+    assert "WaitingServed" not in invariants.BY_NAME and "invariants.wakeup" not in sys.modules
+    assert "HoldsWakeup" not in config.named_configurations()
 
 
-def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch):
+def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch, tmp_path):
     before = check(config.NamedConfig("Small", config.Config(**SMALL)))
-    apply_walkthrough(monkeypatch)
+    apply_walkthrough(monkeypatch, tmp_path)
     after = check(config.NamedConfig("Small", config.Config(**SMALL)))
     assert (after.distinct_states, after.transitions, after.depth) == \
         (before.distinct_states, before.transitions, before.depth)
     assert after.properties.keys() == before.properties.keys()
-    assert "MarkLeUpper" not in invariants.names_for(config.Config())
+    assert "WaitingServed" not in invariants.names_for(config.Config())
 
 
-def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(watermark):
+def test_a_switch_value_out_of_its_domain_is_refused_in_one_line(wakeup):
+    manifest = wakeup.root / "refutations" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace('wakeup = "upper"', 'wakeup = "sometimes"'))
+    with pytest.raises(config.ConfigError) as refused:
+        config.named_configurations()
+    assert "[HoldsWakeup]" in str(refused.value) and "sometimes" in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(pinned):
     from test_declarations import missing_pieces_of_commands, records
     from test_events import missing_pieces_of_events, recorded_kinds
 
-    assert {"Stamped", "MarkRaised"} <= set(events.EVENT_KINDS) and records(model.BY_NAME["Stamp"].step)
+    assert {"PeekWaits", "PeeksServed"} <= set(events.EVENT_KINDS) and records(model.BY_NAME["Serve"].step)
     assert missing_pieces_of_commands() == missing_pieces_of_events() == []
-    kinds, silent = recorded_kinds(config.lookup("HoldsWatermarkFromPolicy").config)
-    assert {"Stamped", "MarkRaised"} <= kinds and silent == []
+    kinds, silent = recorded_kinds(config.lookup("HoldsWakeup").config)
+    assert {"PeekWaits", "PeeksServed"} <= kinds and silent == []
 
 
-def test_the_checker_explores_and_counts_the_watermark_as_the_manifest_pins(watermark):
-    named = config.lookup("HoldsWatermark")
+def test_pin_writes_the_figures_and_check_is_as_expected_and_not_vacuous(pinned):
+    assert [line.split(":")[0] for line in pinned.splitlines()[:2]] == list(NEW)
+    named = config.lookup("HoldsWakeup")
     result = check(named)
     assert result.mismatches() == []
-    assert result.properties["MarkLeUpper"].holds is True
     assert (result.distinct_states, result.depth) == named.pinned
+    served = result.properties["WaitingServed"]
+    assert served.holds is True and served.vacuous is False
+    assert all(depth is not None for depth in result.reachable.values())
     # The plain breadth-first search over the readable model agrees with the packed engine.
     readable = model.model_for(named.config)
     plain = explore(readable.initial_states, readable.successors, readable.invariants)
     assert (len(plain.states), plain.depth) == named.pinned
-    assert max(s.mark[0] for s in plain.states) == 1  # the watermark rises
+    assert any(s.waiting[0] for s in plain.states) and any(s.readers[0][0] is not None and not s.waiting[0]
+                                                          for s in plain.states)  # peeks wait, then are served
 
 
-def test_the_refutation_fails_as_the_manifest_says_and_is_narrated_and_exported(watermark):
-    named = config.lookup("HoldsWatermarkFromPolicy")
-    assert named.doc.startswith("Stamping the watermark from the controller's compaction policy")
+def test_the_refutation_fails_as_the_manifest_says_and_is_narrated_and_exported(pinned):
+    named = config.lookup("HoldsWakeupOnSince")
+    assert named.doc.startswith("Waking a waiting peek on the published since")
     result = check(named)
     assert result.mismatches() == []
-    assert (result.distinct_states, result.depth) == named.pinned
-    trace = result.violation("MarkLeUpper")
-    assert [str(step.action) for step in trace.steps[1:]][-2:] == ["Stamp(0)", "MaintStep(0)"]
+    trace = result.violation("WaitingServed")
+    assert len(trace.steps) == dict(named.expect)["WaitingServed"] == 4
+    assert [str(step.action) for step in trace.steps[1:]] == ["CreatePeek(0, 0)", "Ingest", "InterStep(0)"]
 
     told = story(trace, named.config)
-    assert "the multiplexer stamps Mark(1) on process 0's maintenance stream" in told.steps[-2].words
-    assert "applies Mark(1): its watermark rises to 1" in told.steps[-1].words
-    assert told.violation == ["mark[0] = 1 is beyond upper = 0"]
-    assert "mark[0] = 1 is beyond upper = 0" in trace_markdown(trace, named.config)
-    assert "multiplexer-)maint0: Mark(1)" in trace_mermaid(trace, named.config)
-
+    assert told.steps[-1].words.endswith("registers a read hold at 0; peek 0 waits to be served")
+    assert "waits to be served" in trace_markdown(trace, named.config)
+    assert "Create(0, 0)" in trace_mermaid(trace, named.config)
     document = trace_itf(trace)
-    assert "mark" in document["vars"]
-    queued = [c for s in document["states"] for _, queue in s["mq"]["#map"] for c in queue]
-    assert {"tag": "Mark", "value": {"t": 1}} in queued
-    assert from_itf(json.dumps(document)) == trace
+    assert "waiting" in document["vars"] and from_itf(json.dumps(document)) == trace
 
 
-def test_type_ok_and_no_regression_take_the_new_variable_from_the_schema(watermark):
-    cfg = config.lookup("HoldsWatermark").config
+def test_what_docs_write_derives_from_the_walkthrough(pinned):
+    """The rows of the variable, the action and the property, the last cell of the
+    property's row, the golden trace: what the walk-through leaves to `docs --write`."""
+    protocol_page = docs.protocol_doc((ROOT / "docs" / "protocol.md").read_text())
+    assert re.search(r"^\| `waiting\[p\]` \|.*wait to be served", protocol_page, re.M)
+    actions_table = protocol_page.split(docs.ACTIONS_HEADER)[1].split("\n\n")[0]
+    assert actions_table.splitlines()[-3:] == [
+        "| `Serve(p)` | process p serves every waiting peek whose as_of the frontier it wakes on has passed |",
+        "| Compact (sub-step) " + actions_table.split("| Compact (sub-step) ")[1].split("\n")[0],
+        "| Forward (sub-step) " + actions_table.split("| Forward (sub-step) ")[1].split("\n")[0],
+    ]
+    assert docs.protocol_doc(protocol_page) == protocol_page  # a row once there is kept
+
+    properties_path = ROOT / "docs" / "properties.md"
+    properties_page = docs.with_quotes(properties_path, docs.with_property_rows(properties_path.read_text()), ROOT)
+    row = ("| WaitingServed | liveness, under weak fairness | `waiting_served` in `invariants/wakeup.py` | "
+           "`HoldsWakeupOnSince` (lasso of 4) |")
+    assert row in properties_page.split(docs.PROPERTIES_HEADER)[1].split("\n\n")[0].splitlines()
+    assert "`HoldsWakeup`" in properties_page.split("The configurations expected to violate nothing")[1].split("satisfy")[0]
+    reworded = properties_page.replace("| liveness, under weak fairness | `waiting_served`",
+                                       "| liveness, under weak fairness; only with `wakeup` | `waiting_served`")
+    assert docs.with_quotes(properties_path, docs.with_property_rows(reworded), ROOT) == reworded
+
+    golden = golden_text("HoldsWakeupOnSince", check(config.lookup("HoldsWakeupOnSince")))
+    assert "peek 0 waits to be served" in golden and "stutters forever" in golden
+
+
+def test_a_footprint_too_small_is_caught_by_the_engines_comparison_or_in_one_line(pinned, monkeypatch):
+    serve = model.BY_NAME["Serve"]
+    without_upper = attrs.evolve(serve, footprint=lambda cfg, p: Footprint(LOCAL, ("as_of",)))
+    monkeypatch.setattr(actions, "ACTIONS", tuple(without_upper if a is serve else a for a in actions.ACTIONS))
+    named = config.lookup("HoldsWakeup")
+    # What tests/test_fast.py compares on every named configuration: the packed engine,
+    # replaying Serve's memoised effect under other values of upper, counts otherwise.
+    readable = model.model_for(named.config)
+    plain = explore(readable.initial_states, readable.successors, readable.invariants)
+    packed = check(named, liveness=False)
+    assert (packed.distinct_states, packed.depth) != (len(plain.states), plain.depth) == named.pinned
+    # Where the engine's sample meets it, one line names the action and the variable.
+    with pytest.raises(ModelError) as breach:
+        check(named.with_constants({"D": 2}), liveness=False)
+    assert str(breach.value).startswith("Serve reads the global upper outside its footprint")
+    assert "\n" not in str(breach.value)
+
+
+def test_type_ok_takes_the_new_variable_from_the_schema(pinned):
+    cfg = config.lookup("HoldsWakeup").config
     start = state.initial(cfg)
-    assert start.mark == (0,) * cfg.P
-    fallen = start._replace(mark=(1,)), start
-    assert invariants.no_regression_witnesses(*fallen, cfg) == ["mark[0] fell from 1 to 0"]
-    beyond = start._replace(mark=(cfg.MaxTime + 1,))
+    assert start.waiting == (frozenset(),) * cfg.P
+    beyond = start._replace(waiting=(frozenset({cfg.D}),))
     assert not invariants.type_ok(beyond, cfg)
-    assert invariants.type_ok_witnesses(beyond, cfg) == [f"mark[0] = {cfg.MaxTime + 1} is not a time 0..{cfg.MaxTime}"]
+    assert invariants.type_ok_witnesses(beyond, cfg)
+
+
+def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned, wakeup):
+    manifest = wakeup.root / "refutations" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace("expect = { WaitingServed = 4 }\n", ""))
+    result = check(config.lookup("HoldsWakeupOnSince"))
+    assert result.properties["WaitingServed"].holds is False
+    assert len(result.violation("WaitingServed").steps) == 4
+    assert [m for m in result.mismatches() if m.startswith("WaitingServed")]
+
+
+def test_a_page_that_lost_its_table_is_one_line_naming_it():
+    with pytest.raises(docs.DocsError) as lost:
+        docs.with_property_rows("# The properties\n\nno table here\n")
+    assert str(lost.value).startswith("docs/properties.md has lost its table headed '| property | kind |")
+    assert "\n" not in str(lost.value)

@@ -245,7 +245,7 @@ def test_repinning_touches_only_the_two_figures_and_adds_missing_ones():
 
 def test_the_size_class_is_the_manifests_size_else_the_pinned_states_against_one_threshold():
     for named in named_configurations().values():
-        assert named.size_class == ("quick" if named.pinned[0] <= QUICK_STATES else "slow")
+        assert named.size_class == (named.size or ("quick" if named.pinned[0] <= QUICK_STATES else "slow"))
     tables = refutations.manifest()
     small = {"doc": "d", "distinct_states": QUICK_STATES, "depth": 3}
     assert _named_from("Small", small, tables).size_class == "quick"

@@ -121,6 +121,8 @@ def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacu
         unexplained = [name for name in expected_to_hold
                        if name not in named.nonvacuous and name not in dict(named.vacuous_ok)]
         assert unexplained == [], f"{named.name}: list {unexplained} in nonvacuous or vacuous_ok"
+        named_here = [*named.nonvacuous, *dict(named.vacuous_ok)]
+        assert set(named_here) <= set(expected_to_hold), f"{named.name}: not a liveness property it expects to hold"
 
 
 def test_every_reachable_name_in_the_manifest_is_a_declared_predicate():
@@ -159,3 +161,10 @@ def test_the_sequential_run_says_which_premises_were_reached():
     assert decided.holds is True and decided.vacuous
     assert run.first_reached({"two": lambda s: s == 2, "nine": lambda s: s == 9}) == {"two": 3, "nine": None}
     assert run.counts().level_sizes == (1, 1, 1)
+
+
+def test_the_review_page_says_where_each_expected_state_was_first_reached():
+    from protocol.report import summary_html
+
+    page = summary_html(check(lookup("Holds").with_constants(SMALL)))
+    assert "reachable: a peek is rendered</th><td>at depth 3" in page

@@ -47,7 +47,7 @@ class LassoRun(NamedTuple):
     the cycle is `steps[loop:]`, closed by the step `back` (a label) from the
     last state to `steps[loop]`, or a stutter in the last state when `back` is
     None. `fairness` lists per fair family (family, "disabled" | "taken", index
-    into steps) why the cycle is fair to it; `fair_families` is False when no
+    into steps) why the cycle is fair to it; `any_fair` is False when no
     action is fair at all.
     """
 
@@ -56,7 +56,7 @@ class LassoRun(NamedTuple):
     loop: int
     back: Hashable | None
     fairness: tuple
-    fair_families: bool
+    any_fair: bool
 
 
 class Liveness(NamedTuple):
