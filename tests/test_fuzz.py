@@ -206,16 +206,31 @@ def violable(cfg) -> set[str]:
     unless the standing hold never rises (compaction routed); and Y's lower
     frontier landing after X's higher one lowers the writer (NoRegression),
     given two frontiers to land (MaxTime >= 2).
+
+    Section 11: retirement reports guard I1 as the mechanisms above do; without
+    the reader's registration the cap no longer suffices even for one process;
+    without a writer floor and without the standing hold the publisher chases
+    the holds it sees (SinceAllowed), and past a second peek's create or, with an
+    alias, a create of the other id (I1); a
+    reader's cut at upper passes the coverage (PhysicalLeCoverage).
     """
     nothing_to_break = cfg.D == 0 or cfg.MaxTime == 0
+    # Section 11: without a writer floor and without the standing hold, the publisher
+    # chases the holds it sees (SinceAllowed), and with a second peek passes its create (I1).
+    chases = (cfg.floor == "agent" and not cfg.standing_hold and not nothing_to_break
+              and (cfg.reader_bound or cfg.acquire != "none"))
     if cfg.alias == "shared":
         i1_guarded = (cfg.standing_hold and cfg.compaction == "routed") or nothing_to_break
     else:
-        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
-                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect) or nothing_to_break)
-    found = set() if i1_guarded else {"I1"}
+        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive" or cfg.ctl_release == "report"
+                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound) or nothing_to_break)
+    found = set() if i1_guarded and not (chases and (cfg.D >= 2 or cfg.alias != "none")) else {"I1"}
+    if chases:
+        found.add("SinceAllowed")
     if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
         found.add("PhysicalLeSince")
+    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper" and not nothing_to_break:
+        found.add("PhysicalLeCoverage")
     if cfg.alias == "shared" and cfg.MaxTime >= 2:
         found.add("NoRegression")
     return found
