@@ -48,6 +48,18 @@ DEFAULT_MAX_STATES = 3_000_000
 
 
 WORKER_MODES = ("safety", "safety+liveness")  # what `--workers` measures side by side
+ENGINE_MODES = ("safety", "safety+liveness")  # what `--engines` measures with each engine
+ENGINES = ("packed", "vector")
+
+
+def engine_mode(mode: str, engine: str) -> str:
+    """The mode name of `mode` run by `engine`: "safety/vector"."""
+    return f"{mode}/{engine}"
+
+
+def split_engine(mode: str) -> tuple[str, str | None]:
+    base, _, engine = mode.partition("/")
+    return base, engine or None
 
 
 def worker_mode(mode: str, workers: int) -> str:
@@ -72,16 +84,31 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
 
     if mode in SCC_MODES:
         return measure_scc(name, constants, mode, max_states)
-    base, workers = split_mode(mode)
+    mode_with_workers, engine = split_engine(mode)
+    base, workers = split_mode(mode_with_workers)
     named = lookup(name).with_constants(constants)
     wall, cpu = time.perf_counter(), time.process_time() + children_cpu()
-    result = check(named, max_states=max_states, workers=workers, **MODE_OPTIONS[base])
+    result = check(named, max_states=max_states, workers=workers, engine=engine, **MODE_OPTIONS[base])
     wall, cpu = time.perf_counter() - wall, time.process_time() + children_cpu() - cpu
     explored = result.reduced_states or result.distinct_states
     if result.parallel is not None:
         return {**record_of(result, name, named, mode, wall, cpu, explored),
                 **parallel_figures(result, workers, wall)}
-    return record_of(result, name, named, mode, wall, cpu, explored)
+    record = record_of(result, name, named, mode, wall, cpu, explored)
+    if engine is not None:
+        record.update(engine_figures(result, cpu, explored))
+    return record
+
+
+def engine_figures(result, cpu: float, explored: int) -> dict:
+    """What `--engines` compares: the engine that ran, states per CPU second, the peak
+    resident bytes per state, and the vector engine's CPU seconds per part."""
+    return {
+        "engine": result.engine["name"] if result.engine else None,
+        "states_per_cpu_second": round(explored / cpu) if cpu else None,
+        "bytes_per_state": round(peak_memory_mb() * 2**20 / max(explored, 1), 1),
+        "parts": {part: round(seconds, 2) for part, seconds in (result.parts or {}).items()},
+    }
 
 
 def parallel_figures(result, workers: int, wall: float) -> dict:
@@ -98,7 +125,7 @@ def parallel_figures(result, workers: int, wall: float) -> dict:
 
 
 def record_of(result, name: str, named, mode: str, wall: float, cpu: float, explored: int) -> dict:
-    base, _ = split_mode(mode)
+    base, _ = split_mode(split_engine(mode)[0])
     return {
         "config": name,
         "constants": named.config.constants,

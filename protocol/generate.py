@@ -14,8 +14,9 @@ list, so a new action, command kind or property is a new target:
   can do, not only each command, is done by some run;
 - every leads-to pair's premise (`premise sent >= 1 ~> since[0] >= 1`),
   so that no liveness property of the runs holds vacuously;
-- for a refutation, its counterexample (`counterexample I1`), the checker's
-  own trace.
+- for a refutation, its counterexample (`counterexample I1`): for a safety
+  property the first violation in breadth-first order, which is the trace
+  the checker prints; for a liveness property the checker's lasso.
 
 Each run is a shortest path (the breadth-first parents) to the first
 target it adds; the runs are chosen greedily, the deepest target first,
@@ -87,9 +88,14 @@ def command_target(runtime: str, kind: str) -> str:
 class Explorer:
     """Breadth-first search keeping parents, noting where each target is first reached."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, watch=()):
         self.cfg = cfg
         self.model = model_for(cfg)
+        # The safety properties whose first violation is a target: the search notes it where
+        # the checker finds it, the first in breadth-first order (the same trace).
+        self.invariants = {name: self.model.invariants[name] for name in watch if name in self.model.invariants}
+        self.transitions = {name: self.model.transition_properties[name] for name in watch
+                            if name in self.model.transition_properties}
         self.by_label = {instance.label: instance for instance in self.model.instances}
         self.pairs = [pair for pairs in self.model.liveness.values() for pair in pairs]
         self.parent: dict = {}
@@ -108,6 +114,8 @@ class Explorer:
                     if after is None:
                         continue
                     self._note(step_targets(instance, events), before, instance.label, after)
+                    self._note([Target(COUNTEREXAMPLE, name) for name, holds in self.transitions.items()
+                                if not holds(before, after)], before, instance.label, after)
                     if after not in self.parent:
                         self.parent[after] = (before, instance.label)
                         reached.append(after)
@@ -120,8 +128,9 @@ class Explorer:
                 self.first[target] = (before, label, after)
 
     def state_targets(self, state) -> list[Target]:
-        """What one state reaches: the premises that hold in it."""
-        return [Target(PREMISE, pair.text) for pair in self.pairs if pair.premise(state)]
+        """What one state reaches: the premises that hold in it (and a watched violation)."""
+        found = [Target(PREMISE, pair.text) for pair in self.pairs if pair.premise(state)]
+        return found + [Target(COUNTEREXAMPLE, name) for name, holds in self.invariants.items() if not holds(state)]
 
     def targets_of(self, steps: tuple) -> list[Target]:
         """Every target a run reaches, in the order it reaches them."""
@@ -157,11 +166,12 @@ def step_targets(instance, events: tuple) -> list[Target]:
 def generate(named: NamedConfig) -> Coverage:
     """The runs covering every reachable target of `named`, and what it cannot reach."""
     started = time.perf_counter()
-    explorer = Explorer(named.config)
+    explorer = Explorer(named.config, watch=named.expected_violations())
     explorer.explore()
     runs = counterexample_runs(named, explorer)
     covered = {target for run in runs for target in run.covers}
-    by_depth = sorted(explorer.first, key=lambda target: -len(explorer.path(target)))
+    by_depth = sorted((target for target in explorer.first if target.kind != COUNTEREXAMPLE),
+                      key=lambda target: -len(explorer.path(target)))
     for target in by_depth:
         if target in covered:
             continue
@@ -180,20 +190,29 @@ def generate(named: NamedConfig) -> Coverage:
 
 
 def counterexample_runs(named: NamedConfig, explorer: Explorer) -> list[Run]:
-    """A refutation's counterexamples, as the checker finds them (a lasso's stem and its stutter)."""
-    if not named.expected_violations():
-        return []
-    from .run import check
+    """A refutation's counterexamples, as the checker prints them: a safety property's is
+    the search's shortest path to its first violation; a liveness property's lasso (its stem
+    and the state it stutters in) is the checker's."""
+    expected = named.expected_violations()
+    traces = {}
+    if any(name in explorer.model.liveness for name in expected):
+        from .run import check
 
-    result = check(named)
+        result = check(named)
+        traces = {name: verdict.trace for name, verdict in result.properties.items()
+                  if name in explorer.model.liveness and verdict.holds is False and verdict.trace is not None}
     runs = []
-    for prop, verdict in result.properties.items():
-        if verdict.holds is False and verdict.trace is not None:
-            steps = verdict.trace.steps
-            if verdict.trace.is_lasso and not verdict.trace.stutters:
+    for name in expected:
+        target = Target(COUNTEREXAMPLE, name)
+        if name in traces:
+            if traces[name].is_lasso and not traces[name].stutters:
                 continue  # a cycle is not a finite run; the named configurations have none
-            target = Target(COUNTEREXAMPLE, prop)
-            runs.append(Run(steps, target, (target, *explorer.targets_of(steps)), prop))
+            steps = traces[name].steps
+        elif target in explorer.first:
+            steps = explorer.path(target)
+        else:
+            continue  # not violated at these constants
+        runs.append(Run(steps, target, (target, *explorer.targets_of(steps)), name))
     return runs
 
 

@@ -161,3 +161,34 @@ class BenchProgress:
     def advance(self, record: dict) -> None:
         label = f"{record['config']} {constants_text(record['constants'])} {record['mode']}"
         self.progress.update(self.task, advance=1, description=label)
+
+
+def engines_table(records: list[dict]) -> Table:
+    """With --engines: the packed and the vector engine side by side per configuration,
+    constants and mode (CPU seconds, their ratio, states per CPU second, peak bytes per
+    state, peak memory), and the vector engine's CPU seconds per part."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("engines", style="bold"), title_justify="left",
+                  caption="vector/packed: the vector engine's CPU seconds over the packed one's; bytes/state: "
+                          "peak resident memory over distinct states; parts: the vector engine's CPU seconds",
+                  caption_justify="left")
+    for header in ("configuration", "constants", "mode", "distinct\nstates", "packed\nCPU s", "vector\nCPU s",
+                   "vector/\npacked", "packed\nstates/CPU s", "vector\nstates/CPU s", "packed\nbytes/state",
+                   "vector\nbytes/state", "packed\npeak MB", "vector\npeak MB", "vector parts (CPU s)"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants", "mode",
+                                                              "vector parts (CPU s)") else "right")
+    grouped: dict = {}
+    for record in records:
+        base, _, engine = record["mode"].partition("/")
+        grouped.setdefault((record["config"], constants_text(record["constants"]), base), {})[engine] = record
+    for key, engines in grouped.items():
+        packed, vector = engines.get("packed"), engines.get("vector")
+        ratio = "–"
+        if packed and vector and packed.get("complete") and vector.get("complete") and packed["cpu_seconds"]:
+            ratio = f"{vector['cpu_seconds'] / packed['cpu_seconds']:.2f}"
+        parts = ", ".join(f"{part} {value:.2f}" for part, value in (vector or {}).get("parts", {}).items())
+        table.add_row(*key, figure(packed or vector, "distinct_states"), figure(packed, "cpu_seconds"),
+                      figure(vector, "cpu_seconds"), ratio, figure(packed, "states_per_cpu_second"),
+                      figure(vector, "states_per_cpu_second"), figure(packed, "bytes_per_state"),
+                      figure(vector, "bytes_per_state"), figure(packed, "peak_memory_mb"),
+                      figure(vector, "peak_memory_mb"), Text(parts or "–"))
+    return table

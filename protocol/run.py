@@ -22,12 +22,40 @@ from .model import model_for
 from .trace import Trace, trace_from_path
 
 
-def explore_config(cfg, **options) -> Run:
-    """Explore configuration `cfg` with the packed engine (`engine.fast.explore_model`)."""
+ENGINES = ("packed", "vector")
+# What a partitioned search says of its engine in the result (`--json`'s `engine`).
+PARTITIONED = {"name": "packed", "why": "the partitioned search (--workers, --cluster) runs the packed engine"}
+
+
+def explore_config(cfg, engine: str | None = None, **options) -> Run:
+    """Explore configuration `cfg` with the vector engine where it applies
+    (`engine.vector.explore_vector`), else with the packed one
+    (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
+    which ran and, where the default fell back, why."""
+    from .engine.vector import WideKeys, explore_vector, vector_refusal
+
+    model = model_for(cfg)
+    why = vector_refusal(model, **{flag: options.get(flag, False)
+                                   for flag in ("symmetry", "fingerprints", "record_edges")})
+    if engine == "vector" and why is not None:
+        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
+    if engine != "packed" and why is None:
+        try:
+            run = explore_vector(model, **options)
+            run.engine_choice = {"name": "vector"}
+            return run
+        except Refusal as refusal:
+            raise ConfigError(str(refusal)) from None
+        except WideKeys as wide:
+            if engine == "vector":
+                raise ConfigError(f"--engine vector cannot check this: {wide}; drop --engine vector") from None
+            why = str(wide)
     try:
-        return explore_model(model_for(cfg), **options)
+        run = explore_model(model, **options)
     except Refusal as refusal:
         raise ConfigError(str(refusal)) from None
+    run.engine_choice = {"name": "packed", **({"why": why} if engine != "packed" else {})}
+    return run
 
 
 @attrs.frozen
@@ -70,6 +98,11 @@ class CheckResult:
     # the depth where it was first reached, None where it was not; None when the run
     # keeps no states to tell (--fingerprints).
     reachable: dict | None = attrs.field(factory=dict)
+    # Which engine ran: {"name": "vector"} or {"name": "packed"}, with a "why" where the
+    # default vector engine did not apply.
+    engine: dict | None = None
+    # The vector engine's CPU seconds per part of the search and of liveness (for `bench`).
+    parts: dict | None = None
 
     @property
     def config(self):
@@ -149,6 +182,7 @@ def check(
     fingerprints: bool = False,
     workers: int = 1,
     cluster: str | None = None,
+    engine: str | None = None,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
@@ -158,7 +192,9 @@ def check(
     With `workers` > 1 (or a Ray `cluster` address) the states are
     partitioned over that many workers (engine/parallel.py); one worker is
     the sequential search, untouched. Every engine's result is an
-    `engine.interface.Run`, and one path below gives its verdicts.
+    `engine.interface.Run`, and one path below gives its verdicts. `engine`
+    chooses the sequential engine ("packed" or "vector"); by default the vector
+    one where it applies.
     """
     started = time.perf_counter()
     if fingerprints:
@@ -168,7 +204,8 @@ def check(
     if workers > 1 or cluster is not None:
         run = explore_partitioned(named, workers, cluster, **options)
     else:  # the fast engine: same states, order, edges and verdicts as the readable model
-        run = explore_config(named.config, symmetry=symmetry, fingerprints=fingerprints, **options)
+        run = explore_config(named.config, engine=engine, symmetry=symmetry, fingerprints=fingerprints,
+                             **options)
     model = model_for(named.config)
     try:
         verdicts = {name: safety_verdict(run, name) for name in [*model.invariants, *model.transition_properties]}
@@ -197,6 +234,8 @@ def check(
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violated()),
         reachable=reached,
+        engine=getattr(run, "engine_choice", PARTITIONED),
+        parts=getattr(run, "parts", None),
         **run.report(),
     )
 

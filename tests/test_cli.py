@@ -21,7 +21,7 @@ from protocol.config import named_configurations
 
 SAFETY = ["TypeOK", "I1", "PhysicalLeSince", "NoRegression"]
 JSON_KEYS = {"config", "constants", "switches", "distinct_states", "transitions", "depth",
-             "seconds", "complete", "properties", "as_expected"}
+             "seconds", "complete", "properties", "as_expected", "engine"}
 
 
 def json_records(out: str) -> list[dict]:

@@ -28,7 +28,7 @@ def readable_exploration(cfg, **options):
 
 def assert_same_exploration(cfg, **options):
     slow = readable_exploration(cfg, **options)
-    fast = explore_config(cfg, record_edges=True, **options)
+    fast = explore_config(cfg, engine="packed", record_edges=True, **options)
     assert fast.distinct_states == slow.distinct_states
     assert [fast.state(i) for i in range(fast.distinct_states)] == slow.states
     assert list(fast.parent) == list(slow.parent)

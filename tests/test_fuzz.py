@@ -207,25 +207,33 @@ def violable(cfg) -> set[str]:
     frontier landing after X's higher one lowers the writer (NoRegression),
     given two frontiers to land (MaxTime >= 2).
 
-    Section 11: retirement reports guard I1 as the mechanisms above do; without
-    the reader's registration the cap no longer suffices even for one process;
-    without a writer floor and without the standing hold the publisher chases
-    the holds it sees (SinceAllowed), and past a second peek's create or, with an
-    alias, a create of the other id (I1); a
-    reader's cut at upper passes the coverage (PhysicalLeCoverage).
+    Section 11: a controller that frees a peek's hold only once every process
+    has reported it retired orders compaction behind the drops (a report that
+    never comes keeps the hold for ever), which guards every drop-ordering
+    defect but not a shared alias point's. Without a writer floor and without
+    the standing hold, the publisher rises to a reader's or an acquired hold
+    past what the controller allowed (SinceAllowed), and a second peek may
+    then be created below it (I1, with two peek ids); with an alias, an id
+    whose writer is still absent is left out of the bound, so the other id's
+    applied frontier passes a queued create of the first (I1, with one). The
+    cap on one process
+    is a guard only while the reader's registration bounds the publisher.
+    A reader's cut taken at the write frontier can lead the coverage
+    (PhysicalLeCoverage). SinceLeStanding and PhysicalLeCut hold everywhere.
     """
     nothing_to_break = cfg.D == 0 or cfg.MaxTime == 0
-    # Section 11: without a writer floor and without the standing hold, the publisher
-    # chases the holds it sees (SinceAllowed), and with a second peek passes its create (I1).
-    chases = (cfg.floor == "agent" and not cfg.standing_hold and not nothing_to_break
-              and (cfg.reader_bound or cfg.acquire != "none"))
     if cfg.alias == "shared":
         i1_guarded = (cfg.standing_hold and cfg.compaction == "routed") or nothing_to_break
     else:
-        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive" or cfg.ctl_release == "report"
-                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound) or nothing_to_break)
-    found = set() if i1_guarded and not (chases and (cfg.D >= 2 or cfg.alias != "none")) else {"I1"}
-    if chases:
+        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
+                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound)
+                      or cfg.ctl_release == "report" or nothing_to_break)
+    unfloored = (cfg.floor == "agent" and not cfg.standing_hold and (cfg.reader_bound or cfg.acquire != "none")
+                 and not nothing_to_break)
+    unfloored_alias = cfg.floor == "agent" and not cfg.standing_hold and cfg.alias != "none"
+    found = set() if i1_guarded and not (unfloored and cfg.D >= 2) and not (
+        unfloored_alias and not nothing_to_break) else {"I1"}
+    if unfloored:
         found.add("SinceAllowed")
     if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
         found.add("PhysicalLeSince")

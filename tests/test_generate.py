@@ -123,7 +123,8 @@ def test_every_named_configuration_generates_in_seconds_and_every_run_validates(
     instances = {str(label) for label in model_for(named.config).labels}
     assert {t.name for t in coverage.unreachable if t.kind == ACTION} <= instances
     for prop in named.expected_violations():
-        assert any(run.counterexample == prop for run in coverage.runs), prop
+        run = next(run for run in coverage.runs if run.counterexample == prop)
+        assert run.steps == checked(name).violation(prop).steps  # the very trace the checker prints
     for run in coverage.runs:
         found = validate(parse(run_log(name, named.config, run.steps)))
         assert found.is_behaviour, (run.first, found.mismatch)

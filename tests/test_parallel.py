@@ -132,6 +132,8 @@ def test_the_cli_gives_the_same_json_with_two_workers():
         record = json.loads(done.stdout)
         record.pop("seconds")
         records.append(record)
+    # which engine ran: the vector one alone, the packed one partitioned
+    assert records[0].pop("engine") == {"name": "vector"} and records[1].pop("engine")["name"] == "packed"
     levels = records[1].pop("level_sizes")  # only a partitioned search counts per level
     assert sum(levels) == records[1]["distinct_states"] and len(levels) == records[1]["depth"]
     assert records[0] == records[1]

@@ -42,6 +42,10 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="measure safety and safety+liveness with each of these worker counts side by "
                              "side (states/s per worker, bytes exchanged per state, speed-up over one), "
                              "instead of every mode")
+    parser.add_argument("--engines", action="store_true",
+                        help="measure safety and safety+liveness with the packed and the vector engine side "
+                             "by side (CPU seconds, states per CPU second, bytes per state, the vector "
+                             "engine's parts), instead of every mode")
     parser.set_defaults(run=run)
 
 
@@ -111,6 +115,12 @@ def run(args) -> int:
         from ..bench import WORKER_MODES, worker_mode
 
         modes = tuple(worker_mode(mode, workers) for mode in WORKER_MODES for workers in args.workers)
+    if args.engines:
+        from ..bench import ENGINE_MODES, ENGINES, engine_mode
+
+        if args.workers:
+            raise UsageError("--engines compares the sequential engines: drop --engines or --workers")
+        modes = tuple(engine_mode(mode, engine) for mode in ENGINE_MODES for engine in ENGINES)
     records: list[dict] = []
     interrupted = False
     with output_to(None) as sink:
@@ -133,11 +143,16 @@ def run(args) -> int:
         if not args.json and records:
             from ..render_bench import bench_table, scc_table
 
-            console.print(bench_table(records, machine(), args.max_states, width=console.width))
+            if not args.engines:
+                console.print(bench_table(records, machine(), args.max_states, width=console.width))
             from ..render_bench import workers_table
 
             if args.workers:
                 console.print(workers_table(records))
+            if args.engines:
+                from ..render_bench import engines_table
+
+                console.print(engines_table(records))
             split = scc_table(records)
             if split is not None:
                 console.print(split)

@@ -50,6 +50,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
                              "TLC's memory bound), and report the chance of a collision")
     add_workers_option(parser, "partition the states over N worker processes (auto: one per core); "
                                "same counts, depths, verdicts and shortest lengths as one")
+    parser.add_argument("--engine", choices=checking.ENGINES,
+                        help="the sequential search: vector (numpy, a level at a time; the default where it "
+                             "applies) or packed (a state at a time); same counts, verdicts and traces")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="run the partitions as actors on the Ray cluster at ADDRESS (host:port, or "
                              "`local` for a Ray started here); needs pip install '.[cluster]'")
@@ -147,7 +150,11 @@ def check_options(named, args) -> dict:
     if args.fingerprints:
         checking.refuse_liveness_with_fingerprints(named, options.get("liveness", True))
         options.update(fingerprints=True)
+    if args.engine is not None:
+        options.update(engine=args.engine)
     if args.workers > 1 or args.cluster is not None:
+        if args.engine == "vector":
+            raise UsageError("--engine vector is sequential: drop --engine vector or --workers/--cluster")
         for flag in ("symmetry", "fingerprints"):
             if getattr(args, flag):
                 raise UsageError(f"--{flag} is sequential only: drop --{flag} or --workers/--cluster")
@@ -217,6 +224,8 @@ def json_line(result) -> str:
         **({"reachable": result.reachable} if result.named.reachable else {}),  # name -> first depth, or null
         "as_expected": result.as_expected,
     }
+    if getattr(result, "engine", None) is not None:  # which engine ran, and why not the vector one
+        record["engine"] = result.engine
     not_applicable = invariants.not_applicable_for(result.config)
     if not_applicable:  # only where a property the summary would list does not apply (physical = from_cuts)
         record["not_applicable"] = not_applicable
