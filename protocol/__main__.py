@@ -2,15 +2,42 @@
 
 Kept apart so that the subcommands import their helpers from one module
 object, `protocol.subcommands.common`, instead of a second copy of `__main__`.
+Run as the program, it catches the signals that end a run before anything
+else is imported, so that one arriving while the modules load ends it the
+same way (one line, exit 1). Imported (by a tool listing the modules), it
+touches no signal.
 """
 
 import sys
 
-try:
-    from .cli import main
-except KeyboardInterrupt:  # Ctrl-C while the modules load: nothing has run yet
-    print("protocol: interrupted (Ctrl-C) before any result; nothing written", file=sys.stderr)
-    sys.exit(1)
+from .lifecycle import catch_signals, deferred, how, ignore_signals, interrupted
+
+
+def exit_with(code: int):
+    """Exit with `code`, the run's own, whatever interrupted it and how it was handled."""
+    ignore_signals()  # the run has ended and said how; the interpreter's own exit is not to be cut
+    # CPython notes a KeyboardInterrupt raised inside code run from a string (the
+    # namedtuple, attrs and dataclasses machinery compile their methods so) and,
+    # although it was caught, exits "killed by SIGINT" at the end; running any
+    # string clears that note.
+    exec("")
+    sys.exit(code)
+
+
+def load_and_run() -> None:
+    try:
+        with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
+            catch_signals()
+            from .cli import main
+    except BaseException as error:
+        # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
+        # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
+        if not (isinstance(error, KeyboardInterrupt) or interrupted()):
+            raise
+        print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
+        exit_with(1)
+    exit_with(main())
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    load_and_run()

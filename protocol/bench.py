@@ -226,8 +226,12 @@ def parse_constants_ladder(texts: list[str]) -> tuple:
 
 
 def main_one(request: str) -> int:
+    """The measuring child: its own workers (a --workers mode) die with it, however it ends."""
+    from .lifecycle import run_lifecycle
+
     name, constants, mode, max_states = json.loads(request)
-    print(json.dumps(measure(name, constants, mode, max_states)))
+    with run_lifecycle():
+        print(json.dumps(measure(name, constants, mode, max_states)))
     return 0
 
 

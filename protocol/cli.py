@@ -13,6 +13,7 @@ import sys
 
 from .config import ConfigError
 from .engine import ModelError
+from .lifecycle import deferred, how, interrupted, run_lifecycle
 from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
@@ -33,9 +34,26 @@ SUBCOMMANDS = {
 }
 
 
+def version() -> str:
+    """The version pyproject.toml gives (the package may run from a checkout, not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("protocol")
+    except metadata.PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        found = re.search(r'^version = "([^"]+)"', pyproject.read_text(), re.M) if pyproject.exists() else None
+        return found.group(1) if found else "unknown"
+
+
 def build_parser(command: str | None = None) -> Parser:
     """The parser, with the full parser of `command` and a one-line entry for every other."""
     parser = Parser(prog="protocol", description=__doc__.splitlines()[0])
+    parser.help_command = command  # an unrecognized argument is that subcommand's to explain
+    parser.add_argument("--version", action="version", version=f"protocol {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, help) in SUBCOMMANDS.items():
         if name == command:
@@ -53,8 +71,18 @@ def named_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    with run_lifecycle():
+        try:
+            return dispatch(argv)
+        except KeyboardInterrupt:  # a signal while the run was saying how it ended (an error's line)
+            warn(f"interrupted ({how()})")
+            return EXIT_NOT_AS_EXPECTED
+
+
+def dispatch(argv: list[str]) -> int:
     try:
-        args = build_parser(named_command(argv)).parse_args(argv)
+        with deferred():  # importing the subcommand's module: see lifecycle.deferred
+            args = build_parser(named_command(argv)).parse_args(argv)
         if not getattr(args, "run", None):
             raise UsageError("name a command: " + ", ".join(SUBCOMMANDS))
         return args.run(args)
@@ -66,7 +94,14 @@ def main(argv: list[str] | None = None) -> int:
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED
     except KeyboardInterrupt:  # before any result was there to report
-        warn("interrupted (Ctrl-C) before any result; nothing written")
+        warn(f"interrupted ({how()}) before any result; nothing written")
+        return EXIT_NOT_AS_EXPECTED
+    except Exception:
+        if not interrupted():
+            raise
+        # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
+        # one raised in a class body's __set_name__ while a module loads)
+        warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()

@@ -278,7 +278,7 @@ def find_checkout(start: Path | None = None) -> Path | None:
 def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     """Every file derived from refutations/ and the state schema, path -> what it must hold now
     (one check per refutation)."""
-    results = {named.name: check(named) for named in refutations()}
+    results = {named.name: complete_check(named) for named in refutations()}
     docs = root / "docs"
     files = {docs / "refutations.md": refutations_markdown(results),
              docs / "protocol.md": protocol_doc(stored(docs / "protocol.md"))}
@@ -325,7 +325,7 @@ def with_check_outputs(text: str, results: dict) -> str:
     def regenerated(block: re.Match) -> str:
         name = block["name"]
         if name not in results:
-            results[name] = check(lookup(name))
+            results[name] = complete_check(lookup(name))
         return f"$ python -m protocol check {name}\n" + check_output(results[name], block["output"])
 
     return CHECK_OUTPUT.sub(regenerated, text)
@@ -333,6 +333,15 @@ def with_check_outputs(text: str, results: dict) -> str:
 
 class DocsError(ValueError):
     """A file `docs` reads that cannot be read, or prose that lost a declared quote: one line."""
+
+
+def complete_check(named):
+    """`check(named)`, or KeyboardInterrupt if it was interrupted: a file derived from
+    a search cut short would say that a refutation's violation was never found."""
+    result = check(named)
+    if result.interrupted or not result.complete:
+        raise KeyboardInterrupt
+    return result
 
 
 def stored(path: Path) -> str:

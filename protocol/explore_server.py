@@ -13,7 +13,10 @@ serves is a thin client of the JSON API (documented in docs/report.md):
   invariant's verdict with its witnesses;
 - `GET /api/successors/<id>`: the enabled action instances, each with its words,
   what it changes, the successor's id and the transition properties it breaks;
-- `GET /api/path/<id>`: the shortest path from the initial state to the state.
+- `GET /api/path/<id>`: the shortest path from the initial state to the state
+  (503 with `"searching": true` while the search has not reached it yet).
+
+Every answer is JSON, errors and other methods (405) included.
 """
 
 from __future__ import annotations
@@ -40,10 +43,29 @@ class UnknownState(LookupError):
     """An id no state has been given yet."""
 
 
-class Explorer:
-    """The model's state graph, numbered and expanded only where it is looked at."""
+class StillSearching(LookupError):
+    """The breadth-first search has not reached the state yet: ask again (503)."""
 
-    def __init__(self, named, trace: Trace | None = None):
+
+# The breadth-first search behind "shortest path here" keeps every state it
+# reaches (about 1 kB each in Python objects): past this many it stops, and a
+# state it did not reach is answered as beyond the bound, not searched for ever.
+PATH_SEARCH_LIMIT = 1_000_000
+PATH_WAIT_SECONDS = 2.0  # how long one request waits for the search before answering "ask again"
+SEARCH_BATCH = 256  # states expanded per turn of the search thread, between two takings of the lock
+
+
+class Explorer:
+    """The model's state graph, numbered and expanded only where it is looked at.
+
+    The shortest paths come from one breadth-first search that runs on its own
+    thread, started by the first path asked for, and holds the lock only to
+    number what it found: a request waits for it at most PATH_WAIT_SECONDS
+    (answering "still searching" after that), and every other request is
+    answered meanwhile.
+    """
+
+    def __init__(self, named, trace: Trace | None = None, search_limit: int = PATH_SEARCH_LIMIT):
         self.named = named
         self.cfg = named.config
         model = model_for(self.cfg)
@@ -58,10 +80,15 @@ class Explorer:
         self.trace_ids = [self.id_of(step.state) for step in trace.steps] if trace else []
         self.trace_actions = [None if step.action is None else str(step.action) for step in trace.steps] if trace else []
         self.trace_prop = trace.prop if trace else None
+        self.lock = threading.RLock()  # the server answers on several threads
         # The breadth-first search behind `path`: parents of the states it has reached.
+        self.search_limit = search_limit
         self._parent = {self.initial: None}
         self._frontier = deque([self.initial])
-        self.lock = threading.Lock()  # the server answers on several threads
+        self._searched = threading.Condition(self.lock)  # notified as the search reaches states
+        self._search: threading.Thread | None = None
+        self._search_over = False  # the frontier is empty, or the bound was reached
+        self.stopping = threading.Event()
 
     def id_of(self, state) -> int:
         if state not in self.ids:
@@ -81,17 +108,25 @@ class Explorer:
             self._expanded[state_id] = [(label, self.id_of(after)) for label, after in found]
         return self._expanded[state_id]
 
-    def path(self, state_id: int) -> list:
-        """The shortest path [(label or None, id)] from the initial state to `state_id`."""
+    def path(self, state_id: int, wait: float = PATH_WAIT_SECONDS) -> list:
+        """The shortest path [(label or None, id)] from the initial state to `state_id`.
+        Waiting for the search releases the lock."""
+        with self.lock:
+            return self._path(state_id, wait)
+
+    def _path(self, state_id: int, wait: float) -> list:
         self.state(state_id)
-        while state_id not in self._parent:
-            if not self._frontier:
-                raise UnknownState(f"state {state_id} is not reachable from the initial state")
-            current = self._frontier.popleft()
-            for label, after in self.successors(current):
-                if after not in self._parent:
-                    self._parent[after] = (current, label)
-                    self._frontier.append(after)
+        if state_id not in self._parent:
+            self._start_search()
+            self._searched.wait_for(lambda: state_id in self._parent or self._search_over, timeout=wait)
+        if state_id not in self._parent:
+            if not self._search_over:
+                raise StillSearching(f"the breadth-first search has reached {len(self._parent):,} states, "
+                                     f"not yet state {state_id}: ask again")
+            if self._frontier:
+                raise UnknownState(f"state {state_id} is not among the {self.search_limit:,} states nearest "
+                                   "the initial state, where the search for shortest paths stops")
+            raise UnknownState(f"state {state_id} is not reachable from the initial state")
         path = []
         at = state_id
         while at is not None:
@@ -99,6 +134,32 @@ class Explorer:
             path.append((None if parent is None else parent[1], at))
             at = None if parent is None else parent[0]
         return path[::-1]
+
+    def _start_search(self) -> None:
+        if self._search is None:
+            self._search = threading.Thread(target=self._breadth_first, name="explorer-search", daemon=True)
+            self._search.start()
+
+    def _breadth_first(self) -> None:
+        """The search thread: expand the frontier a batch at a time, the successors computed
+        without the lock (the model's successor function is pure), numbered with it."""
+        while not self.stopping.is_set():
+            with self.lock:
+                if not self._frontier or len(self._parent) >= self.search_limit:
+                    self._search_over = True
+                    self._searched.notify_all()
+                    return
+                batch = [self._frontier.popleft() for _ in range(min(SEARCH_BATCH, len(self._frontier)))]
+                states = [self.states[state_id] for state_id in batch]
+            found = [self._successors(state) for state in states]
+            with self.lock:
+                for current, successors in zip(batch, found):
+                    for label, after in successors:
+                        after_id = self.id_of(after)
+                        if after_id not in self._parent:
+                            self._parent[after_id] = (current, label)
+                            self._frontier.append(after_id)
+                self._searched.notify_all()
 
     # ------------------------------------------------------------ records
 
@@ -175,18 +236,49 @@ class Handler(BaseHTTPRequestHandler):
                 record = route(self.explorer, state_id)
         except UnknownState as error:
             return self._json(HTTPStatus.NOT_FOUND, {"error": str(error)})
+        except StillSearching as error:
+            return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(error), "searching": True},
+                              {"Retry-After": "1"})
         return self._json(HTTPStatus.OK, record)
 
-    def _json(self, status, record) -> None:
-        self._send(status, json.dumps(record).encode("utf-8"), "application/json")
+    def _refuse_method(self):
+        """Any method but GET (and HEAD): 405, as JSON like every answer."""
+        self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"{self.command} is not served: the API is GET only"},
+                   {"Allow": "GET, HEAD"})
 
-    def _send(self, status, body: bytes, content_type: str) -> None:
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method  # noqa: N815 - http.server's names
+
+    def do_HEAD(self):  # noqa: N802 - http.server's name
+        """GET's headers without its body (a path's search is not started for it)."""
+        self._head_only = True
+        try:
+            self.do_GET()
+        finally:
+            self._head_only = False
+
+    _head_only = False
+
+    def _json(self, status, record, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(record).encode("utf-8"), "application/json", headers)
+
+    def _send(self, status, body: bytes, content_type: str, headers: dict | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        if not self._head_only:
+            self.wfile.write(body)
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (a malformed request line, a header too long) as JSON too."""
+        try:
+            self.close_connection = True
+            self._json(code, {"error": message or HTTPStatus(code).phrase})
+        except (OSError, ValueError):
+            pass
 
     def log_message(self, format, *args):  # noqa: A002 - http.server's name
         pass  # the terminal is for the one line saying where the explorer is, not a request log

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping
 import attrs
 
 from .config import SWITCHES, Config, ConfigError, NamedConfig, lookup, named_configurations
+from .lifecycle import deferred, stop_executor
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec
 # section 2 that restore the lost ordering, and section 11's third way to restore it,
@@ -259,7 +260,8 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
     # forked worker could inherit a lock that thread holds.
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(check_combination, row.config, row.named): row for row in todo}
+        with deferred():  # the workers start whole, or an interrupt would find them half started
+            futures = {pool.submit(check_combination, row.config, row.named): row for row in todo}
         try:
             for future in as_completed(futures):
                 outcome = future.result()
@@ -267,8 +269,8 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
                 yield futures[future].number, outcome
                 if outcome.interrupted:  # a worker caught the Ctrl-C every process got
                     raise KeyboardInterrupt
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # an interrupt: end the checks running, not wait for them
+            stop_executor(pool)
             raise
 
 

@@ -129,11 +129,51 @@ def verdict_text(verdict) -> Text:
 def expectation_text(result, prop: str) -> Text:
     expected = result.named.expected_violations()
     if prop not in expected:
+        unmet = unmet_needs(result.named, prop)
+        if unmet:  # the manifest names the violation, but these constants are below what it needs
+            return Text(f"holds (needs {unmet})")
         return Text("holds")
     return Text("violated" if expected[prop] is None else f"violated in {expected[prop]}")
 
 
-def summary_table(result) -> Table:
+# Below this width a nested table (the properties, the reachable states) is drawn under
+# the box instead of in it, where it has the whole width: its names and verdicts wrap at
+# spaces rather than being cut.
+NESTED_WIDTH = 80
+
+
+def with_nested(table: Table, nested: list, width: int | None):
+    """`table` with each (label, nested table) of `nested` as a row, or, narrower than
+    NESTED_WIDTH, the nested tables under it (a Group), each titled by its label."""
+    if width is None or width >= NESTED_WIDTH:
+        for label, inner in nested:
+            table.add_row(label, inner)
+        return table
+    below = []
+    for label, inner in nested:
+        if isinstance(inner, Table):
+            inner.title, inner.title_justify, inner.title_style = label, "left", "cyan"
+            below.append(inner)
+        else:
+            below.append(Text.assemble((label + ": ", "cyan"), inner))
+    return Group(table, *below)
+
+
+def unmet_needs(named, prop: str) -> str:
+    """The constants `named`'s violation of `prop` needs and its run is below ("P>=2"), or ""
+    when the manifest expects no violation of `prop` at all."""
+    if prop not in dict(named.expect):
+        return ""
+    least: dict = {}
+    for name, value in named.needs:
+        for constant, at in (value if isinstance(value, tuple) else ((name, value),)):
+            if not isinstance(value, tuple) or name == prop:
+                least[constant] = max(least.get(constant, 0), at)
+    return ", ".join(f"{constant}>={at}" for constant, at in least.items() if getattr(named.config, constant) < at)
+
+
+def summary_table(result, width: int | None = None):
+    """The one-screen summary (a Group instead of a Table narrower than NESTED_WIDTH)."""
     named, cfg = result.named, result.config
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     status = "as expected" if result.as_expected else "NOT as expected"
@@ -165,13 +205,14 @@ def summary_table(result) -> Table:
         props.add_row(prop, verdict_text(verdict), expectation_text(result, prop))
     for prop, why in invariants.not_applicable_for(cfg).items():
         props.add_row(prop, Text("does not apply", style="dim"), Text(why))
-    table.add_row("properties", props)
     reached = reachable_table(result)
-    if reached is not None:
-        table.add_row("reachable", reached)
+    nested = [("properties", props)] + ([("reachable", reached)] if reached is not None else [])
+    narrow = width is not None and width < NESTED_WIDTH
+    if not narrow:
+        nested, drawn = [], with_nested(table, nested, None)
     for line in result.mismatches():
         table.add_row("mismatch", Text(line, style="bold red"))
-    return table
+    return with_nested(table, nested, width) if narrow else drawn
 
 
 def reachable_table(result):
@@ -209,7 +250,7 @@ def result_counts(result) -> list[tuple[str, str]]:
 def render_result(console: Console, result, show_traces: bool = True, full: bool = False,
                   explain=None) -> None:
     """The one-screen summary, then each counterexample found."""
-    console.print(summary_table(result))
+    console.print(summary_table(result, console.width))
     if not show_traces:
         return
     for prop, verdict in result.properties.items():
@@ -250,7 +291,7 @@ class ProgressView:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            SpinnerColumn(), one_line_description(), TimeElapsedColumn(),
             console=console, transient=True,
         )
         self.task = self.progress.add_task(name)
@@ -291,3 +332,12 @@ def configurations_table(configurations) -> Table:
         shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
         table.add_row(named.name, Text(shown), expected)
     return table
+
+
+def one_line_description():
+    """A progress bar's description shortened with an ellipsis, never wrapped onto a second
+    line: a progress bar redraws one line in place, and a wrapped one is left behind mid-word."""
+    from rich.progress import TextColumn
+    from rich.table import Column
+
+    return TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis"))

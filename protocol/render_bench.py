@@ -9,6 +9,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from .render import one_line_description
+
 
 def constants_text(constants: dict) -> str:
     return ",".join(f"{name}={value}" for name, value in constants.items())
@@ -103,17 +105,29 @@ def long_table(records: list[dict], machine: dict, max_states: int) -> Table:
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']}, Python {machine['python']}; "
                f"seconds wall (CPU); cut: more than {max_states:,} distinct states")
     table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
-                  caption=caption, caption_justify="left", pad_edge=False, padding=(0, 2, 0, 0), show_edge=False)
+                  caption=caption, caption_justify="left", pad_edge=False, padding=(0, 1, 0, 0), show_edge=False)
     table.add_column("configuration\nconstants\nmode", overflow="fold", min_width=17)
-    for header in ("distinct\nstates", "reduced", "transitions", "s (CPU)", "peak\nMB"):
-        table.add_column(header, justify="right", no_wrap=True)
+    # Each figure cell is a column of short lines (the reduced count under the distinct one,
+    # the CPU seconds under the wall ones), so that the table fits 60 columns whole.
+    for header in ("distinct\nstates\n(reduced)", "transi-\ntions", "s\n(CPU)", "peak\nMB"):
+        table.add_column(header, justify="right", overflow="fold")
     for record in records:
         if record["mode"] in ("scc:tarjan", "scc:networkx"):
             continue
         table.add_row(f"{record['config']}\n{constants_text(record['constants'])}\n{record['mode']}",
-                      figure(record, "distinct_states"), figure(record, "reduced_states"),
-                      figure(record, "transitions"), seconds(record), figure(record, "peak_memory_mb"))
+                      stacked(figure(record, "distinct_states"), reduced(record)),
+                      figure(record, "transitions"), seconds(record, stack=True), figure(record, "peak_memory_mb"))
     return table
+
+
+def stacked(*cells: Text | None) -> Text:
+    return Text("\n").join(cell for cell in cells if cell is not None)
+
+
+def reduced(record: dict) -> Text | None:
+    if record.get("complete") and record.get("reduced_states") is not None:
+        return Text(f"({record['reduced_states']:,})", style="dim")
+    return None
 
 
 def scc_table(records: list[dict]) -> Table | None:
@@ -135,10 +149,10 @@ def scc_table(records: list[dict]) -> Table | None:
     return table
 
 
-def seconds(record: dict | None) -> Text:
+def seconds(record: dict | None, stack: bool = False) -> Text:
     text = figure(record, "seconds")
     if record is not None and record.get("complete"):
-        text.append(f" ({record['cpu_seconds']:.1f})", style="dim")
+        text.append(("\n" if stack else " ") + f"({record['cpu_seconds']:.1f})", style="dim")
     return text
 
 
@@ -146,8 +160,8 @@ class BenchProgress:
     """A progress bar over the measurements, on the terminal only."""
 
     def __init__(self, console: Console, total: int):
-        self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("{task.description}"),
+        self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 one_line_description(),
                                  console=console, transient=True, disable=not console.is_terminal)
         self.task = self.progress.add_task("", total=total)
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .matrix import Matrix, Row, derivation_summary, mechanisms_text, named_words, property_names, remark
-from .render import VERDICT_STYLE
+from .render import VERDICT_STYLE, one_line_description
 
 
 # Two-line headers keep the five verdict columns narrow.
@@ -97,7 +97,7 @@ class MatrixProgress:
 
     def __init__(self, console: Console, total: int):
         self.progress = Progress(
-            TextColumn("matrix"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+            TextColumn("matrix"), BarColumn(), MofNCompleteColumn(), one_line_description(),
             TimeElapsedColumn(), console=console, transient=True,
         )
         self.task = self.progress.add_task("", total=total)

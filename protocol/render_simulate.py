@@ -13,17 +13,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .render import trace_table
+from .render import NESTED_WIDTH, one_line_description, trace_table, with_nested
 from .simulate import SimulationResult
 
 
 def render_simulation(console, result: SimulationResult, full: bool = False) -> None:
-    console.print(simulation_table(result))
+    console.print(simulation_table(result, console.width))
     for finding in result.findings.values():
         console.print(trace_table(finding.trace, full=full, cfg=result.config))
 
 
-def simulation_table(result: SimulationResult):
+def simulation_table(result: SimulationResult, width: int | None = None):
+    """The summary of a simulation (a Group, the properties under the box, below 80 columns)."""
     cfg, ok = result.config, result.as_expected
     table = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     table.title = Text.assemble((result.named.name, "bold"), "  simulate  ",
@@ -41,10 +42,12 @@ def simulation_table(result: SimulationResult):
     ]
     for what, value in rows:
         table.add_row(what, Text(value))
-    table.add_row("properties", properties_table(result))
+    narrow = width is not None and width < NESTED_WIDTH
+    if not narrow:
+        table.add_row("properties", properties_table(result))
     for line in result.mismatches():
         table.add_row("mismatch", Text(line, style="bold red"))
-    return table
+    return with_nested(table, [("properties", properties_table(result))], width) if narrow else table
 
 
 def properties_table(result: SimulationResult):
@@ -65,7 +68,7 @@ def properties_table(result: SimulationResult):
 def walk_progress_bar(console, name: str, walks: int):
     """A progress bar over the walks (only on a terminal); yields the `on_progress` callback."""
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    columns = (one_line_description(), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[violations]} violating"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"{name}: walks", total=walks, violations=0)

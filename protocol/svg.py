@@ -125,6 +125,21 @@ def _arrow(layout: Layout, event: Event, y: float) -> str:
             f'<text x="{label_x:.0f}" y="{line_y - 5:.0f}" text-anchor="middle">{escape(event.text)}</text></g>')
 
 
+def _wrapped(layout: Layout, events) -> list[Event]:
+    """Each note too wide for the diagram (one process: three lanes) as several notes,
+    one line each, so that no text is cut at the diagram's edges."""
+    import textwrap
+
+    room = int((layout.width - GUTTER - 4 - 2 * NOTE_PAD) / CHAR)
+    fitted = []
+    for event in events:
+        if event.kind in ("note", "cycle") and len(event.text) > room:
+            fitted += [event._replace(text=line) for line in textwrap.wrap(event.text, room)]
+        else:
+            fitted.append(event)
+    return fitted
+
+
 def _drawn(layout: Layout, event: Event, y: float) -> str:
     if event.kind in ("note", "cycle"):
         return _note(layout, event, y, css=event.kind)
@@ -134,6 +149,7 @@ def _drawn(layout: Layout, event: Event, y: float) -> str:
 def _step_group(layout: Layout, number: int, events: list[Event], y: float, css: str,
                 extra: list[Event] = ()) -> tuple[str, float]:
     """One step's band: a background the page's script highlights, its number, its events."""
+    events, extra = _wrapped(layout, events), _wrapped(layout, extra)
     rows = len(events) + len(extra)
     height = rows * ROW + 8
     parts = [f'<g class="{css}" data-step="{number}">',
@@ -169,11 +185,13 @@ def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
         bands.append(drawn)
         y += height
     if len(trace.steps) == 1:
-        bands.append(_note(layout, _verdict_events(told, everyone)[0], y, css="verdict"))
-        y += ROW
+        for event in _wrapped(layout, _verdict_events(told, everyone)[:1]):
+            bands.append(_note(layout, event, y, css="verdict"))
+            y += ROW
     if told.ending:
-        bands.append(_note(layout, Event("note", everyone, "\u21ba the run " + told.ending), y, css="cycle"))
-        y += ROW
+        for event in _wrapped(layout, [Event("note", everyone, "\u21ba the run " + told.ending)]):
+            bands.append(_note(layout, event, y, css="cycle"))
+            y += ROW
     height = y + 8
     return (f'<svg class="sequence" role="img" '
             f'viewBox="0 0 {layout.width} {height:.0f}" width="{layout.width}" '

@@ -265,13 +265,13 @@ def rendered_tables():
 
     reduced = check(lookup("HoldsUnfair"), symmetry=True)
     printed = check(lookup("HoldsRouted"), fingerprints=True, liveness=False)
-    yield "symmetry summary", summary_table(reduced), ["CompactionNotStalled", "violated in 2", "distinct states",
+    yield "symmetry summary", lambda width: summary_table(reduced, width), ["CompactionNotStalled", "violated in 2", "distinct states",
                                                         f"{reduced.reduced_states:,}", "as expected"]
-    yield "fingerprints summary", summary_table(printed), ["violated in 6", "optimistic", "actual"]
+    yield "fingerprints summary", lambda width: summary_table(printed, width), ["violated in 6", "optimistic", "actual"]
     yield "list", configurations_table(named_configurations().values()), [
         "HoldsPhysicalFromUpper", "CompactionNotStalled", "acquire=release_on_maintenance"]
     walked = simulate(lookup("HoldsRouted"), walks=50, depth=20, seed=1)
-    yield "simulate", simulation_table(walked), ["HoldsRouted", "of 50 run", "not violated"]
+    yield "simulate", lambda width: simulation_table(walked, width), ["HoldsRouted", "of 50 run", "not violated"]
     rows = plan({"P": 2, "D": 1, "MaxTime": 2})
     outcome = Outcome({"I1": (True, None), "CompactionNotStalled": (False, 12), "TypeOK": (True, None),
                        "PhysicalLeSince": (True, None), "NoRegression": (True, None)},
@@ -288,6 +288,24 @@ def rendered_tables():
     machine = {"cpus": 2, "load_average_1min": 1.0, "python": "3.11"}
     yield "bench", lambda width: bench_table(records, machine, 3_000_000, width=width), ["HoldsAcquire", "2,712,345", "12,345,678",
                                                                         "1,400,000", "1,234"]
+
+
+NARROW_TABLES = ("symmetry summary", "fingerprints summary", "simulate", "bench")
+
+
+@pytest.mark.parametrize("width", [60])
+def test_the_summaries_fit_60_columns_without_losing_a_word(width):
+    """Issue 24: below 80 columns the nested properties table was cut ("CompactionNotStal…")."""
+    from protocol.render import plain_text
+
+    for name, table, words in rendered_tables():
+        if name not in NARROW_TABLES:
+            continue
+        text = plain_text(table(width) if callable(table) else table, width)
+        assert max(len(line) for line in text.splitlines()) <= width, (name, text)
+        assert "…" not in text, (name, text)
+        for word in words:
+            assert word in " ".join(text.split()), (name, word, text)
 
 
 @pytest.mark.parametrize("width", [80, 200])

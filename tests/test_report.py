@@ -267,7 +267,7 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
             process.kill()
             process.wait()
     assert process.returncode == 0
-    assert stderr == "protocol: explorer stopped\n"
+    assert stderr == "protocol: explorer stopped (Ctrl-C)\n"
 
 
 def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():

@@ -40,6 +40,9 @@ class Label(tuple):
     def args(self) -> tuple:
         return self[1:]
 
+    def __getnewargs__(self) -> tuple:  # pickled (to a worker and back) as Label(name, *args)
+        return tuple(self)
+
     def __str__(self) -> str:
         if not self.args:
             return self.name

@@ -135,8 +135,9 @@ class ProcessPool:
                 connection.send(None)
             except OSError:
                 pass
+        deadline = time.monotonic() + 0.5  # an idle worker exits at once; a busy one (an interrupt) is killed
         for process in self.processes:
-            process.join(timeout=2)
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
             if process.is_alive():
                 process.kill()
                 process.join()

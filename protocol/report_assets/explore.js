@@ -7,6 +7,9 @@
 
   function get(path) {
     return fetch(path).then(function (response) {
+      if (response.status === 503) {  // the shortest-path search has not got there yet: ask again
+        return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(function () { return get(path); });
+      }
       if (!response.ok) { throw new Error(path + ": " + response.status); }
       return response.json();
     });

@@ -56,6 +56,8 @@ def worker_counts(text: str) -> tuple:
     counts = tuple(workers_count(part.strip()) for part in text.split(",") if part.strip())
     if not counts:
         raise argparse.ArgumentTypeError("give worker counts, e.g. 1,2")
+    if len(set(counts)) < len(counts):  # auto may be the same count as one given
+        raise argparse.ArgumentTypeError(f"{text} gives a worker count twice: give each once")
     return counts
 
 
@@ -66,6 +68,9 @@ def rungs_from(args) -> tuple:
         rungs = ({**Config().constants, **constants_from(args)},)
     elif args.rung:
         rungs = tuple(rung(text) for text in args.rung)
+        twice = [text for number, text in enumerate(args.rung) if rungs[number] in rungs[:number]]
+        if twice:
+            raise UsageError(f"--rung {twice[0]} given twice: give each rung once")
     else:
         rungs = LADDER
     for constants in rungs:
@@ -108,6 +113,11 @@ def line(record: dict) -> str:
 
 
 def run(args) -> int:
+    if args.workers and args.scc:
+        raise UsageError("--workers measures safety and safety+liveness only, not the --scc split: give one")
+    names_twice = sorted({name for name in args.config if args.config.count(name) > 1})
+    if names_twice:
+        raise UsageError(f"--config {names_twice[0]} given twice: name each configuration once")
     rungs = rungs_from(args)
     names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
     modes = MODES + (SCC_MODES if args.scc else ())

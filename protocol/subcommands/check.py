@@ -23,16 +23,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser = subparsers.add_parser(
         name, help=help, description="Explore every reachable state breadth-first and check every property.",
     )
-    parser.add_argument("names", nargs="*", metavar="NAME", help="configuration names (see `list`)")
-    parser.add_argument("--all", action="store_true", help="check every named configuration")
-    add_constants_option(parser)
+    add_selection_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object per configuration per line")
-    parser.add_argument("--stop-on-violation", action="store_true",
-                        help="stop at the first violation found (TLC's default behaviour); "
-                             "the run is then incomplete and exits 1")
-    parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"), metavar="N",
-                        help="cut the search after N distinct states (unreduced, also with --symmetry); "
-                             "the result is then incomplete")
+    add_search_options(parser)
     parser.add_argument("--full", action="store_true", help="show every variable of every trace state")
     parser.add_argument("--format", choices=(*FORMATS, "html"), default="terminal",
                         help="how to write results and counterexamples (itf: one JSON document per line; "
@@ -40,6 +33,24 @@ def add_parser(subparsers, name: str, help: str) -> None:
     add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes); "
                               "an existing FILE is replaced only by a complete run")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    parser.set_defaults(run=run)
+
+
+def add_selection_options(parser) -> None:
+    """The configurations a command checks: names or --all, with -c constants."""
+    parser.add_argument("names", nargs="*", metavar="NAME", help="configuration names (see `list`)")
+    parser.add_argument("--all", action="store_true", help="check every named configuration")
+    add_constants_option(parser)
+
+
+def add_search_options(parser) -> None:
+    """How the search runs: the same options, read the same way, for every format and for `report`."""
+    parser.add_argument("--stop-on-violation", action="store_true",
+                        help="stop at the first violation found (TLC's default behaviour); "
+                             "the run is then incomplete and exits 1")
+    parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"), metavar="N",
+                        help="cut the search after N distinct states (unreduced, also with --symmetry); "
+                             "the result is then incomplete")
     parser.add_argument("--symmetry", action="store_true",
                         help="explore one state per orbit of process permutations (not with the cap); "
                              "counts stay unreduced, the reduced one is added")
@@ -56,16 +67,15 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="run the partitions as actors on the Ray cluster at ADDRESS (host:port, or "
                              "`local` for a Ray started here); needs pip install '.[cluster]'")
-    parser.set_defaults(run=run)
 
 
 def refuse_contradictions(args) -> None:
     if args.json and args.format != "terminal":
         raise UsageError(f"--json and --format {args.format} both choose the output: give one")
     refuse_together(args, "--no-trace", "--full", "--full shows every variable of the traces --no-trace hides")
-    if args.no_trace and args.format in ("itf", "mermaid"):
-        raise UsageError(f"--format {args.format} writes only traces, which --no-trace hides: give one")
-    if args.full and (args.json or args.format in ("itf", "mermaid")):
+    if args.no_trace and args.format in ("itf", "mermaid", "html"):
+        raise UsageError(f"--format {args.format} writes every trace, which --no-trace hides: give one")
+    if args.full and (args.json or args.format in ("itf", "mermaid", "html")):
         raise UsageError("--full applies to the terminal and markdown traces only: drop it")
     if args.format == "mermaid" and (args.all or len(args.names) > 1):
         raise UsageError("--format mermaid writes one diagram (a .mmd file): name one configuration")
@@ -76,23 +86,44 @@ def refuse_contradictions(args) -> None:
 
 def run(args) -> int:
     refuse_contradictions(args)
-    if args.format == "html":  # an alias of `report`: one page for every configuration named
-        from .report import run as report
+    return check_and_write(args, plan_of(args))
 
-        return report(args)
-    plan, skipped = checkable(selected_configurations(args), args)  # refuse before anything is written
-    check_writable(args.output)
+
+def plan_of(args) -> tuple[list, list]:
+    """Each configuration to check with its options, and those skipped; refused before anything is written."""
+    chosen = selected_configurations(args)
+    check_writable(args.output)  # before the notes of configurations skipped: a usage error is one line
+    return checkable(chosen, args)
+
+
+def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
+    """The one path of every check: `check` in every format, and `report`. Each
+    configuration is checked in turn, the loop stopping at the first interrupt;
+    a page (--format html, `report`) is drawn only from a run not interrupted."""
+    plan, skipped = planned
+    page = args.format == "html"
     results = []
     with output_to(args.output) as sink:
         console = make_console(sink)
-        show_progress = console.is_terminal and not args.json
+        show_progress = console.is_terminal and not args.json and not page
         started = time.perf_counter()
         for named, options in plan:
             result = check_one(named, options, console, show_progress)
             results.append(result)
-            emit(result, args, console, sink)
+            if not page:
+                emit(result, args, console, sink)
             if result.interrupted:
                 break
+        matrix = None
+        if matrix_constants is not None and not any(r.interrupted for r in results):
+            matrix = checked_matrix(matrix_constants)
+        interrupted = any(r.interrupted for r in results) or (matrix is not None and not matrix.complete)
+        if page and not interrupted:
+            from ..report import report_html
+
+            sink.write(report_html(results, matrix))
+        if args.output and not sink.written and not interrupted and (args.all or len(args.names) > 1):
+            warn(f"nothing to write: {args.output} left as it was")
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
             from ..render import render_totals
 
@@ -100,10 +131,18 @@ def run(args) -> int:
         return settle(
             sink,
             complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),
-            as_expected=all(r.as_expected for r in results),
-            interrupted=any(r.interrupted for r in results),
-            why=interrupted_why(results),
+            as_expected=all(r.as_expected for r in results) and (matrix is None or matrix.as_expected),
+            interrupted=interrupted,
+            why=interrupted_why(results) if not page else "no page drawn",
         )
+
+
+def checked_matrix(constants: dict):
+    """The mechanism matrix at `constants` (for the page); its `complete` says whether Ctrl-C cut it."""
+    from ..config import Config
+    from ..matrix import run_matrix
+
+    return run_matrix({**Config().constants, **constants})
 
 
 def interrupted_why(results: list) -> str:
@@ -195,8 +234,10 @@ def emit(result, args, console, sink) -> None:
         from ..export import export_result
 
         if args.format != "markdown" and not any(v.trace for v in result.properties.values()):
-            where = "nothing written" + (f"; {args.output} left as it was" if args.output else "")
-            warn(f"{result.named.name} has no counterexample to write as {args.format}: {where}")
+            alone = len(args.names) == 1 and not args.all  # then this line is the run's only word on it
+            kept = f"; {args.output} left as it was" if alone and args.output else ""
+            warn(f"{result.named.name} has no counterexample to write as {args.format}: nothing written"
+                 + (kept if alone else " for it"))
             return
         return export_result(result, args.format, sink, full=args.full)
     from ..render import render_result

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import lookup, named_configurations, parse_constant
+from ..lifecycle import how
 
 EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
 
@@ -34,8 +35,25 @@ class RunFailure(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    help_command: str | None = None  # on the top-level parser: the subcommand named
+
+    def _print_message(self, message, file=None):
+        """--help and --version: argparse ignores a failed write (exit 0 into /dev/full); here
+        it is one line and exit 1, as for every other output."""
+        if not message:
+            return
+        stream = file or sys.stderr
+        try:
+            stream.write(message)
+            stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write standard output: {error.strerror or error}") from None
+
     def error(self, message):  # one line, not argparse's usage block
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        prog = f"{self.prog} {self.help_command}" if self.help_command else self.prog
+        raise UsageError(f"{message} (see `{prog} --help`)")
 
 
 def warn(line: str) -> None:
@@ -143,6 +161,8 @@ def check_writable(path: str | None) -> None:
     """Refuse an --output path that cannot be written, before anything is run or written."""
     if path is None:
         return
+    if not path.strip():
+        raise UsageError("--output was given an empty file name: give a file name")
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"--output {path} is a directory: give a file name")
@@ -152,13 +172,41 @@ def check_writable(path: str | None) -> None:
         raise UsageError(f"--output {path} is not writable: choose another file")
 
 
+# What a stream that cannot encode our symbols (PYTHONIOENCODING=ascii, a latin-1
+# terminal) receives instead: one character for one, so that the tables rich laid
+# out stay aligned (rich draws their borders in ASCII there by itself).
+ASCII_FALLBACKS = str.maketrans({
+    "\u2192": ">", "\u2190": "<", "\u2717": "x", "\u2713": "v", "\u21ba": "@", "\u21bb": "@",
+    "\u2013": "-", "\u2014": "-", "\u2026": ".", "\u2039": "<", "\u203a": ">", "\u00ab": "<",
+    "\u00bb": ">", "\u2605": "*", "\u00d7": "x", "\u2500": "-", "\u2502": "|", "\u2022": "*",
+})
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """`text` as a stream in `encoding` can take it: the ASCII fallbacks, then '?' for the rest."""
+    if not encoding or encoding.lower().replace("-", "").startswith("utf"):
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    text = text.translate(ASCII_FALLBACKS)
+    try:
+        return text.encode(encoding, errors="replace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", errors="replace").decode("ascii")
+
+
 class Sink:
     """The stream a subcommand writes to: it strips trailing spaces from lines
-    going to a file or a pipe, remembers whether anything was written, and
+    going to a file or a pipe, writes ASCII fallbacks where the stream's
+    encoding lacks a symbol, remembers whether anything was written, and
     turns a write error into a one-line RunFailure."""
 
-    def __init__(self, stream, where: str, strip: bool):
-        self.stream, self.where, self.strip = stream, where, strip
+    def __init__(self, stream, where: str, strip: bool, path: str | None = None):
+        self.stream, self.where, self.strip, self.path = stream, where, strip, path
+        self.encoding_of_stream = getattr(stream, "encoding", None)
         self.written = False
         self.kept = True
         self.pending = ""
@@ -190,7 +238,7 @@ class Sink:
 
     def _raw(self, text: str) -> None:
         try:
-            self.stream.write(text)
+            self.stream.write(encodable(text, self.encoding_of_stream))
         except BrokenPipeError:
             raise
         except OSError as error:
@@ -237,7 +285,7 @@ def output_to(path: str | None):
     try:
         stream = os.fdopen(handle, "w", encoding="utf-8")
         with closing_quietly(stream, path):
-            sink = Sink(stream, f"--output {path}", strip=True)
+            sink = Sink(stream, f"--output {path}", strip=True, path=path)
             yield sink
             sink.flush()
             try:
@@ -305,16 +353,19 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
     """The exit code of a run, decided here for every subcommand.
 
     0 only when the run went to the end and every verdict is as expected. A
-    run interrupted (Ctrl-C) or cut short (--max-states, --stop-on-violation,
-    a skipped configuration) exits 1: what it did not decide is unknown, and
-    nothing is derived from an unknown. An interrupted run does not replace an
-    --output file: the file keeps what the last complete run wrote.
+    run interrupted (Ctrl-C, SIGTERM, SIGHUP) or cut short (--max-states,
+    --stop-on-violation, a skipped configuration) exits 1: what it did not
+    decide is unknown, and nothing is derived from an unknown. Only a complete
+    run writes an --output file: otherwise the file keeps what the last
+    complete run wrote, and the one line says so.
     """
+    kept = ""
+    if sink is not None and sink.path is not None and (interrupted or not complete):
+        sink.discard()
+        kept = f"; {sink.where} left as it was" if os.path.exists(sink.path) else f"; nothing written to {sink.where}"
     if interrupted:
-        kept = ""
-        if sink is not None and sink.where.startswith("--output"):
-            sink.discard()
-            kept = f"; {sink.where} left as it was"
-        warn(f"interrupted (Ctrl-C): {why or 'the run is incomplete'}{kept}")
+        warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
+    elif kept:
+        warn(f"the run is incomplete{kept} (only a complete run writes it)")
     ok = complete and as_expected and not interrupted
     return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 
 from ..docs import PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, shown, stored
+from ..lifecycle import how
 from .common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
 
 
@@ -32,18 +33,9 @@ def run(args) -> int:
     try:
         files = derived_files(root)
         where = lambda path: shown(path, root)  # noqa: E731
-        return write(files, where) if args.write else compare(files, where, root)
+        return write_all(files, where) if args.write else compare(files, where, root)
     except DocsError as error:
         raise UsageError(str(error)) from None
-
-
-def write(files: dict, where) -> int:
-    with output_to(None) as sink:
-        for path, text in files.items():
-            with output_to(str(path)) as file:
-                file.write(text)
-            print(f"wrote {where(path)}", file=sink)
-    return EXIT_AS_EXPECTED
 
 
 def compare(files: dict, where, root) -> int:
@@ -64,4 +56,21 @@ def compare(files: dict, where, root) -> int:
                  f"`{REGENERATE}` and commit them")
             return EXIT_NOT_AS_EXPECTED
         print(f"{len(files)} derived files are current", file=sink)
+    return EXIT_AS_EXPECTED
+
+
+def write_all(files: dict, where) -> int:
+    """Write each derived file (each one whole, or not at all), saying which were written."""
+    written = 0
+    with output_to(None) as sink:
+        try:
+            for path, text in files.items():
+                with output_to(str(path)) as file:
+                    file.write(text)
+                written += 1
+                print(f"wrote {where(path)}", file=sink)
+        except KeyboardInterrupt:
+            warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
+                 f"run `{REGENERATE}` again")
+            return EXIT_NOT_AS_EXPECTED
     return EXIT_AS_EXPECTED

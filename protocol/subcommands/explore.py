@@ -1,5 +1,5 @@
 """`protocol explore NAME`: the state explorer (protocol/explore_server.py), served on
-loopback until Ctrl-C, which stops it with exit 0."""
+loopback until Ctrl-C (or SIGTERM, SIGHUP), which stops it with exit 0."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 import errno
 
 from ..config import lookup
+from ..lifecycle import how
 from .common import EXIT_AS_EXPECTED, UsageError, add_constants_option, constants_from, warn
 
 DEFAULT_PORT = 8765
@@ -44,14 +45,16 @@ def run(args) -> int:
 
     named = lookup(args.name).with_constants(constants_from(args))
     trace = _start_trace(named) if args.from_trace else None
-    server = _bound_server(Explorer(named, trace), args.port)
+    explorer = Explorer(named, trace)
+    server = _bound_server(explorer, args.port)
     port = server.server_address[1]
-    print(f"protocol: exploring {named.name} at http://{LOOPBACK}:{port}/ (Ctrl-C stops)", flush=True)
-    try:
+    try:  # from the line saying where, a signal stops the explorer (exit 0)
+        print(f"protocol: exploring {named.name} at http://{LOOPBACK}:{port}/ (Ctrl-C stops)", flush=True)
         server.serve_forever()
-    except KeyboardInterrupt:
-        warn("explorer stopped")
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP: the one way it stops
+        warn(f"explorer stopped ({how()})")
     finally:
+        explorer.stopping.set()
         server.server_close()
     return EXIT_AS_EXPECTED
 

@@ -1,0 +1,184 @@
+"""The life of a run, the same for every subcommand and every worker.
+
+- Signals: SIGINT (Ctrl-C), SIGTERM and SIGHUP all raise KeyboardInterrupt in
+  the main thread, so the one path every search already has for Ctrl-C (keep
+  the counts explored, say the run is incomplete, derive no verdict) serves
+  all three. `how()` names the signal for the one line on stderr.
+- Loops over configurations stop at the first interrupt: a search that caught
+  the KeyboardInterrupt returns an interrupted result, and `stop_if_interrupted`
+  raises it again between items.
+- Workers: every process forked while a run is on resets SIGTERM and SIGHUP
+  to their default (it dies), ignores SIGINT (the parent decides) and asks the
+  kernel to send it SIGTERM when its parent dies, however the parent dies
+  (even SIGKILL). `end_children` ends the workers still alive when the run
+  ends, on every exit path.
+
+Exit code of an interrupted run: 1, as for any incomplete run (cli.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+
+# The signals that end a run, and how the one line on stderr names them.
+NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
+
+_received: list[int] = []  # the signals received during this run, in order
+_active = False  # a run is on in this process: its forked children become workers
+_hooked = False  # the fork hook is registered (once per process: it cannot be removed)
+
+
+def how() -> str:
+    """The interrupt that ended the run, as the stderr line names it (Ctrl-C when none was recorded)."""
+    return NAMES.get(_received[0], "Ctrl-C") if _received else "Ctrl-C"
+
+
+def interrupted() -> bool:
+    return bool(_received)
+
+
+def stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt again if a signal arrived: between the items of a loop
+    whose search caught the first one and returned an incomplete result."""
+    if _received:
+        raise KeyboardInterrupt
+
+
+_deferring = 0  # inside `deferred()`: a signal is noted, and raised when the block ends
+
+
+def _on_signal(signum, frame) -> None:
+    _received.append(signum)
+    if not _deferring:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def deferred():
+    """A block no signal cuts in the middle (starting worker processes: a worker half
+    started when its parent tears down its queues fails noisily); a signal that arrived
+    meanwhile is raised when it ends."""
+    global _deferring
+    noted = len(_received)
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+    if not _deferring and len(_received) > noted:
+        raise KeyboardInterrupt
+
+
+def catch_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt from now on (those not ignored)."""
+    for signum in NAMES:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # a background job's SIGINT, nohup's SIGHUP
+            signal.signal(signum, _on_signal)
+
+
+def ignore_signals() -> None:
+    """Once the run has ended: its end is not to be cut short (Python's own finalization
+    puts back the default handlers it installed, and a signal would then kill it)."""
+    for signum in NAMES:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+@contextmanager
+def run_lifecycle():
+    """Around one command: the signals end it as Ctrl-C does, and the workers it
+    started are ended when it ends. The handlers before it are restored after it
+    (a test may run several commands in one process)."""
+    global _active
+    if threading.current_thread() is not threading.main_thread():  # signals reach only the main thread
+        yield
+        return
+    before = {signum: signal.getsignal(signum) for signum in NAMES}
+    catch_signals()
+    _hook_forks()
+    _active = True
+    try:
+        yield
+    finally:
+        # The run has ended and said how: a signal now only ends its workers (below),
+        # it cannot interrupt the ending itself.
+        for signum in NAMES:
+            if signal.getsignal(signum) is _on_signal:
+                signal.signal(signum, _noted)
+        _active = False
+        _received.clear()  # the next command in this process (a test's) starts afresh
+        end_children()
+        for signum, handler in before.items():
+            if handler is _on_signal:  # python -m protocol, about to exit: leave the ending undisturbed
+                continue
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+
+
+def _noted(signum, frame) -> None:
+    """A signal after the run has ended: nothing is left to interrupt."""
+
+
+def _hook_forks() -> None:
+    global _hooked
+    if not _hooked and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_become_worker)
+        _hooked = True
+
+
+def _become_worker() -> None:
+    """In a process forked during a run: a worker, which the parent's end ends."""
+    global _active
+    if not _active:
+        return
+    _active = False  # its own forks are not the run's business
+    _received.clear()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+    die_with_parent()
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to send this process SIGTERM when its parent dies (Linux's
+    PR_SET_PDEATHSIG); elsewhere `end_children` is the only safeguard."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before the request was made
+        os._exit(1)
+
+
+def end_children(grace: float = 0.5) -> None:
+    """End every worker process this run started and is still alive: SIGTERM, then SIGKILL."""
+    import multiprocessing
+
+    children = multiprocessing.active_children()
+    for child in children:
+        try:
+            child.terminate()
+        except (OSError, ValueError):
+            pass
+    for child in children:
+        child.join(grace)
+        if child.is_alive():
+            child.kill()
+            child.join(grace)
+
+
+def stop_executor(pool) -> None:
+    """Stop a ProcessPoolExecutor now: cancel what is queued and end its processes,
+    rather than wait for the checks they are running to finish."""
+    processes = list(getattr(pool, "_processes", {}).values())  # no public way before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except (OSError, ValueError):
+            pass
