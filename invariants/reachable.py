@@ -94,7 +94,7 @@ def retirement_reported(s, cfg) -> bool:
 
 
 def hold_freed_by_reports(s, cfg) -> bool:
-    """every process reported a dropped peek retired"""
+    """every process reported a peek retired"""
     return s.reports is not None and any(count == cfg.P for count in s.reports)
 
 

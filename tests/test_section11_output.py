@@ -46,3 +46,12 @@ def test_a_filtered_report_is_said_and_drawn():
     words = story(trace, checked("HoldsReportOwnerFilter").config).steps[-1].words
     assert "the report of process 0 is filtered: the multiplexer no longer owns peek 0" in words
     assert "no report of peek 0 reaches the controller" in trace_mermaid(trace, checked("HoldsReportOwnerFilter").config)
+
+
+def test_without_a_writer_floor_a_second_peek_breaks_i1_too():
+    """Spec 11.5: HoldsAcquireFloorAgent violates SinceAllowed in 4 states, and with D >= 2
+    also I1 in 5 (the manifest's `needs` says so per property)."""
+    result = checked("HoldsAcquireFloorAgent", P=1, D=2, MaxTime=1)
+    assert {prop: v.trace_length for prop, v in result.properties.items() if v.holds is False} == {
+        "SinceAllowed": 4, "I1": 5}
+    assert result.as_expected
