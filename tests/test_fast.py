@@ -104,11 +104,11 @@ def is_seal_combination(switches: dict) -> bool:
     return any(name in switches for name in SECTION_11)
 
 
-@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
-def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
+def compare_at_sweep_constants(switches: dict) -> None:
+    """One combination of the sweeps: section 11's in full at one process, and a prefix at
+    two (whose whole readable exploration with liveness takes seconds each; the pairwise
+    seal combinations are compared whole at two processes in the slow run, below)."""
     if is_seal_combination(switches):
-        # Section 11's combinations in full at one process, and a prefix at two (whose
-        # whole readable exploration takes seconds each: the slow run's)
         compare_with_liveness(switches, dict(P=1, MaxTime=1))
         if switches["alias"] == "none":
             assert_same_exploration(Config(P=2, MaxTime=1, **switches), max_states=1_500)
@@ -116,10 +116,15 @@ def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(s
         compare_with_liveness(switches)
 
 
+@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
+def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
+    compare_at_sweep_constants(switches)
+
+
 @SLOW
 @pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
 def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
-    compare_with_liveness(switches)
+    compare_at_sweep_constants(switches)
 
 
 @SLOW

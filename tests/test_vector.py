@@ -70,9 +70,19 @@ def test_same_exploration_and_liveness_at_the_configurations_constants(name):
 
 @pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
 def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
-    # At the constants tests/test_fast.py compares the packed engine with the readable model
-    # at: section 11's combinations whole at one process and a prefix at two (whole at two
-    # processes they take seconds each with liveness: the slow run's other combinations).
+    compare_at_sweep_constants(switches)
+
+
+@SLOW
+@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
+def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
+    compare_at_sweep_constants(switches)
+
+
+def compare_at_sweep_constants(switches: dict) -> None:
+    """At the constants tests/test_fast.py compares the packed engine with the readable
+    model at: section 11's combinations whole at one process and a prefix at two (whole at
+    two processes they take seconds each with liveness)."""
     if is_seal_combination(switches):
         constants = dict(MaxTime=1, P=1)
     else:
@@ -81,14 +91,6 @@ def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(s
     assert_same_liveness(cfg, *assert_same_exploration(cfg))
     if is_seal_combination(switches) and switches["alias"] == "none":
         assert_same_exploration(Config(P=2, MaxTime=1, **switches), max_states=1_500)
-
-
-@SLOW
-@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
-def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
-    constants = dict(MaxTime=1) if switches["alias"] == "none" else dict(MaxTime=1, P=1)
-    cfg = Config(**constants, **switches)
-    assert_same_liveness(cfg, *assert_same_exploration(cfg))
 
 
 @SLOW
