@@ -104,16 +104,24 @@ def is_seal_combination(switches: dict) -> bool:
     return any(name in switches for name in SECTION_11)
 
 
-def compare_at_sweep_constants(switches: dict) -> None:
-    """One combination of the sweeps: section 11's in full at one process, and a prefix at
-    two (whose whole readable exploration with liveness takes seconds each; the pairwise
-    seal combinations are compared whole at two processes in the slow run, below)."""
+def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
+    """Where one combination of the sweeps is compared: the constants of the whole
+    exploration (with liveness), and those of a prefix at two processes (PREFIX states,
+    safety only) or None. Section 11's combinations are whole at one process (whole at two,
+    with liveness, they take seconds each: the pairwise ones are, in the slow run below)."""
     if is_seal_combination(switches):
-        compare_with_liveness(switches, dict(P=1, MaxTime=1))
-        if switches["alias"] == "none":
-            assert_same_exploration(Config(P=2, MaxTime=1, **switches), max_states=1_500)
-    else:
-        compare_with_liveness(switches)
+        return dict(P=1, MaxTime=1), (dict(P=2, MaxTime=1) if switches["alias"] == "none" else None)
+    return (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1)), None
+
+
+PREFIX = 1_500
+
+
+def compare_at_sweep_constants(switches: dict) -> None:
+    whole, prefix = sweep_constants(switches)
+    compare_with_liveness(switches, whole)
+    if prefix is not None:
+        assert_same_exploration(Config(**prefix, **switches), max_states=PREFIX)
 
 
 @pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)

@@ -16,7 +16,7 @@ from protocol.engine.vector import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector_liveness import VectorGraph
 from protocol.model import model_for
 from protocol.run import explore_config, liveness_verdicts
-from test_fast import EVERY_COMBINATION, PAIRWISE, THE_REST, is_seal_combination
+from test_fast import EVERY_COMBINATION, PAIRWISE, PREFIX, THE_REST, sweep_constants
 
 NAMES = list(named_configurations())
 QUICK_NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect"]
@@ -80,17 +80,12 @@ def test_same_exploration_and_liveness_for_the_other_switch_combinations(switche
 
 
 def compare_at_sweep_constants(switches: dict) -> None:
-    """At the constants tests/test_fast.py compares the packed engine with the readable
-    model at: section 11's combinations whole at one process and a prefix at two (whole at
-    two processes they take seconds each with liveness)."""
-    if is_seal_combination(switches):
-        constants = dict(MaxTime=1, P=1)
-    else:
-        constants = dict(MaxTime=1) if switches["alias"] == "none" else dict(MaxTime=1, P=1)
-    cfg = Config(**constants, **switches)
+    """At the constants tests/test_fast.py compares the packed engine with the readable model at."""
+    whole, prefix = sweep_constants(switches)
+    cfg = Config(**whole, **switches)
     assert_same_liveness(cfg, *assert_same_exploration(cfg))
-    if is_seal_combination(switches) and switches["alias"] == "none":
-        assert_same_exploration(Config(P=2, MaxTime=1, **switches), max_states=1_500)
+    if prefix is not None:
+        assert_same_exploration(Config(**prefix, **switches), max_states=PREFIX)
 
 
 @SLOW
