@@ -234,8 +234,8 @@ def check(
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violated()),
         reachable=reached,
-        engine=getattr(run, "engine_choice", PARTITIONED),
-        parts=getattr(run, "parts", None),
+        engine=run.engine_choice or PARTITIONED,
+        parts=run.parts,
         **run.report(),
     )
 

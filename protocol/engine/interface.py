@@ -84,6 +84,11 @@ class Run(ABC):
     complete: bool  # the whole reachable graph was explored
     interrupted: bool  # Ctrl-C stopped the search
     seconds: float  # the search's wall time
+    # Which sequential engine explored, and where a default fell back, why: {"name", "why"};
+    # set by whoever chose the engine; None for a run that chose none (partitioned).
+    engine_choice: dict | None = None
+    # CPU seconds per part of the search (and of liveness), where an engine times them.
+    parts: dict | None = None
 
     # ------------------------------------------------------------ counts and safety
 
