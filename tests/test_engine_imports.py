@@ -51,3 +51,21 @@ def test_the_allowlist_catches_an_import_of_the_protocol(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from .. import config\nimport invariants\nfrom .fast import Engine\n")
     assert [module for _, module in imported(bad) if not allowed(module)] == ["protocol.config", "invariants"]
+
+
+def attribute_probes(path) -> list[str]:
+    """The hasattr/getattr calls in a module: how code asks an object what kind it is."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.name}:{node.lineno} {node.func.id}" for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("hasattr", "getattr")]
+
+
+def test_run_py_asks_a_run_only_what_the_run_interface_declares():
+    assert attribute_probes(ENGINE.parent / "run.py") == []
+
+
+def test_the_probe_finds_a_getattr(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = getattr(run, 'engine', None)\nif hasattr(run, 'pair_masks'):\n    pass\n")
+    assert attribute_probes(bad) == ["bad.py:1 getattr", "bad.py:2 hasattr"]
