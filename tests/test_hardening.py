@@ -191,7 +191,8 @@ def test_docs_outside_any_checkout_says_it_needs_one(tmp_path):
 
 @pytest.mark.parametrize("after", [0.3, 1.0, 3.0])
 def test_ctrl_c_in_check_keeps_an_existing_output_file(after, existing):
-    code, out, err, _ = interrupted("check", "Holds", "-c", "D=2", "--output", str(existing), after=after)
+    code, out, err, _ = interrupted("check", "Holds", "-c", "D=2", "-c", "MaxTime=3", "--output", str(existing),
+                                    after=after)
     assert code == 1
     one_line(err)
     assert "interrupted" in err
@@ -200,7 +201,8 @@ def test_ctrl_c_in_check_keeps_an_existing_output_file(after, existing):
 
 @pytest.mark.parametrize("options", [[], ["--symmetry"], ["--fingerprints", "--no-liveness"]])
 def test_ctrl_c_in_check_keeps_the_measured_counts(options):
-    code, out, err, _ = interrupted("check", "HoldsAcquire", "-c", "D=2", "--json", *options, after=2.5)
+    code, out, err, _ = interrupted("check", "HoldsAcquire", "-c", "D=2", "-c", "MaxTime=3", "--json", *options,
+                                    after=2.5)
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     one_line(err)

@@ -112,7 +112,7 @@ def test_every_signal_keeps_an_existing_output_file_and_leaves_no_temporary_file
     target = tmp_path / "out.txt"
     target.write_text(OLD)
     code, out, err, stopping, alive = signalled(
-        ["check", "Holds", "-c", "D=2", "--output", str(target)], after=1.5, signum=signum)
+        ["check", "Holds", "-c", "D=2", "-c", "MaxTime=3", "--output", str(target)], after=1.5, signum=signum)
     assert code == 1
     one_line(err, "interrupted", "left as it was")
     assert target.read_text() == OLD
@@ -133,8 +133,8 @@ def test_ctrl_c_stops_matrix_jobs_at_once():
 def test_a_configuration_loop_stops_at_the_first_ctrl_c(argv, tmp_path):
     """Defect 4: each check swallowed the Ctrl-C and the loop went on to the next."""
     target = tmp_path / "page.html"
-    code, out, err, stopping, alive = signalled([*argv, "-c", "D=2", "--output", str(target)], after=2.0,
-                                                signum=signal.SIGINT, timeout=120)
+    code, out, err, stopping, alive = signalled([*argv, "-c", "D=2", "-c", "MaxTime=3", "--output", str(target)],
+                                                after=2.0, signum=signal.SIGINT, timeout=120)
     assert code == 1
     one_line(err, "interrupted (Ctrl-C)")
     assert stopping < 5, f"{argv} took {stopping:.1f} s to stop"
