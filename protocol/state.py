@@ -237,25 +237,13 @@ class PeekSet:
         return frozenset(itf_number(v) for v in encoded["#set"])
 
 
-class IndexSet:
-    """A set of index ids (0 for X, 1 for Y)."""
-
-    def initial(self, cfg):
-        return frozenset()
+class IndexSet(PeekSet):
+    """A set of index ids (0 for X, 1 for Y): a set of peek ids' text and ITF, other ids."""
 
     def problem(self, value, cfg) -> str | None:
         if isinstance(value, frozenset) and all(_id_ok(i, index_count(cfg)) for i in value):
             return None
         return "is not a set of index ids"
-
-    def text(self, value) -> str:
-        return "{" + ", ".join(map(str, sorted(value))) + "}"
-
-    def to_itf(self, value):
-        return {"#set": sorted(value)}
-
-    def from_itf(self, encoded, sizes: Sizes):
-        return frozenset(itf_number(v) for v in encoded["#set"])
 
 
 class PartialMap:
