@@ -19,14 +19,22 @@ from .trace import Trace
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
 
 
+class OurConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`| head`): rich would exit 1 on its own; handed on instead to
+        cli.py, which ends every command the same way (EXIT_BROKEN_PIPE)."""
+        self.quiet = True
+        raise BrokenPipeError(32, "the reader of the output went away")
+
+
 def console_for(file=None, width: int | None = None) -> Console:
     """A console that writes no ANSI codes when its output is not a terminal."""
-    return Console(file=file, width=width, highlight=False, soft_wrap=False)
+    return OurConsole(file=file, width=width, highlight=False, soft_wrap=False)
 
 
 def plain_console(file, width: int) -> Console:
     """A console that never writes ANSI codes, whatever FORCE_COLOR says: for golden files and tests."""
-    return Console(file=file, width=width, highlight=False, soft_wrap=False,
+    return OurConsole(file=file, width=width, highlight=False, soft_wrap=False,
                    force_terminal=False, color_system=None, no_color=True)
 
 

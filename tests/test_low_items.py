@@ -74,3 +74,52 @@ def test_the_matrix_grid_fits_a_1280_px_window_remark_column_included():
     page = matrix_section(run_matrix({"P": 1, "D": 1, "MaxTime": 1}))
     assert narrowest_grid_px(page) <= 1280 - 2 * 28, narrowest_grid_px(page)  # the body's padding
     assert "Compaction<wbr>Not<wbr>Stalled" in page
+
+
+class GoneReader:
+    """Standard output whose reader went away: every write fails as a closed pipe's does."""
+
+    encoding = "utf-8"
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def isatty(self):
+        return False
+
+
+def test_a_reader_gone_away_ends_the_run_silently_with_the_one_exit_code(cli, monkeypatch):
+    from protocol.subcommands.common import EXIT_BROKEN_PIPE
+
+    monkeypatch.setattr("sys.stdout", GoneReader())
+    code, out, err = cli("list")
+    assert (code, err) == (EXIT_BROKEN_PIPE, "")
+    assert EXIT_BROKEN_PIPE == 1  # as docs/checker.md's exit codes say
+
+
+@pytest.mark.slow  # one interpreter per command
+@pytest.mark.parametrize("argv", [["check", "HoldsRouted"], ["check", "HoldsRouted", "--json"], ["list"],
+                                  ["matrix", "-c", "MaxTime=1", "-c", "P=1"], ["report", "HoldsRouted"],
+                                  ["simulate", "HoldsRouted", "--walks", "200"], ["graph", "HoldsRouted"],
+                                  ["check", "--help"]])
+def test_every_command_into_a_closed_pipe_exits_1_without_a_word(argv):
+    """`check Holds | head -1` exited 1, `graph` 0, and check --json, report, graph and
+    --help printed a BrokenPipeError traceback (cli.py caught it after `except Exception`)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "protocol", *argv], cwd=root, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "80"})
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (1, "")
