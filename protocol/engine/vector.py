@@ -42,7 +42,7 @@ import numpy as np
 
 from . import GLOBALS, LOCAL, WHOLE, WIDE, Model
 from .checker import Exploration, Progress, Violation
-from .fast import BITS, Engine
+from .fast import BITS, Engine, ReducedLiveness
 from .interface import Counts, any_premise
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
@@ -330,9 +330,10 @@ def joined(pieces: list, offset: int) -> Level:
                  np.concatenate([piece[3] for piece in pieces]))
 
 
-class VectorExploration(Exploration):
+class VectorExploration(ReducedLiveness, Exploration):
     """The `Run` of a vector search (engine/interface.py): the same ids, parents, edges
-    and violations as the packed engine's, the states stored as keys per level."""
+    and violations as the packed engine's, the states stored as keys per level; under
+    symmetry, liveness as the packed engine decides it (`ReducedLiveness`), on arrays."""
 
     def __init__(self, engine: Engine):
         super().__init__()
@@ -367,8 +368,12 @@ class VectorExploration(Exploration):
         return self.engine.decode(self.packed_state(key, layout))
 
     def state(self, state_id: int):
+        return self.engine.decode(self.packed_of(state_id))
+
+    def packed_of(self, state_id: int) -> int:
+        """The packed engine's int for state `state_id`."""
         level, position = self.locate(state_id)
-        return self.readable_state(int(level.keys[position]), level.layout)
+        return self.packed_state(int(level.keys[position]), level.layout)
 
     def stored_path(self, state_id: int) -> list:
         """The path the search stored to `state_id`: [(label or None, the packed engine's
@@ -510,7 +515,15 @@ class VectorExploration(Exploration):
         return found
 
     def find_violation(self, graph, initial, masks, name: str, pairs):
-        return graph.find_violation(initial, masks)
+        if self.reduction is None:
+            return graph.find_violation(initial, masks)
+        return self.reduced_violation(
+            lambda symmetry: graph.find_violation_reduced(initial, masks, symmetry), name, pairs)
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        if self.reduction is None:
+            return super().lasso_steps(lasso)
+        return self.realized_lasso(lasso, self.packed_of)
 
     def premises_reached(self, name: str, pairs, masks) -> tuple:
         """Per pair, a trigger in its masks, else (a premise on the globals) some interned
@@ -528,7 +541,7 @@ class VectorExploration(Exploration):
             found = any_premise(self.decoded_states(), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
             for i, answer in zip(decoded, found):
                 reached[i] = answer
-        return tuple(reached)
+        return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
     def fair_graph(self, model: Model):
         from .vector_liveness import VectorGraph
@@ -550,8 +563,6 @@ class VectorExploration(Exploration):
 def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False,
                    record_edges: bool = False) -> str | None:
     """Why the vector engine cannot explore `model` so, or None when it can."""
-    if symmetry and record_edges:
-        return "liveness under symmetry reduction is the packed engine's (--symmetry without --no-liveness)"
     if fingerprints:
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
@@ -577,10 +588,10 @@ def explore_vector(
     edges and violations (see the module docstring). Raises WideKeys when the keys
     would not fit one machine word.
 
-    With `symmetry` (safety only: `vector_refusal`), one representative per orbit of
-    process permutations, as the packed engine's reduced search keeps: the locals'
-    ids sorted, each label extended with the permutation applied, the counts and
-    the --max-states bound unreduced (by orbit sizes), paths realised as real runs."""
+    With `symmetry`, one representative per orbit of process permutations, as the
+    packed engine's reduced search keeps: the locals' ids sorted, each label (and
+    each recorded edge's) extended with the permutation applied, the counts and the
+    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs."""
     from . import symmetry as sym
 
     if symmetry:
@@ -593,6 +604,7 @@ def explore_vector(
         perms = run.reduction = sym.Permutations(model.processes)
         run.labels = perms.labels(engine.labels)
         run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+        run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
     started = time.perf_counter()
     search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started, perms)
     try:
