@@ -30,6 +30,9 @@ from .liveness import Counterexample, Lasso, QuotientCycle
 # A frontier is expanded this many states at a time: its edges in flight take a few
 # tens of bytes each, so this bounds the memory of one step to a few hundred MB.
 CHUNK = 1 << 21
+# Up to this many leads-to pairs, an acyclic product region is swept with the pairs as
+# bits (a table of 2**pairs masks per label); beyond, searched over (state, pair).
+SWEPT_PAIRS = 12
 
 
 def rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -272,7 +275,15 @@ class VectorGraph:
 
     def product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
         """liveness.product_region: the representatives where some pair, followed through
-        the permutations, is reachable from its trigger without its conclusion holding."""
+        the permutations, is reachable from its trigger without its conclusion holding.
+        On an acyclic graph one sweep in topological order (Kahn's rounds), the pairs
+        stalled at a state as the bits of a mask, each edge permuting it by a table;
+        otherwise a frontier search over (state, pair)."""
+        if not self.cyclic().any() and len(pairs) <= SWEPT_PAIRS:
+            return self.swept_product_region(pairs, moved, unmet)
+        return self.searched_product_region(pairs, moved, unmet)
+
+    def searched_product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
         m = len(pairs)
         seen = np.zeros(self.n * m, dtype=bool)  # product node: state * m + pair index
         frontier = np.concatenate([np.flatnonzero(triggers) * m + j for j, (triggers, _) in enumerate(pairs)])
@@ -287,6 +298,28 @@ class VectorGraph:
                 found.append(new)
             frontier = np.concatenate(found)
         return seen.reshape(self.n, m).any(axis=1)
+
+    def swept_product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
+        m = len(pairs)
+        dtype = smallest_unsigned(m)
+        bits = [dtype(1 << j) for j in range(m)]
+        reached, unmet_bits = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
+        for j, (triggers, _) in enumerate(pairs):
+            reached[triggers] |= bits[j]
+            unmet_bits[unmet[j]] |= bits[j]
+        masks = np.arange(1 << m)
+        permuted = np.zeros((len(moved), 1 << m), dtype=dtype)  # label, mask at the source -> mask after
+        for j in range(m):
+            permuted |= np.where(masks & (1 << j), np.left_shift(1, moved[:, j:j + 1]), 0).astype(dtype)
+        for nodes in self._rounds:  # a round's states have no edge among them: any split of it will do
+            for part in chunks(nodes[reached[nodes] != 0]):
+                index, source = edge_rows(self.offsets, part)
+                target = self.targets[index]
+                passed = permuted[self.labels[index], reached[part][source]] & unmet_bits[target]
+                for bit in bits:
+                    hit = target[(passed & bit) != 0]
+                    reached[hit] |= bit
+        return reached != 0
 
     def product_prefix(self, initial, pairs, moved: np.ndarray, unmet: np.ndarray):
         """liveness.product_prefix, a breadth-first level at a time: each level's nodes in
