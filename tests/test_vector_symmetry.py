@@ -96,7 +96,7 @@ def test_the_reduced_decision_on_arrays_is_liveness_pys(case):
         moved = np.array(liveness.pair_map_per_label(symmetry), dtype=np.int64).reshape(-1, len(pairs))
         unmet = np.array([unmet for _, unmet in pairs], dtype=bool).reshape(len(pairs), graph.n)
         masks = [(np.array(triggers, dtype=bool), mask) for (triggers, _), mask in zip(pairs, unmet)]
-        assert (arrays.swept_product_region(masks, moved, unmet).tolist()
+        assert (arrays.swept_product_region(masks, moved).tolist()
                 == arrays.searched_product_region(masks, moved, unmet).tolist()
                 == list(map(bool, liveness.product_region(graph, pairs, symmetry))))
 

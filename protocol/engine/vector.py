@@ -239,6 +239,12 @@ class KeyLayout:
         return to.encode(*self.decode(keys))
 
 
+def state_ids(ids: np.ndarray) -> np.ndarray:
+    """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
+    the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
+    return ids.astype(np.int32) if not len(ids) or ids.max() < 2**31 else ids
+
+
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     """Per position of sorted keys, whether a run of equal keys starts there."""
     starts = np.ones(len(sorted_keys), dtype=bool)
@@ -284,7 +290,7 @@ class SortedKeys:
             at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
             from_a = np.ones(len(a) + len(b), dtype=bool)
             from_a[at] = False
-            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=a_ids.dtype)
+            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=np.result_type(a_ids, b_ids))
             keys[at], ids[at] = b, b_ids
             keys[from_a], ids[from_a] = a, a_ids
             self.runs[-1] = (keys, ids)
@@ -678,7 +684,7 @@ class Search:
         initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
         run.levels.append(Level(0, initial, layout))
         self.layout = layout
-        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int64) if self.record_edges else None)
+        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int32) if self.record_edges else None)
         for name, holds in [*self.woken(self.state_checks), *self.by_pair.items()]:
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
@@ -841,7 +847,7 @@ class Search:
         piece = None
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
-            self.seen.add(unique[fresh[kept]], offset + rank[kept] if self.record_edges else None)
+            self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
             ids_order = fresh[order[:admitted]]
             parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
             piece = (unique[ids_order], layout, parent.astype(np.int32),

@@ -91,9 +91,13 @@ class VectorGraph:
         enabled = np.zeros(self.n, dtype=self.family_dtype)
         if not self.all_families or not len(self.targets):
             return enabled
-        bits = np.array(self.label_bit, dtype=self.family_dtype)[self.labels]
-        busy = np.flatnonzero(np.diff(self.offsets) > 0)
-        enabled[busy] = np.bitwise_or.reduceat(bits, self.offsets[busy])
+        label_bits = np.array(self.label_bit, dtype=self.family_dtype)
+        for start in range(0, self.n, CHUNK):  # a chunk of states at a time: the edges' bits in flight
+            stop = min(start + CHUNK, self.n)
+            offsets = self.offsets[start:stop + 1]
+            bits = label_bits[self.labels[offsets[0]:offsets[-1]]]
+            busy = np.flatnonzero(np.diff(offsets) > 0)
+            enabled[start + busy] = np.bitwise_or.reduceat(bits, offsets[busy] - offsets[0])
         return enabled
 
     def stutters(self) -> np.ndarray:
@@ -120,15 +124,19 @@ class VectorGraph:
 
     def after_cycles(self) -> np.ndarray:
         """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
-        incoming = np.bincount(self.targets, minlength=self.n).astype(np.int64)
-        ready = np.flatnonzero(incoming == 0)
+        ids = np.int32 if self.n < 2**31 else np.int64  # the rounds are kept: as narrow as they fit
+        incoming = np.bincount(self.targets, minlength=self.n).astype(ids)
+        ready = np.flatnonzero(incoming == 0).astype(ids)
         self._rounds = []
         while len(ready):
             self._rounds.append(ready)
-            index, _ = rows(self.offsets, ready)
-            hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
-            incoming[hit] -= times
-            ready = hit[incoming[hit] == 0]
+            freed = []
+            for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
+                index, _ = rows(self.offsets, part)
+                hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
+                incoming[hit] -= times.astype(ids)
+                freed.append(hit[incoming[hit] == 0])
+            ready = np.sort(np.concatenate(freed)).astype(ids)  # each freed once: by its last edge in
         return incoming > 0
 
     def components_within(self, within: np.ndarray):
@@ -245,18 +253,21 @@ class VectorGraph:
         cycle) and the same lasso, the product searched a frontier at a time."""
         if not any(triggers.any() for triggers, _ in pairs):
             return None
-        unmet = np.stack([unmet for _, unmet in pairs])  # pair index x state
-        if not (unmet.any(axis=0) & self.may_stay()).any():
+        unmet_anywhere = np.zeros(self.n, dtype=bool)
+        for _, unmet in pairs:
+            unmet_anywhere |= unmet
+        if not (unmet_anywhere & self.may_stay()).any():
             return None
+        del unmet_anywhere
         moved = np.array(liveness.pair_map_per_label(symmetry), dtype=np.int64).reshape(-1, len(pairs))
         with self.timed("liveness:region"):
-            region = self.product_region(pairs, moved, unmet)
+            region = self.product_region(pairs, moved)
         if (region & self.cyclic()).any():
             raise QuotientCycle("a stalled region of the reduced graph has a cycle")
         if not (region & self.stutters()).any():
             return None
         with self.timed("liveness:lasso"):
-            steps, pair = self.product_prefix(initial, pairs, moved, unmet)
+            steps, pair = self.product_prefix(initial, pairs, moved, np.stack([unmet for _, unmet in pairs]))
         loop = len(steps) - 1
         reasons = tuple((family, "disabled", loop) for family in self.families)
         return Counterexample(liveness.first_pair(steps, pair, symmetry), Lasso(tuple(steps), loop, None, reasons))
@@ -273,15 +284,15 @@ class VectorGraph:
         pair[following] = moved[self.labels[index[following]].astype(np.int64), phase[following] - first]
         return index, source, self.targets[index].astype(np.int64), phase, pair
 
-    def product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
+    def product_region(self, pairs, moved: np.ndarray) -> np.ndarray:
         """liveness.product_region: the representatives where some pair, followed through
         the permutations, is reachable from its trigger without its conclusion holding.
         On an acyclic graph one sweep in topological order (Kahn's rounds), the pairs
         stalled at a state as the bits of a mask, each edge permuting it by a table;
         otherwise a frontier search over (state, pair)."""
         if not self.cyclic().any() and len(pairs) <= SWEPT_PAIRS:
-            return self.swept_product_region(pairs, moved, unmet)
-        return self.searched_product_region(pairs, moved, unmet)
+            return self.swept_product_region(pairs, moved)
+        return self.searched_product_region(pairs, moved, np.stack([unmet for _, unmet in pairs]))
 
     def searched_product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
         m = len(pairs)
@@ -299,14 +310,14 @@ class VectorGraph:
             frontier = np.concatenate(found)
         return seen.reshape(self.n, m).any(axis=1)
 
-    def swept_product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
+    def swept_product_region(self, pairs, moved: np.ndarray) -> np.ndarray:
         m = len(pairs)
         dtype = smallest_unsigned(m)
         bits = [dtype(1 << j) for j in range(m)]
         reached, unmet_bits = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
-        for j, (triggers, _) in enumerate(pairs):
+        for j, (triggers, unmet) in enumerate(pairs):
             reached[triggers] |= bits[j]
-            unmet_bits[unmet[j]] |= bits[j]
+            unmet_bits[unmet] |= bits[j]
         masks = np.arange(1 << m)
         permuted = np.zeros((len(moved), 1 << m), dtype=dtype)  # label, mask at the source -> mask after
         for j in range(m):
@@ -441,22 +452,25 @@ def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
     interned component where the pair reads only the globals (premise) and its
     process's locals (conclusion), else on every decoded state."""
     engine = run.engine
-    columns = None
-    masks = []
-    for pair in pairs:
+    masks, by_component = [], {}  # pair index -> (premise per globals id, unmet per locals id)
+    for i, pair in enumerate(pairs):
         if pair.premise_reads == GLOBALS and pair.conclusion_reads == PROCESS:
-            if columns is None:
-                columns = run.components()
-            G, L = columns
             premise_of = np.array([bool(pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)))
                                    for g in engine.globals], dtype=bool)
             unmet_of = np.array([not pair.conclusion(engine.assemble(engine.initial_globals, [loc] * engine.P))
                                  for loc in engine.locals], dtype=bool)
-            unmet = unmet_of[L[pair.process]]
-            masks.append((premise_of[G] & unmet, unmet))
+            by_component[i] = (premise_of, unmet_of)
+            masks.append((np.empty(run.distinct_states, dtype=bool), np.empty(run.distinct_states, dtype=bool)))
             continue
         triggers, unmet = liveness.leads_to_masks(run.decoded_states(),
                                                   [(pair.premise, pair.conclusion)])[0]
         masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
                       np.frombuffer(bytes(unmet), dtype=bool).copy()))
+    for level in run.levels if by_component else ():  # a level decoded at a time, not the whole graph
+        G, L = level.layout.decode(level.keys)
+        here = slice(level.offset, level.offset + len(level))
+        for i, (premise_of, unmet_of) in by_component.items():
+            triggers, unmet = masks[i]
+            unmet[here] = unmet_of[L[pairs[i].process]]
+            triggers[here] = premise_of[G] & unmet[here]
     return masks
