@@ -479,12 +479,17 @@ class VectorExploration(ReducedLiveness, Exploration):
     def components(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """Per state id, its globals' id and each process's locals' id."""
         G, L = [], [[] for _ in range(self.engine.P)]
-        for level in self.levels:
-            g, locals_ = level.layout.decode(level.keys)
+        for _, g, locals_ in self.level_components():
             G.append(g)
             for p, column in enumerate(locals_):
                 L[p].append(column)
         return np.concatenate(G), [np.concatenate(column) for column in L]
+
+    def level_components(self):
+        """Per level: (the id of its first state, its states' globals' ids, each process's
+        locals' ids), decoded a level at a time."""
+        for level in self.levels:
+            yield (level.offset, *level.layout.decode(level.keys))
 
     def initial_ids(self) -> list[int]:
         return list(range(len(self.levels[0])))

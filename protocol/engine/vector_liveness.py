@@ -250,7 +250,8 @@ class VectorGraph:
         """liveness.find_violation_reduced on this graph: the same decision (each pair
         followed through the permutations its edges apply, on the product of
         representatives and pair indices; QuotientCycle where a stall might go round a
-        cycle) and the same lasso, the product searched a frontier at a time."""
+        cycle) and the same lasso: the region swept or searched (`product_region`), the
+        shortest prefix to a stall a level at a time (`product_prefix`)."""
         if not any(triggers.any() for triggers, _ in pairs):
             return None
         unmet_anywhere = np.zeros(self.n, dtype=bool)
@@ -466,9 +467,8 @@ def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
                                                   [(pair.premise, pair.conclusion)])[0]
         masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
                       np.frombuffer(bytes(unmet), dtype=bool).copy()))
-    for level in run.levels if by_component else ():  # a level decoded at a time, not the whole graph
-        G, L = level.layout.decode(level.keys)
-        here = slice(level.offset, level.offset + len(level))
+    for offset, G, L in run.level_components() if by_component else ():  # not the whole graph at once
+        here = slice(offset, offset + len(G))
         for i, (premise_of, unmet_of) in by_component.items():
             triggers, unmet = masks[i]
             unmet[here] = unmet_of[L[pairs[i].process]]
