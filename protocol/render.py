@@ -321,16 +321,20 @@ class ProgressView:
         )
 
 
-def configurations_table(configurations) -> Table:
+# Below this width `list` puts the expected violation under the name, and the matrix
+# takes initials for every property, so that no word is cut at 60 columns.
+NARROW = 80
+
+
+def configurations_table(configurations, width: int = NARROW) -> Table:
     """The named configurations: the switches each changes from Holds (the shipped
-    design every refutation is a variation of), and its expected verdict."""
+    design every refutation is a variation of), and its expected verdict. Below NARROW
+    columns the expected violation goes under the name; the switches' column is never
+    narrower than its longest word (a word is wrapped whole, never cut)."""
     from .config import HOLDS
 
-    table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-    table.add_column("name", no_wrap=True)
-    table.add_column("switches changed from Holds", overflow="fold")
-    table.add_column("expected violation", no_wrap=True)
+    narrow = width < NARROW
+    rows = []
     for named in configurations:
         changed = {k: v for k, v in named.config.switches.items() if getattr(HOLDS, k) != v}
         if named.config.constants != HOLDS.constants:
@@ -338,7 +342,19 @@ def configurations_table(configurations) -> Table:
         expected = "\n".join(f"{prop}\nin {length} states"
                              for prop, length in named.expected_violations().items()) or "none"
         shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
-        table.add_row(named.name, Text(shown), expected)
+        rows.append((named.name, shown, expected))
+    longest_word = max(len(word) for _, shown, _ in rows for word in shown.split())
+    table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    table.add_column("name" + ("; expected violation" if narrow else ""), no_wrap=not narrow)
+    table.add_column("switches changed from Holds", min_width=longest_word)
+    if not narrow:
+        table.add_column("expected violation", no_wrap=True)
+    for name, shown, expected in rows:
+        if narrow:
+            table.add_row(Text(name + "\n").append(Text(expected, style="dim")), Text(shown))
+        else:
+            table.add_row(name, Text(shown), expected)
     return table
 
 

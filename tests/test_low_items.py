@@ -123,3 +123,47 @@ def test_every_command_into_a_closed_pipe_exits_1_without_a_word(argv):
     finally:
         os.close(writer)
     assert (done.returncode, done.stderr) == (1, "")
+
+
+def words(text: str) -> set[str]:
+    """The words of a table as text, a verdict's ✗ apart from its length (✗12 below 80 columns)."""
+    return {word.strip(",;()") for word in text.replace("✗", "✗ ").split()} - {""}
+
+
+def body_words(text: str) -> set[str]:
+    """The words under the header rule (the headers take initials when narrow, named in the caption)."""
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if set(line.strip()) == {"─"})
+    return words("\n".join(lines[rule + 1:]))
+
+
+def small_matrix():
+    import attrs
+
+    from protocol.matrix import Matrix, Outcome, plan
+
+    rows = plan({"P": 2, "D": 1, "MaxTime": 2})
+    outcome = Outcome({"I1": (True, None), "CompactionNotStalled": (False, 12), "TypeOK": (True, None),
+                       "PhysicalLeSince": (False, 3), "NoRegression": (True, None), "SinceLeStanding": (None, None)},
+                      distinct_states=22_431, transitions=1, depth=3, seconds=0.0, complete=True)
+    return Matrix(tuple(attrs.evolve(row, outcome=outcome) if row.same_as is None else row for row in rows))
+
+
+@pytest.mark.parametrize("table", ["list", "matrix"])
+def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
+    """`list` and `matrix` folded words mid-word at 60 columns (standing_h / old=False), and the
+    matrix's last verdict columns and its caption's ends were cut off the screen."""
+    from protocol.config import named_configurations
+    from protocol.render import configurations_table, plain_text
+    from protocol.render_matrix import matrix_table
+
+    if table == "list":
+        draw = lambda width: configurations_table(named_configurations().values(), width)  # noqa: E731
+    else:
+        matrix = small_matrix()
+        draw = lambda width: matrix_table(matrix, width)  # noqa: E731
+    wide, narrow = plain_text(draw(200), 200), plain_text(draw(60), 60)
+    assert max(len(line) for line in narrow.splitlines()) <= 60
+    assert "…" not in narrow
+    missing = body_words(wide) - words(narrow)
+    assert not missing, (missing, narrow)
