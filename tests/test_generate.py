@@ -20,6 +20,11 @@ def holds():
     return generate(lookup("Holds"))
 
 
+@pytest.fixture(scope="module")
+def routed():
+    return generate(lookup("HoldsRouted"))
+
+
 def test_holds_covers_every_action_instance_in_few_runs(holds):
     instances = {Target(ACTION, str(label)) for label in model_for(lookup("Holds").config).labels}
     assert instances <= set(holds.covered)
@@ -70,8 +75,8 @@ def test_every_generated_run_of_holds_validates(holds, silent):
         assert found.is_behaviour and not found.violations, found.mismatch
 
 
-def test_a_refutations_counterexample_is_among_its_runs_and_validates_as_violating():
-    coverage = generate(lookup("HoldsRouted"))
+def test_a_refutations_counterexample_is_among_its_runs_and_validates_as_violating(routed):
+    coverage = routed
     trace = checked("HoldsRouted").violation("I1")
     run = next(run for run in coverage.runs if run.counterexample == "I1")
     assert run.first == Target(COUNTEREXAMPLE, "I1")
@@ -82,7 +87,12 @@ def test_a_refutations_counterexample_is_among_its_runs_and_validates_as_violati
     assert found.violations == {"I1": 2 * (len(trace.steps) - 1) - 1}
 
 
-def test_the_cli_writes_the_runs_and_the_coverage_and_replaces_an_earlier_set(cli, tmp_path):
+def test_the_cli_writes_the_runs_and_the_coverage_and_replaces_an_earlier_set(cli, tmp_path, routed, monkeypatch):
+    # what the files hold is generate's (the test above); this is about writing them
+    import protocol.subcommands.generate as command
+
+    monkeypatch.setattr(command, "generate",
+                        lambda named: routed if named == lookup("HoldsRouted") else generate(named))
     out_dir = tmp_path / "runs"
     code, out, err = cli("generate", "HoldsRouted", "--output", str(out_dir), "--json")
     report = json.loads(out)

@@ -30,7 +30,7 @@ def parallel_run():
 
 
 ENGINES = {
-    "readable": readable_run,
+    "readable": None,  # the reference run itself: exploring it twice would prove nothing more
     "packed": lambda: explore_config(NAMED.config, record_edges=True),
     "symmetry": lambda: explore_config(NAMED.config, record_edges=True, symmetry=True),
     "fingerprints": lambda: explore_config(NAMED.config, fingerprints=True),
@@ -40,14 +40,13 @@ ENGINES = {
 
 @pytest.fixture(scope="module")
 def reference():
-    run = readable_run()
-    return run.counts(), run.counterexample("I1")
+    return readable_run()
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_every_engine_offers_the_same_run(engine, reference):
-    counts, trace = reference
-    run = ENGINES[engine]()
+    counts, trace = reference.counts(), reference.counterexample("I1")
+    run = reference if engine == "readable" else ENGINES[engine]()
     try:
         assert isinstance(run, Run)
         found = run.counts()
