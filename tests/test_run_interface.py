@@ -8,19 +8,13 @@ import pytest
 from invariants import reachable
 
 from protocol.config import lookup
-from protocol.engine.checker import explore
 from protocol.engine.interface import Run
 from protocol.engine.parallel import explore_parallel
 from protocol.model import model_for
 from protocol.run import explore_config
+from test_fast import readable_run_at_its_constants
 
 NAMED = lookup("HoldsRouted")
-
-
-def readable_run():
-    model = model_for(NAMED.config)
-    return explore(model.initial_states, model.successors, model.invariants, model.transition_properties,
-                   record_edges=True)
 
 
 def parallel_run():
@@ -40,7 +34,7 @@ ENGINES = {
 
 @pytest.fixture(scope="module")
 def reference():
-    return readable_run()
+    return readable_run_at_its_constants(NAMED.name)  # the readable model's plain search
 
 
 @pytest.mark.parametrize("engine", ENGINES)
