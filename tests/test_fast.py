@@ -30,7 +30,7 @@ def readable_exploration(cfg, **options):
                    record_edges=True, **options)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=None)  # the few quick configurations, a few thousand states each
 def readable_run_at_its_constants(name: str):
     """The readable run of a named configuration, explored once for the tests that compare
     with it (here and tests/test_run_interface.py)."""
