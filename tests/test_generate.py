@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import checked, cli  # noqa: F401  (cli is a fixture)
+from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
 from protocol.config import lookup, named_configurations
 from protocol.generate import ACTION, COMMAND, COUNTEREXAMPLE, EFFECT, PREMISE, Target, generate, run_log, universe
 from protocol.log import parse
@@ -22,7 +22,7 @@ def holds():
 
 @pytest.fixture(scope="module")
 def routed():
-    return generate(lookup("HoldsRouted"))
+    return generated("HoldsRouted")  # tests/test_logs.py validates its longest run
 
 
 def test_holds_covers_every_action_instance_in_few_runs(holds):

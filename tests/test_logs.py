@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checked, cli  # noqa: F401  (cli is a fixture)
+from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
 from protocol.config import lookup, named_configurations
 from protocol.itf import trace_itf
 from protocol.log import LogError, header_line, parse, step_line
@@ -126,9 +126,9 @@ def test_an_itf_trace_without_actions_or_source_needs_config_and_takes_any_step(
 
 @lru_cache(maxsize=None)
 def generated_run_text() -> str:
-    from protocol.generate import generate, run_log
+    from protocol.generate import run_log
 
-    coverage = generate(lookup("HoldsRouted"))
+    coverage = generated("HoldsRouted")
     run = max(coverage.runs, key=lambda r: len(r.steps))
     return run_log("HoldsRouted", lookup("HoldsRouted").config, run.steps)
 

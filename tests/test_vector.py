@@ -44,16 +44,18 @@ def assert_same_exploration(cfg, **options):
     return assert_same_runs(*explore_both(cfg, **options))
 
 
-def assert_same_runs(packed, vector):
+def assert_same_runs(packed, vector, packed_states: list | None = None):
     """The vector run is exactly the packed one: ids, parents, labels, edges, counts,
-    first violations and counterexamples."""
+    first violations and counterexamples. `packed_states`: the packed run's states in id
+    order, where a comparison has decoded them already (tests/test_sweep.py)."""
     assert vector.distinct_states == packed.distinct_states
     assert (vector.transitions, vector.depth, vector.complete) == (packed.transitions, packed.depth, packed.complete)
     assert vector.expanded == packed.expanded
     assert list(vector.parent) == list(packed.parent)
     assert vector.via == packed.via
-    assert [vector.state(i) for i in range(vector.distinct_states)] == [
-        packed.state(i) for i in range(packed.distinct_states)]
+    if packed_states is None:
+        packed_states = [packed.state(i) for i in range(packed.distinct_states)]
+    assert [vector.state(i) for i in range(vector.distinct_states)] == packed_states
     assert list(vector.edge_src) == list(packed.edge_src)
     assert list(vector.edge_dst) == list(packed.edge_dst)
     assert [vector.labels[i] for i in vector.edge_label] == [packed.labels[i] for i in packed.edge_label]
