@@ -149,7 +149,7 @@ def small_matrix():
     return Matrix(tuple(attrs.evolve(row, outcome=outcome) if row.same_as is None else row for row in rows))
 
 
-@pytest.mark.parametrize("table", ["list", "matrix"])
+@pytest.mark.parametrize("table", ["list", pytest.param("matrix", marks=pytest.mark.slow)])  # 96 rows: 0.5 s
 def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
     """`list` and `matrix` folded words mid-word at 60 columns (standing_h / old=False), and the
     matrix's last verdict columns and its caption's ends were cut off the screen."""
