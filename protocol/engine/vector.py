@@ -10,9 +10,11 @@ a level needs, and moves the per-state work out of the interpreter:
   highest, then process P-1's locals down to process 0's; the widths grow
   with the interned components, and the keys already stored are re-keyed
   (which keeps them sorted: the order is lexicographic on the ids). Keys
-  never hash: two states share a key only when they are equal. A model
-  whose keys would need more than 64 bits is refused (`WideKeys`), and
-  `check` explores it with the packed engine instead.
+  never hash: two states share a key only when they are equal. Where the
+  ids need more than 64 bits, a key takes two or three words (`WideLayout`:
+  one numpy void, big-endian words, sorted byte-wise, which is the order of
+  the ids); past three words the model is refused (`WideKeys`), and `check`
+  explores it with the packed engine instead.
 - a level is expanded by gathers: a table per controller globals (a CSR of
   its steps), per local action (projection of what it reads of the
   globals, local), per append (append, local), per wide action (globals,
@@ -197,18 +199,37 @@ class Tables:
         return found[:, 0] >= 0, found[:, 0], found[:, 1], found[:, 2]
 
 
+# The bits a key word holds, and the most words a key takes: past WORDS * WORD bits the
+# vector engine refuses the model (`WideKeys`). Tests narrow WORD to reach the multiword
+# keys on small models.
+WORD = 64
+WORDS = 3
+
+
 class KeyLayout:
-    """How a key packs the component ids: `local_bits` per process, the globals above."""
+    """How a key packs the component ids into one uint64: `local_bits` per process, the
+    globals above. `KeyLayout.of` gives this layout where the ids fit one word, else a
+    `WideLayout` of two or three words with the same operations."""
+
+    words = 1
+    dtype = np.dtype(np.uint64)
 
     def __init__(self, P: int, global_bits: int, local_bits: int):
         self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
         self.bits = global_bits + P * local_bits
-        if self.bits > 64:
+        if self.bits > WORD:
             raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
                            f"{local_bits} per process), more than one machine word")
         self.shifts = [np.uint64(p * local_bits) for p in range(P)]
         self.global_shift = np.uint64(P * local_bits)
         self.local_mask = np.uint64((1 << local_bits) - 1)
+
+    @staticmethod
+    def of(P: int, global_bits: int, local_bits: int) -> "KeyLayout":
+        """The one-word layout where the ids fit one word, else the multiword one."""
+        if global_bits + P * local_bits <= WORD:
+            return KeyLayout(P, global_bits, local_bits)
+        return WideLayout(P, global_bits, local_bits)
 
     @classmethod
     def fitting(cls, P: int, globals_: int, locals_: int, at_least: "KeyLayout | None" = None) -> "KeyLayout":
@@ -216,7 +237,7 @@ class KeyLayout:
         if at_least is not None:
             global_bits = max(global_bits, at_least.global_bits)
             local_bits = max(local_bits, at_least.local_bits)
-        return cls(P, global_bits, local_bits)
+        return cls.of(P, global_bits, local_bits)
 
     def same(self, other: "KeyLayout") -> bool:
         return (self.global_bits, self.local_bits) == (other.global_bits, other.local_bits)
@@ -232,6 +253,16 @@ class KeyLayout:
         L = [((keys >> self.shifts[p]) & self.local_mask).astype(np.int64) for p in range(self.P)]
         return G, L
 
+    def ids(self, key) -> tuple[int, list[int]]:
+        """One key's globals id and locals ids, in Python ints (a numpy call per key costs more)."""
+        key, mask = int(key), (1 << self.local_bits) - 1
+        return key >> int(self.global_shift), [(key >> int(shift)) & mask for shift in self.shifts]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """`keys[rows]` with process p's locals `old` replaced by `new` (only its bits change)."""
+        moved = (old ^ new).astype(np.uint64) << self.shifts[p]
+        return (keys ^ moved)[rows]
+
     def rekey(self, keys: np.ndarray, to: "KeyLayout") -> np.ndarray:
         """`keys` under layout `to`; sorted keys stay sorted."""
         if self.same(to):
@@ -239,10 +270,101 @@ class KeyLayout:
         return to.encode(*self.decode(keys))
 
 
+class WideLayout(KeyLayout):
+    """A key of two or three words, as one unstructured numpy void of 8 bytes per word:
+    the words big-endian, the most significant first, so that numpy's byte-wise order
+    of voids (sort, searchsorted, equality) is the order of the number they spell. The
+    ids are laid out from the top as in one word (the globals', then process P-1's
+    down to process 0's), none split between words, so that the order stays the
+    lexicographic order of the ids and re-keying keeps sorted keys sorted. The bits
+    left at the bottom of the last word carry a successor's position while a level
+    is sorted, where it fits (else a word is added for it)."""
+
+    def __init__(self, P: int, global_bits: int, local_bits: int):
+        self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
+        self.bits = global_bits + P * local_bits
+        places, word, free = [], 0, WORD
+        for width in [global_bits] + [local_bits] * P:  # the globals, then process P-1 .. 0
+            if width > free:
+                word, free = word + 1, WORD
+            free -= width
+            places.append((word, np.uint64(free)))
+        self.words = word + 1
+        if self.words > WORDS or max(global_bits, local_bits) > WORD:
+            raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
+                           f"{local_bits} per process), and the vector engine's keys hold at most "
+                           f"{WORDS} words of {WORD} bits, no id split between two")
+        self.room = free  # the bits free at the bottom of the last word
+        self.dtype = np.dtype(f"V{8 * self.words}")
+        self.global_place, self.local_places = places[0], places[1:][::-1]  # local_places[p]: process p's
+        self.global_mask, self.local_mask = np.uint64((1 << global_bits) - 1), np.uint64((1 << local_bits) - 1)
+
+    def words_of(self, keys: np.ndarray) -> np.ndarray:
+        """The keys' words, one row per key (a view: writing it writes the keys)."""
+        return keys.view(">u8").reshape(len(keys), self.words)
+
+    def encode(self, G: np.ndarray, L: Sequence[np.ndarray]) -> np.ndarray:
+        words = np.zeros((len(G), self.words), dtype=np.uint64)
+        for (word, shift), ids in zip([self.global_place, *self.local_places], [G, *L]):
+            words[:, word] |= ids.astype(np.uint64) << shift
+        return words.astype(">u8").view(self.dtype).reshape(len(G))
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        words = self.words_of(keys)
+
+        def field(place, mask) -> np.ndarray:
+            word, shift = place
+            return ((words[:, word].astype(np.uint64) >> shift) & mask).astype(np.int64)
+
+        return field(self.global_place, self.global_mask), [field(place, self.local_mask)
+                                                             for place in self.local_places]
+
+    def ids(self, key) -> tuple[int, list[int]]:
+        number = int.from_bytes(bytes(key), "big")
+
+        def field(place, bits: int) -> int:  # each word takes 64 bits of the number, whatever WORD says
+            word, shift = place
+            return (number >> (64 * (self.words - 1 - word) + int(shift))) & ((1 << bits) - 1)
+
+        return field(self.global_place, self.global_bits), [field(place, self.local_bits)
+                                                             for place in self.local_places]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        word, shift = self.local_places[p]
+        flipped = keys[rows]
+        words = self.words_of(flipped)
+        words[:, word] ^= (old[rows] ^ new[rows]).astype(np.uint64) << shift
+        return flipped
+
+    def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, record_edges: bool):
+        """`Search.first_occurrences` for these keys: one sort of the keys with each
+        one's position below it (in the last word's free bits, or in a word added)."""
+        total, index_bits = len(keys), max(len(keys) - 1, 1).bit_length()
+        inside = index_bits <= self.room
+        words = self.words + (not inside)
+        tagged = np.zeros((total, words), dtype=">u8")
+        tagged[:, :self.words] = self.words_of(keys)
+        tagged[:, -1] |= positions.astype(np.uint64)
+        tagged = tagged.view(f"V{8 * words}").reshape(total)
+        tagged.sort()
+        tagged_words = tagged.view(">u8").reshape(total, words)
+        if inside:
+            low = np.uint64((1 << index_bits) - 1)
+            sorted_positions = (tagged_words[:, -1] & low).astype(np.int64)
+            tagged_words[:, -1] &= ~low
+        else:
+            sorted_positions = tagged_words[:, -1].astype(np.int64)
+        sorted_keys = np.ascontiguousarray(tagged_words[:, :self.words]).view(self.dtype).reshape(total)
+        starts = run_starts(sorted_keys)
+        return sorted_keys[starts], sorted_positions[starts], [(sorted_positions, starts, None)] if record_edges else None
+
+
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     """Per position of sorted keys, whether a run of equal keys starts there."""
     starts = np.ones(len(sorted_keys), dtype=bool)
-    if len(sorted_keys):
+    if len(sorted_keys) and sorted_keys.dtype.kind == "V":  # multiword keys: no ufunc, the operator
+        starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    elif len(sorted_keys):
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
     return starts
 
@@ -360,15 +482,15 @@ class VectorExploration(Exploration):
 
     def packed_state(self, key: int, layout: KeyLayout) -> int:
         """The packed engine's int for the state of `key` (what paths store)."""
-        G, L = layout.decode(np.array([key], dtype=np.uint64))
-        return self.engine.pack(int(G[0]), [int(column[0]) for column in L])
+        g, local_ids = layout.ids(key)
+        return self.engine.pack(g, local_ids)
 
     def readable_state(self, key: int, layout: KeyLayout):
         return self.engine.decode(self.packed_state(key, layout))
 
     def state(self, state_id: int):
         level, position = self.locate(state_id)
-        return self.readable_state(int(level.keys[position]), level.layout)
+        return self.readable_state(level.keys[position], level.layout)
 
     def stored_path(self, state_id: int) -> list:
         """The path the search stored to `state_id`: [(label or None, the packed engine's
@@ -378,11 +500,11 @@ class VectorExploration(Exploration):
         steps = []
         while k > 0:
             steps.append((self.labels[int(level.via[position])],
-                          self.packed_state(int(level.keys[position]), level.layout)))
+                          self.packed_state(level.keys[position], level.layout)))
             position = int(level.parent[position])
             k -= 1
             level = self.levels[k]
-        steps.append((None, self.packed_state(int(level.keys[position]), level.layout)))
+        steps.append((None, self.packed_state(level.keys[position], level.layout)))
         steps.reverse()
         return steps
 
@@ -575,7 +697,7 @@ def explore_vector(
 ) -> VectorExploration:
     """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
     edges and violations (see the module docstring). Raises WideKeys when the keys
-    would not fit one machine word.
+    would not fit WORDS machine words.
 
     With `symmetry` (safety only: `vector_refusal`), one representative per orbit of
     process permutations, as the packed engine's reduced search keeps: the locals'
@@ -758,11 +880,11 @@ class Search:
         row_start = np.cumsum(degree) - degree
         total = int(degree.sum())
         index_bits = max(total - 1, 1).bit_length()
-        combined = layout.bits + index_bits <= 64
+        combined = layout.words == 1 and layout.bits + index_bits <= 64
         shift = np.uint64(index_bits if combined else 0)
         # each successor's key (with its position in the packed engine's order in the low
         # bits where they fit), laid out block by block; the labels in packed order
-        keys = np.empty(total, dtype=np.uint64)
+        keys = np.empty(total, dtype=layout.dtype)
         positions = None if combined else np.empty(total, dtype=np.int64)
         labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
 
@@ -787,8 +909,7 @@ class Search:
             if wide is not None:
                 block_keys, permutation = self.keyed(layout, *wide)
             elif self.perms is None:  # only process p's locals change: flip their bits in the parent's key
-                moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
-                block_keys = (parent_keys ^ moved)[enabled]
+                block_keys = layout.flip(parent_keys, p, L[p], found, enabled)
             else:
                 block_keys, permutation = self.keyed(
                     layout, G[enabled], [found[enabled] if q == p else L[q][enabled] for q in range(P)])
@@ -888,6 +1009,8 @@ class Search:
         run of one key starts, the index of each run's key among the distinct ones, None:
         the runs are the distinct keys in order)])."""
         total = len(keys)
+        if layout.words > 1:
+            return layout.first_occurrences(keys, positions, self.record_edges)
         if combined:  # the positions in the low bits: one sort
             keys.sort()
             low = np.uint64((1 << int(shift)) - 1)
@@ -1020,12 +1143,12 @@ class Search:
         for name, holds in step_checks:
             for position in range(counted):
                 parent = int(parents[position])
-                before = readable(int(level.keys[parent]), level.layout)
-                after = readable(int(step_keys[position]), layout)
+                before = readable(level.keys[parent], level.layout)
+                after = readable(step_keys[position], layout)
                 if not holds(before, after):
                     found.append((position, Violation(name, level.offset + parent,
                                                       self.run.labels[int(labels[position])],
-                                                      self.run.packed_state(int(step_keys[position]), layout))))
+                                                      self.run.packed_state(step_keys[position], layout))))
                     break
         return found
 
@@ -1047,7 +1170,7 @@ class Search:
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
         """The level's successor keys in the packed engine's order (taken before the sort
         reorders `keys`)."""
-        in_order = np.empty(len(keys), dtype=np.uint64)
+        in_order = np.empty(len(keys), dtype=keys.dtype)
         if positions is None:  # the positions are in the low bits
             in_order[(keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)] = keys >> shift
         else:
