@@ -123,20 +123,28 @@ class Tables:
                compute: Callable[[int, int], int]) -> np.ndarray:
         """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
         `compute(row, column)` (the readable actions, through the packed engine) first."""
+        return self.lookup_columns(memo, shape, rows, [columns], compute)[0]
+
+    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
+                       compute: Callable[[int, int], int]) -> list[np.ndarray]:
+        """`lookup` for several columns against the same rows: the missing entries of all
+        computed in one pass (in the order of their index, as one column's are)."""
         table = memo.ensure(*shape())
         width = table.shape[1]
-        index = columns if rows is None else rows * width + columns
-        found = table.reshape(-1).take(index)
-        missing = found == UNKNOWN
-        if missing.any():
+        base = None if rows is None else rows * width
+        indexes = [column if base is None else base + column for column in columns]
+        found = [table.reshape(-1).take(index) for index in indexes]
+        if min(values.min(initial=0) for values in found) == UNKNOWN:  # UNKNOWN is the least entry
             clock = time.process_time()
-            for pair in np.unique(index[missing]).tolist():
-                row, column = divmod(pair, width)
-                value = compute(row, column)
-                memo.ensure(*shape())[row, column] = value
-            table = memo.array
-            index = columns if rows is None else rows * table.shape[1] + columns
-            found = table.reshape(-1).take(index)
+            missing = np.unique(np.concatenate([index[values == UNKNOWN] for index, values in zip(indexes, found)]))
+            rows_missing, columns_missing = np.divmod(missing, width)
+            computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
+            table = memo.ensure(*shape())  # the readable actions may have interned components
+            table[rows_missing, columns_missing] = computed
+            if table.shape[1] != width:
+                base = None if rows is None else rows * table.shape[1]
+                indexes = [column if base is None else base + column for column in columns]
+            found = [table.reshape(-1).take(index) for index in indexes]
             self.spent(clock)
         return found
 
@@ -260,8 +268,10 @@ class KeyLayout:
 
     def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """`keys[rows]` with process p's locals `old` replaced by `new` (only its bits change)."""
-        moved = (old ^ new).astype(np.uint64) << self.shifts[p]
-        return (keys ^ moved)[rows]
+        moved = (old[rows] ^ new[rows]).astype(np.uint64)
+        moved <<= self.shifts[p]
+        moved ^= keys[rows]
+        return moved
 
     def rekey(self, keys: np.ndarray, to: "KeyLayout") -> np.ndarray:
         """`keys` under layout `to`; sorted keys stay sorted."""
@@ -890,12 +900,12 @@ class Search:
 
         def lay(start: int, block_keys: np.ndarray, position: np.ndarray) -> None:
             end = start + len(block_keys)
-            if combined:
-                block_keys <<= shift
-                block_keys |= position.astype(np.uint64)
+            if combined:  # shifted straight into place, the positions or'ed in
+                np.left_shift(block_keys, shift, out=keys[start:end])
+                keys[start:end] |= position.astype(np.uint64)
             else:
                 positions[start:end] = position
-            keys[start:end] = block_keys
+                keys[start:end] = block_keys
 
         done = len(c_label)
         position = np.repeat(row_start - (np.cumsum(count) - count), count) + np.arange(done)
@@ -904,15 +914,16 @@ class Search:
         labels[position] = c_label if permutation is None else c_label * len(self.perms) + permutation
         before = count.copy()
         for label_id, p, enabled, found, wide in blocks:
-            position = (row_start + before)[enabled]
+            rows = np.flatnonzero(enabled)  # gathers by index: a block is enabled in a fraction of the rows
+            position = row_start[rows] + before[rows]
             permutation = None
             if wide is not None:
                 block_keys, permutation = self.keyed(layout, *wide)
             elif self.perms is None:  # only process p's locals change: flip their bits in the parent's key
-                block_keys = layout.flip(parent_keys, p, L[p], found, enabled)
+                block_keys = layout.flip(parent_keys, p, L[p], found, rows)
             else:
                 block_keys, permutation = self.keyed(
-                    layout, G[enabled], [found[enabled] if q == p else L[q][enabled] for q in range(P)])
+                    layout, G[rows], [found[rows] if q == p else L[q][rows] for q in range(P)])
             lay(done, block_keys, position)
             labels[position] = label_id if permutation is None else label_id * len(self.perms) + permutation
             before += enabled
@@ -1014,8 +1025,9 @@ class Search:
         if combined:  # the positions in the low bits: one sort
             keys.sort()
             low = np.uint64((1 << int(shift)) - 1)
-            starts = run_starts(keys >> shift)
-            unique = keys[starts] >> shift
+            heads = keys >> shift
+            starts = run_starts(heads)
+            unique = heads[starts]
             first = (keys[starts] & low).astype(np.int64)
             pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
             return unique, first, pieces
@@ -1124,7 +1136,8 @@ class Search:
         found = []
         for name, holds in self.by_pair.items():
             if name not in self.run.violations and len(new_first):
-                failing = np.flatnonzero(~self.pairs_hold(name, holds, new_keys(), layout) & (new_first < edges))
+                ok = self.pairs_hold(name, holds, new_keys(), layout)
+                failing = [] if ok is None else np.flatnonzero(~ok & (new_first < edges))
                 if len(failing):
                     found.append((int(new_first[failing[0]]), Violation(name, -1)))
         state_checks, step_checks = self.woken(self.state_checks), self.woken(self.step_checks)
@@ -1152,19 +1165,23 @@ class Search:
                     break
         return found
 
-    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray:
+    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray | None:
         """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
-        the state whose every process has that one's locals (one verdict per pair of ids)."""
+        the state whose every process has that one's locals (one verdict per pair of ids);
+        None where it holds for all of them."""
         engine = self.engine
         G, L = layout.decode(keys)
 
         def verdict(g: int, lid: int) -> int:
             return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
 
+        verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
+                                              G, L, verdict)
+        if min(column.min(initial=1) for column in verdicts) == 1:
+            return None
         ok = np.ones(len(keys), dtype=bool)
-        for column in L:
-            ok &= self.tables.lookup(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
-                                     G, column, verdict) == 1
+        for column in verdicts:
+            ok &= column == 1
         return ok
 
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
