@@ -129,22 +129,27 @@ class Tables:
                        compute: Callable[[int, int], int]) -> list[np.ndarray]:
         """`lookup` for several columns against the same rows: the missing entries of all
         computed in one pass (in the order of their index, as one column's are)."""
+
+        def take_all(table: np.ndarray, missing: list | None = None) -> list[np.ndarray]:
+            base = None if rows is None else rows * table.shape[1]
+            found = []
+            for column in columns:  # one index array alive at a time: the memory in flight stays small
+                index = column if base is None else base + column
+                found.append(table.reshape(-1).take(index))
+                if missing is not None and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
+                    missing.append(index[found[-1] == UNKNOWN])
+            return found
+
+        missing = []
         table = memo.ensure(*shape())
-        width = table.shape[1]
-        base = None if rows is None else rows * width
-        indexes = [column if base is None else base + column for column in columns]
-        found = [table.reshape(-1).take(index) for index in indexes]
-        if min(values.min(initial=0) for values in found) == UNKNOWN:  # UNKNOWN is the least entry
+        found = take_all(table, missing)
+        if missing:
             clock = time.process_time()
-            missing = np.unique(np.concatenate([index[values == UNKNOWN] for index, values in zip(indexes, found)]))
-            rows_missing, columns_missing = np.divmod(missing, width)
+            rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
             computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
             table = memo.ensure(*shape())  # the readable actions may have interned components
             table[rows_missing, columns_missing] = computed
-            if table.shape[1] != width:
-                base = None if rows is None else rows * table.shape[1]
-                indexes = [column if base is None else base + column for column in columns]
-            found = [table.reshape(-1).take(index) for index in indexes]
+            found = take_all(table)
             self.spent(clock)
         return found
 
