@@ -353,8 +353,14 @@ class WideLayout(KeyLayout):
 
     def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, record_edges: bool):
         """`Search.first_occurrences` for these keys: one sort of the keys with each
-        one's position below it (in the last word's free bits, or in a word added)."""
+        one's position below it (in the last word's free bits, or in a word added);
+        for two words, where it fits, one machine-word sort of the first word's rank
+        and the second word's ids (`ranked`: several times faster than a byte-wise one)."""
         total, index_bits = len(keys), max(len(keys) - 1, 1).bit_length()
+        ranked = self.ranked(keys, positions, index_bits) if self.words == 2 else None
+        if ranked is not None:
+            unique, first, sorted_positions, starts = ranked
+            return unique, first, [(sorted_positions, starts, None)] if record_edges else None
         inside = index_bits <= self.room
         words = self.words + (not inside)
         tagged = np.zeros((total, words), dtype=">u8")
@@ -372,6 +378,38 @@ class WideLayout(KeyLayout):
         sorted_keys = np.ascontiguousarray(tagged_words[:, :self.words]).view(self.dtype).reshape(total)
         starts = run_starts(sorted_keys)
         return sorted_keys[starts], sorted_positions[starts], [(sorted_positions, starts, None)] if record_edges else None
+
+    def ranked(self, keys: np.ndarray, positions: np.ndarray, index_bits: int):
+        """Two-word keys sorted as one uint64 each: the rank of the first word among the
+        distinct first words (an argsort of them), then the second word's ids, then the
+        position; ranks are ordered as the words, so the order is the keys'. (distinct
+        keys, first position of each, the positions sorted, where each run starts), or
+        None where the rank, ids and positions do not fit 64 bits."""
+        words = self.words_of(keys)
+        first_words = words[:, 0].astype(np.uint64)
+        order = np.argsort(first_words)
+        sorted_first = first_words[order]
+        first_starts = run_starts(sorted_first)
+        distinct_first = sorted_first[first_starts]
+        field_bits = WORD - self.room  # the ids in the second word, above its free bits
+        rank_bits = max(len(distinct_first) - 1, 1).bit_length()
+        if rank_bits + field_bits + index_bits > 64:
+            return None
+        rank = np.empty(len(keys), dtype=np.uint64)
+        rank[order] = np.cumsum(first_starts) - 1
+        del order, sorted_first, first_words
+        combined = rank << np.uint64(field_bits + index_bits)
+        combined |= (words[:, 1].astype(np.uint64) >> np.uint64(self.room)) << np.uint64(index_bits)
+        combined |= positions.astype(np.uint64)
+        combined.sort()
+        sorted_positions = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+        heads = combined >> np.uint64(index_bits)
+        starts = run_starts(heads)
+        distinct = heads[starts]
+        unique = np.empty((len(distinct), 2), dtype=">u8")
+        unique[:, 0] = distinct_first[(distinct >> np.uint64(field_bits)).astype(np.int64)]
+        unique[:, 1] = (distinct & np.uint64((1 << field_bits) - 1)) << np.uint64(self.room)
+        return unique.view(self.dtype).reshape(len(distinct)), sorted_positions[starts], sorted_positions, starts
 
 
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
