@@ -438,9 +438,11 @@ class SortedKeys:
         known = np.zeros(len(unique), dtype=bool)
         ids = None if self.runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
         for keys, run_ids in self.runs:
+            if not len(keys):
+                continue
             where = np.searchsorted(keys, unique)
-            hit = where < len(keys)
-            hit[hit] = keys[where[hit]] == unique[hit]
+            np.minimum(where, len(keys) - 1, out=where)  # past the end: compared with the last, unequal
+            hit = keys[where] == unique
             known |= hit
             if ids is not None:
                 ids[hit] = run_ids[where[hit]]
