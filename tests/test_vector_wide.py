@@ -113,6 +113,8 @@ def test_65_to_192_bits_take_two_or_three_words_past_that_refused():
     assert KeyLayout.of(4, 30, 30).words == 3  # 150: 30+30 | 30+30 | 30
     with pytest.raises(WideKeys, match="at most 3 words of 64 bits"):
         KeyLayout.of(4, 40, 38)  # 192 bits, but no id may straddle two words: four
+    with pytest.raises(WideKeys):
+        KeyLayout.of(1, 65, 1)  # one id wider than a word
 
 
 @st.composite
