@@ -77,7 +77,7 @@ def test_multiword_keys_explore_as_the_packed_engine(word, sorts, monkeypatch, b
 @pytest.mark.parametrize("options", [{"max_states": 1000}, {"max_states": 6906}, {"stop_on_violation": True}])
 def test_multiword_keys_cut_where_the_packed_engine_does(word, monkeypatch, options):
     word(14)  # two words, then three as the ids grow: the keys seen are re-keyed between them
-    monkeypatch.setattr(vector_module, "SLICE", 7)  # and slices re-keyed within a level
+    monkeypatch.setattr(vector_module, "SLICE", 112)  # slices of 28 states (two words), 7 (three), re-keyed within a level
     packed, vector = assert_same_exploration(HOLDS_CAP, **options)
     assert vector.levels[-1].layout.words >= 2
     assert vector.distinct_states == min(options.get("max_states", 6907), packed.distinct_states)
