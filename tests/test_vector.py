@@ -130,9 +130,11 @@ def test_the_default_falls_back_to_the_packed_engine_and_says_why():
         explore_config(cfg, engine="vector", fingerprints=True)
 
 
-def test_keys_wider_than_a_word_are_refused_never_hashed():
+def test_keys_wider_than_a_word_take_two_words_never_a_hash():
+    wide = KeyLayout.of(3, 20, 15)  # 65 bits: two words, exact (tests/test_vector_wide.py)
+    assert wide.words == 2 and wide.decode(wide.encode(np.array([5]), [np.array([7])] * 3))[1][2].tolist() == [7]
     with pytest.raises(WideKeys):
-        KeyLayout(3, 20, 15)  # 65 bits
+        KeyLayout(3, 20, 15)  # not in one
     layout = KeyLayout(3, 19, 15)  # 64 bits: exact, and ordered as the ids are
     G = np.array([0, (1 << 19) - 1, 5], dtype=np.int64)
     L = [np.array([(1 << 15) - 1, 0, 3]), np.array([1, 2, 3]), np.array([0, (1 << 15) - 1, 7])]
@@ -218,7 +220,7 @@ def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monk
     combined_sort = vector_module.Search.first_occurrences
 
     class Wide:
-        bits = key_bits
+        bits, words = key_bits, 1
 
     def as_if_wide(self, keys, positions, shift, combined, layout):
         if combined:  # take the positions back out of the low bits, as if they had not fitted
@@ -291,18 +293,12 @@ def test_levels_expanded_in_slices_give_the_same_exploration(monkeypatch, option
 
 
 def test_keys_too_wide_mid_search_fall_back_to_the_packed_engine(monkeypatch):
-    # Pretend a machine word holds 12 bits: HoldsCap's components outgrow it during the
-    # search, and the default explores with the packed engine instead, saying why.
+    # Pretend a key holds one word of 12 bits: HoldsCap's components outgrow it during
+    # the search, and the default explores with the packed engine instead, saying why.
     import protocol.engine.vector as vector_module
 
-    real_init = vector_module.KeyLayout.__init__
-
-    def narrow_word(self, P, global_bits, local_bits):
-        if global_bits + P * local_bits > 12:
-            raise WideKeys(f"the keys need {global_bits + P * local_bits} bits")
-        real_init(self, P, global_bits, local_bits)
-
-    monkeypatch.setattr(vector_module.KeyLayout, "__init__", narrow_word)
+    monkeypatch.setattr(vector_module, "WORD", 12)
+    monkeypatch.setattr(vector_module, "WORDS", 1)
     cfg = named_configurations()["HoldsCap"].config
     run = explore_config(cfg)
     assert run.engine_choice["name"] == "packed" and "bits" in run.engine_choice["why"]

@@ -10,9 +10,11 @@ a level needs, and moves the per-state work out of the interpreter:
   highest, then process P-1's locals down to process 0's; the widths grow
   with the interned components, and the keys already stored are re-keyed
   (which keeps them sorted: the order is lexicographic on the ids). Keys
-  never hash: two states share a key only when they are equal. A model
-  whose keys would need more than 64 bits is refused (`WideKeys`), and
-  `check` explores it with the packed engine instead.
+  never hash: two states share a key only when they are equal. Where the
+  ids need more than 64 bits, a key takes two or three words (`WideLayout`:
+  one numpy void, big-endian words, sorted byte-wise, which is the order of
+  the ids); past three words the model is refused (`WideKeys`), and `check`
+  explores it with the packed engine instead.
 - a level is expanded by gathers: a table per controller globals (a CSR of
   its steps), per local action (projection of what it reads of the
   globals, local), per append (append, local), per wide action (globals,
@@ -48,6 +50,8 @@ from .interface import Counts, any_premise
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
 # successors take in flight (about 30 bytes each); ids and order are the same for any size.
+# Multiword keys take a quarter of it per word added: their sort's arrays are several
+# times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
 SLICE = 1 << 21
 
 
@@ -121,20 +125,33 @@ class Tables:
                compute: Callable[[int, int], int]) -> np.ndarray:
         """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
         `compute(row, column)` (the readable actions, through the packed engine) first."""
+        return self.lookup_columns(memo, shape, rows, [columns], compute)[0]
+
+    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
+                       compute: Callable[[int, int], int]) -> list[np.ndarray]:
+        """`lookup` for several columns against the same rows: the missing entries of all
+        computed in one pass (in the order of their index, as one column's are)."""
+
+        def take_all(table: np.ndarray, missing: list | None = None) -> list[np.ndarray]:
+            base = None if rows is None else rows * table.shape[1]
+            found = []
+            for column in columns:  # one index array alive at a time: the memory in flight stays small
+                index = column if base is None else base + column
+                found.append(table.reshape(-1).take(index))
+                if missing is not None and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
+                    missing.append(index[found[-1] == UNKNOWN])
+            return found
+
+        missing = []
         table = memo.ensure(*shape())
-        width = table.shape[1]
-        index = columns if rows is None else rows * width + columns
-        found = table.reshape(-1).take(index)
-        missing = found == UNKNOWN
-        if missing.any():
+        found = take_all(table, missing)
+        if missing:
             clock = time.process_time()
-            for pair in np.unique(index[missing]).tolist():
-                row, column = divmod(pair, width)
-                value = compute(row, column)
-                memo.ensure(*shape())[row, column] = value
-            table = memo.array
-            index = columns if rows is None else rows * table.shape[1] + columns
-            found = table.reshape(-1).take(index)
+            rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
+            computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
+            table = memo.ensure(*shape())  # the readable actions may have interned components
+            table[rows_missing, columns_missing] = computed
+            found = take_all(table)
             self.spent(clock)
         return found
 
@@ -197,18 +214,37 @@ class Tables:
         return found[:, 0] >= 0, found[:, 0], found[:, 1], found[:, 2]
 
 
+# The bits a key word holds, and the most words a key takes: past WORDS * WORD bits the
+# vector engine refuses the model (`WideKeys`). Tests narrow WORD to reach the multiword
+# keys on small models.
+WORD = 64
+WORDS = 3
+
+
 class KeyLayout:
-    """How a key packs the component ids: `local_bits` per process, the globals above."""
+    """How a key packs the component ids into one uint64: `local_bits` per process, the
+    globals above. `KeyLayout.of` gives this layout where the ids fit one word, else a
+    `WideLayout` of two or three words with the same operations."""
+
+    words = 1
+    dtype = np.dtype(np.uint64)
 
     def __init__(self, P: int, global_bits: int, local_bits: int):
         self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
         self.bits = global_bits + P * local_bits
-        if self.bits > 64:
+        if self.bits > WORD:
             raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
                            f"{local_bits} per process), more than one machine word")
         self.shifts = [np.uint64(p * local_bits) for p in range(P)]
         self.global_shift = np.uint64(P * local_bits)
         self.local_mask = np.uint64((1 << local_bits) - 1)
+
+    @staticmethod
+    def of(P: int, global_bits: int, local_bits: int) -> "KeyLayout":
+        """The one-word layout where the ids fit one word, else the multiword one."""
+        if global_bits + P * local_bits <= WORD:
+            return KeyLayout(P, global_bits, local_bits)
+        return WideLayout(P, global_bits, local_bits)
 
     @classmethod
     def fitting(cls, P: int, globals_: int, locals_: int, at_least: "KeyLayout | None" = None) -> "KeyLayout":
@@ -216,7 +252,7 @@ class KeyLayout:
         if at_least is not None:
             global_bits = max(global_bits, at_least.global_bits)
             local_bits = max(local_bits, at_least.local_bits)
-        return cls(P, global_bits, local_bits)
+        return cls.of(P, global_bits, local_bits)
 
     def same(self, other: "KeyLayout") -> bool:
         return (self.global_bits, self.local_bits) == (other.global_bits, other.local_bits)
@@ -232,11 +268,150 @@ class KeyLayout:
         L = [((keys >> self.shifts[p]) & self.local_mask).astype(np.int64) for p in range(self.P)]
         return G, L
 
+    def ids(self, key) -> tuple[int, list[int]]:
+        """One key's globals id and locals ids, in Python ints (a numpy call per key costs more)."""
+        key, mask = int(key), (1 << self.local_bits) - 1
+        return key >> int(self.global_shift), [(key >> int(shift)) & mask for shift in self.shifts]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """`keys[rows]` with process p's locals `old` replaced by `new` (only its bits change)."""
+        moved = (old[rows] ^ new[rows]).astype(np.uint64)
+        moved <<= self.shifts[p]
+        moved ^= keys[rows]
+        return moved
+
     def rekey(self, keys: np.ndarray, to: "KeyLayout") -> np.ndarray:
         """`keys` under layout `to`; sorted keys stay sorted."""
         if self.same(to):
             return keys
         return to.encode(*self.decode(keys))
+
+
+class WideLayout(KeyLayout):
+    """A key of two or three words, as one unstructured numpy void of 8 bytes per word:
+    the words big-endian, the most significant first, so that numpy's byte-wise order
+    of voids (sort, searchsorted, equality) is the order of the number they spell. The
+    ids are laid out from the top as in one word (the globals', then process P-1's
+    down to process 0's), none split between words, so that the order stays the
+    lexicographic order of the ids and re-keying keeps sorted keys sorted. The bits
+    left at the bottom of the last word carry a successor's position while a level
+    is sorted, where it fits (else a word is added for it)."""
+
+    def __init__(self, P: int, global_bits: int, local_bits: int):
+        self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
+        self.bits = global_bits + P * local_bits
+        places, word, free = [], 0, WORD
+        for width in [global_bits] + [local_bits] * P:  # the globals, then process P-1 .. 0
+            if width > free:
+                word, free = word + 1, WORD
+            free -= width
+            places.append((word, np.uint64(max(free, 0))))
+        self.words = word + 1
+        if self.words > WORDS or max(global_bits, local_bits) > WORD:  # a word fewer than one id needs
+            raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
+                           f"{local_bits} per process), and the vector engine's keys hold at most "
+                           f"{WORDS} words of {WORD} bits, no id split between two")
+        self.room = free  # the bits free at the bottom of the last word
+        self.dtype = np.dtype(f"V{8 * self.words}")
+        self.global_place, self.local_places = places[0], places[1:][::-1]  # local_places[p]: process p's
+        self.global_mask, self.local_mask = np.uint64((1 << global_bits) - 1), np.uint64((1 << local_bits) - 1)
+
+    def words_of(self, keys: np.ndarray) -> np.ndarray:
+        """The keys' words, one row per key (a view: writing it writes the keys)."""
+        return keys.view(">u8").reshape(len(keys), self.words)
+
+    def encode(self, G: np.ndarray, L: Sequence[np.ndarray]) -> np.ndarray:
+        words = np.zeros((len(G), self.words), dtype=np.uint64)
+        for (word, shift), ids in zip([self.global_place, *self.local_places], [G, *L]):
+            words[:, word] |= ids.astype(np.uint64) << shift
+        return words.astype(">u8").view(self.dtype).reshape(len(G))
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        words = self.words_of(keys)
+
+        def field(place, mask) -> np.ndarray:
+            word, shift = place
+            return ((words[:, word].astype(np.uint64) >> shift) & mask).astype(np.int64)
+
+        return field(self.global_place, self.global_mask), [field(place, self.local_mask)
+                                                             for place in self.local_places]
+
+    def ids(self, key) -> tuple[int, list[int]]:
+        number = int.from_bytes(bytes(key), "big")
+
+        def field(place, bits: int) -> int:  # each word takes 64 bits of the number, whatever WORD says
+            word, shift = place
+            return (number >> (64 * (self.words - 1 - word) + int(shift))) & ((1 << bits) - 1)
+
+        return field(self.global_place, self.global_bits), [field(place, self.local_bits)
+                                                             for place in self.local_places]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        word, shift = self.local_places[p]
+        flipped = keys[rows]
+        words = self.words_of(flipped)
+        words[:, word] ^= (old[rows] ^ new[rows]).astype(np.uint64) << shift
+        return flipped
+
+    def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, record_edges: bool):
+        """`Search.first_occurrences` for these keys: one sort of the keys with each
+        one's position below it (in the last word's free bits, or in a word added);
+        for two words, where it fits, one machine-word sort of the first word's rank
+        and the second word's ids (`ranked`: several times faster than a byte-wise one)."""
+        total, index_bits = len(keys), max(len(keys) - 1, 1).bit_length()
+        ranked = self.ranked(keys, positions, index_bits) if self.words == 2 else None
+        if ranked is not None:
+            unique, first, sorted_positions, starts = ranked
+            return unique, first, [(sorted_positions, starts, None)] if record_edges else None
+        inside = index_bits <= self.room
+        words = self.words + (not inside)
+        tagged = np.zeros((total, words), dtype=">u8")
+        tagged[:, :self.words] = self.words_of(keys)
+        tagged[:, -1] |= positions.astype(np.uint64)
+        tagged = tagged.view(f"V{8 * words}").reshape(total)
+        tagged.sort()
+        tagged_words = tagged.view(">u8").reshape(total, words)
+        if inside:
+            low = np.uint64((1 << index_bits) - 1)
+            sorted_positions = (tagged_words[:, -1] & low).astype(np.int64)
+            tagged_words[:, -1] &= ~low
+        else:
+            sorted_positions = tagged_words[:, -1].astype(np.int64)
+        sorted_keys = np.ascontiguousarray(tagged_words[:, :self.words]).view(self.dtype).reshape(total)
+        starts = run_starts(sorted_keys)
+        return sorted_keys[starts], sorted_positions[starts], [(sorted_positions, starts, None)] if record_edges else None
+
+    def ranked(self, keys: np.ndarray, positions: np.ndarray, index_bits: int):
+        """Two-word keys sorted as one uint64 each: the rank of the first word among the
+        distinct first words (an argsort of them), then the second word's ids, then the
+        position; ranks are ordered as the words, so the order is the keys'. (distinct
+        keys, first position of each, the positions sorted, where each run starts), or
+        None where the rank, ids and positions do not fit 64 bits."""
+        words = self.words_of(keys)
+        first_words = words[:, 0].astype(np.uint64)
+        order = np.argsort(first_words)
+        sorted_first = first_words[order]
+        first_starts = run_starts(sorted_first)
+        distinct_first = sorted_first[first_starts]
+        field_bits = WORD - self.room  # the ids in the second word, above its free bits
+        rank_bits = max(len(distinct_first) - 1, 1).bit_length()
+        if rank_bits + field_bits + index_bits > 64:
+            return None
+        rank = np.empty(len(keys), dtype=np.uint64)
+        rank[order] = np.cumsum(first_starts) - 1
+        del order, sorted_first, first_words
+        combined = rank << np.uint64(field_bits + index_bits)
+        combined |= (words[:, 1].astype(np.uint64) >> np.uint64(self.room)) << np.uint64(index_bits)
+        combined |= positions.astype(np.uint64)
+        combined.sort()
+        sorted_positions = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+        heads = combined >> np.uint64(index_bits)
+        starts = run_starts(heads)
+        distinct = heads[starts]
+        unique = np.empty((len(distinct), 2), dtype=">u8")
+        unique[:, 0] = distinct_first[(distinct >> np.uint64(field_bits)).astype(np.int64)]
+        unique[:, 1] = (distinct & np.uint64((1 << field_bits) - 1)) << np.uint64(self.room)
+        return unique.view(self.dtype).reshape(len(distinct)), sorted_positions[starts], sorted_positions, starts
 
 
 def state_ids(ids: np.ndarray) -> np.ndarray:
@@ -248,7 +423,9 @@ def state_ids(ids: np.ndarray) -> np.ndarray:
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     """Per position of sorted keys, whether a run of equal keys starts there."""
     starts = np.ones(len(sorted_keys), dtype=bool)
-    if len(sorted_keys):
+    if len(sorted_keys) and sorted_keys.dtype.kind == "V":  # multiword keys: no ufunc, the operator
+        starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    elif len(sorted_keys):
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
     return starts
 
@@ -269,9 +446,11 @@ class SortedKeys:
         known = np.zeros(len(unique), dtype=bool)
         ids = None if self.runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
         for keys, run_ids in self.runs:
+            if not len(keys):
+                continue
             where = np.searchsorted(keys, unique)
-            hit = where < len(keys)
-            hit[hit] = keys[where[hit]] == unique[hit]
+            np.minimum(where, len(keys) - 1, out=where)  # past the end: compared with the last, unequal
+            hit = keys[where] == unique
             known |= hit
             if ids is not None:
                 ids[hit] = run_ids[where[hit]]
@@ -367,8 +546,8 @@ class VectorExploration(ReducedLiveness, Exploration):
 
     def packed_state(self, key: int, layout: KeyLayout) -> int:
         """The packed engine's int for the state of `key` (what paths store)."""
-        G, L = layout.decode(np.array([key], dtype=np.uint64))
-        return self.engine.pack(int(G[0]), [int(column[0]) for column in L])
+        g, local_ids = layout.ids(key)
+        return self.engine.pack(g, local_ids)
 
     def readable_state(self, key: int, layout: KeyLayout):
         return self.engine.decode(self.packed_state(key, layout))
@@ -379,7 +558,7 @@ class VectorExploration(ReducedLiveness, Exploration):
     def packed_of(self, state_id: int) -> int:
         """The packed engine's int for state `state_id`."""
         level, position = self.locate(state_id)
-        return self.packed_state(int(level.keys[position]), level.layout)
+        return self.packed_state(level.keys[position], level.layout)
 
     def stored_path(self, state_id: int) -> list:
         """The path the search stored to `state_id`: [(label or None, the packed engine's
@@ -389,11 +568,11 @@ class VectorExploration(ReducedLiveness, Exploration):
         steps = []
         while k > 0:
             steps.append((self.labels[int(level.via[position])],
-                          self.packed_state(int(level.keys[position]), level.layout)))
+                          self.packed_state(level.keys[position], level.layout)))
             position = int(level.parent[position])
             k -= 1
             level = self.levels[k]
-        steps.append((None, self.packed_state(int(level.keys[position]), level.layout)))
+        steps.append((None, self.packed_state(level.keys[position], level.layout)))
         steps.reverse()
         return steps
 
@@ -597,7 +776,7 @@ def explore_vector(
 ) -> VectorExploration:
     """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
     edges and violations (see the module docstring). Raises WideKeys when the keys
-    would not fit one machine word.
+    would not fit WORDS machine words.
 
     With `symmetry`, one representative per orbit of process permutations, as the
     packed engine's reduced search keeps: the locals' ids sorted, each label (and
@@ -703,8 +882,9 @@ class Search:
             if self.record_edges:
                 level.degree, level.targets, level.labels = [], [], []
             try:
-                for start in range(0, len(level), SLICE):
-                    part = Slice(level, start, min(start + SLICE, len(level)))
+                size = max(SLICE >> 2 * (level.layout.words - 1), 1)
+                for start in range(0, len(level), size):
+                    part = Slice(level, start, min(start + size, len(level)))
                     cut, piece = self.expand(part, offset + self.pending)
                     if self.record_edges:
                         level.degree.append(part.degree)
@@ -781,22 +961,22 @@ class Search:
         row_start = np.cumsum(degree) - degree
         total = int(degree.sum())
         index_bits = max(total - 1, 1).bit_length()
-        combined = layout.bits + index_bits <= 64
+        combined = layout.words == 1 and layout.bits + index_bits <= 64
         shift = np.uint64(index_bits if combined else 0)
         # each successor's key (with its position in the packed engine's order in the low
         # bits where they fit), laid out block by block; the labels in packed order
-        keys = np.empty(total, dtype=np.uint64)
+        keys = np.empty(total, dtype=layout.dtype)
         positions = None if combined else np.empty(total, dtype=np.int64)
         labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
 
         def lay(start: int, block_keys: np.ndarray, position: np.ndarray) -> None:
             end = start + len(block_keys)
-            if combined:
-                block_keys <<= shift
-                block_keys |= position.astype(np.uint64)
+            if combined:  # shifted straight into place, the positions or'ed in
+                np.left_shift(block_keys, shift, out=keys[start:end])
+                keys[start:end] |= position.astype(np.uint64)
             else:
                 positions[start:end] = position
-            keys[start:end] = block_keys
+                keys[start:end] = block_keys
 
         done = len(c_label)
         position = np.repeat(row_start - (np.cumsum(count) - count), count) + np.arange(done)
@@ -805,16 +985,16 @@ class Search:
         labels[position] = c_label if permutation is None else c_label * len(self.perms) + permutation
         before = count.copy()
         for label_id, p, enabled, found, wide in blocks:
-            position = (row_start + before)[enabled]
+            rows = np.flatnonzero(enabled)  # gathers by index: a block is enabled in a fraction of the rows
+            position = row_start[rows] + before[rows]
             permutation = None
             if wide is not None:
                 block_keys, permutation = self.keyed(layout, *wide)
             elif self.perms is None:  # only process p's locals change: flip their bits in the parent's key
-                moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
-                block_keys = (parent_keys ^ moved)[enabled]
+                block_keys = layout.flip(parent_keys, p, L[p], found, rows)
             else:
                 block_keys, permutation = self.keyed(
-                    layout, G[enabled], [found[enabled] if q == p else L[q][enabled] for q in range(P)])
+                    layout, G[rows], [found[rows] if q == p else L[q][rows] for q in range(P)])
             lay(done, block_keys, position)
             labels[position] = label_id if permutation is None else label_id * len(self.perms) + permutation
             before += enabled
@@ -911,11 +1091,14 @@ class Search:
         run of one key starts, the index of each run's key among the distinct ones, None:
         the runs are the distinct keys in order)])."""
         total = len(keys)
+        if layout.words > 1:
+            return layout.first_occurrences(keys, positions, self.record_edges)
         if combined:  # the positions in the low bits: one sort
             keys.sort()
             low = np.uint64((1 << int(shift)) - 1)
-            starts = run_starts(keys >> shift)
-            unique = keys[starts] >> shift
+            heads = keys >> shift
+            starts = run_starts(heads)
+            unique = heads[starts]
             first = (keys[starts] & low).astype(np.int64)
             pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
             return unique, first, pieces
@@ -1024,7 +1207,8 @@ class Search:
         found = []
         for name, holds in self.by_pair.items():
             if name not in self.run.violations and len(new_first):
-                failing = np.flatnonzero(~self.pairs_hold(name, holds, new_keys(), layout) & (new_first < edges))
+                ok = self.pairs_hold(name, holds, new_keys(), layout)
+                failing = [] if ok is None else np.flatnonzero(~ok & (new_first < edges))
                 if len(failing):
                     found.append((int(new_first[failing[0]]), Violation(name, -1)))
         state_checks, step_checks = self.woken(self.state_checks), self.woken(self.step_checks)
@@ -1043,34 +1227,38 @@ class Search:
         for name, holds in step_checks:
             for position in range(counted):
                 parent = int(parents[position])
-                before = readable(int(level.keys[parent]), level.layout)
-                after = readable(int(step_keys[position]), layout)
+                before = readable(level.keys[parent], level.layout)
+                after = readable(step_keys[position], layout)
                 if not holds(before, after):
                     found.append((position, Violation(name, level.offset + parent,
                                                       self.run.labels[int(labels[position])],
-                                                      self.run.packed_state(int(step_keys[position]), layout))))
+                                                      self.run.packed_state(step_keys[position], layout))))
                     break
         return found
 
-    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray:
+    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray | None:
         """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
-        the state whose every process has that one's locals (one verdict per pair of ids)."""
+        the state whose every process has that one's locals (one verdict per pair of ids);
+        None where it holds for all of them."""
         engine = self.engine
         G, L = layout.decode(keys)
 
         def verdict(g: int, lid: int) -> int:
             return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
 
+        verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
+                                              G, L, verdict)
+        if min(column.min(initial=1) for column in verdicts) == 1:
+            return None
         ok = np.ones(len(keys), dtype=bool)
-        for column in L:
-            ok &= self.tables.lookup(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
-                                     G, column, verdict) == 1
+        for column in verdicts:
+            ok &= column == 1
         return ok
 
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
         """The level's successor keys in the packed engine's order (taken before the sort
         reorders `keys`)."""
-        in_order = np.empty(len(keys), dtype=np.uint64)
+        in_order = np.empty(len(keys), dtype=keys.dtype)
         if positions is None:  # the positions are in the low bits
             in_order[(keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)] = keys >> shift
         else:
