@@ -53,11 +53,12 @@ class WorkerLost(RuntimeError):
 # ------------------------------------------------------------------ worker processes
 
 
-def serve(connection, model_factory, index, count, record_edges) -> None:
-    """A worker process: build the partition, then answer (method, arguments) until told to stop."""
+def serve(connection, model_factory, index, count, record_edges, kind=None) -> None:
+    """A worker process: build the partition (a `Partition`, or `kind`'s), then answer
+    (method, arguments) until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     try:
-        partition = Partition(model_factory, index, count, record_edges)
+        partition = (kind or Partition)(model_factory, index, count, record_edges)
     except BaseException:
         connection.send(("error", traceback.format_exc(limit=4)))
         return
@@ -77,16 +78,17 @@ def serve(connection, model_factory, index, count, record_edges) -> None:
 
 
 class ProcessPool:
-    """Partitions in forked worker processes, called over pipes, all at once."""
+    """Partitions in forked worker processes, called over pipes, all at once; `kind`
+    builds them (a class called as `Partition` is; `Partition` itself by default)."""
 
-    def __init__(self, model_factory, count: int, record_edges: bool):
+    def __init__(self, model_factory, count: int, record_edges: bool, kind=None):
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
         self.connections, self.processes = [], []
         for index in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(theirs, model_factory, index, count, record_edges),
+            process = context.Process(target=serve, args=(theirs, model_factory, index, count, record_edges, kind),
                                       name=f"protocol-worker-{index}", daemon=True)
             process.start()
             theirs.close()

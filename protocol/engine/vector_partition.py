@@ -1,0 +1,381 @@
+"""The partitioned search on the vector engine: one worker's share of each level, in numpy. Knows nothing of the protocol.
+
+The coordinator is the packed partitioned search's (parallel.py's
+`explore_parallel`, level-synchronous: expand, then admit, batches relayed
+by it), and so are its choices: a state's owner (by the fingerprints of its
+globals and process 0's locals), its *key* (the XOR of its components'
+fingerprints, each process's multiplied by its position's odd factor), the
+violation reported (the least key in the first level where an invariant
+fails; the least (source key, label) for a transition property), and the
+step into a state on a trace (its predecessor of least (key, label) in the
+level before). So the distinct states, transitions, depth, verdicts and
+traces are those of the packed partitioned search for every N. What differs
+is how a partition does its share: a `VectorPartition` expands a level with
+the vector engine's tables (vector.py's `Search.successors`), deduplicates by
+sorting, keeps its states as sorted key arrays per level, and exchanges
+states as arrays.
+
+Component ids are interned lazily and per process, so they mean nothing
+across processes. A state travels as P+1 component fingerprints, one uint64
+row (`KeyBatch`), as the packed partitioned search's wire does (wire.py):
+each batch first defines, by value, the components its receiver has not been
+sent yet, and the receiver interns them into its own engine and maps the
+fingerprints to its ids with a `searchsorted` over its sorted fingerprints.
+No process owns the ids, so no round trip is needed within a level; the
+rows do not depend on how a partition packs its keys (one word or several).
+With Ray (cluster.py) a batch's array travels through the object store
+without pickling each state; over the worker pipes it is pickled as one
+buffer.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from . import Model
+from .fast import Engine
+from .vector import SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, run_starts
+from .wire import ComponentNames
+
+
+class KeyBatch:
+    """The states one partition sends another in one level: the components the receiver
+    has not been sent yet (pickled, few), and per state a row of component fingerprints
+    (globals, then process 0, 1, ...)."""
+
+    __slots__ = ("definitions", "rows")
+
+    def __init__(self, definitions: bytes, rows: np.ndarray):
+        self.definitions, self.rows = definitions, rows
+
+    def __len__(self) -> int:  # the bytes it carries, as the coordinator counts them
+        return len(self.definitions) + self.rows.nbytes
+
+
+def sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, sorted (one sort and a neighbour mask; `np.unique` is slower)."""
+    keys = np.sort(keys)
+    return keys[run_starts(keys)]
+
+
+class Steps:
+    """A slice of a level's steps as arrays: per step its source's position in the
+    slice, its label id, and its target's globals and per-process locals."""
+
+    __slots__ = ("source", "label", "G", "L")
+
+    def __init__(self, source, label, G, L):
+        self.source, self.label, self.G, self.L = source, label, G, L
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+class Names:
+    """numpy views of a partition's `wire.ComponentNames`, rebuilt as components are interned."""
+
+    def __init__(self, names: ComponentNames):
+        self.names, self.sizes = names, None
+
+    def current(self) -> "Names":
+        names = self.names
+        sizes = (len(names.global_fps), len(names.local_fps))
+        if sizes != self.sizes:
+            self.sizes = sizes
+            self.global_fps = np.array(names.global_fps, dtype=np.uint64)
+            self.local_fps = np.array(names.local_fps, dtype=np.uint64)
+            self.owner_of_global = np.array(names.owner_of_global, dtype=np.int64)
+            self.owner_of_local = np.array(names.owner_of_local, dtype=np.int64)
+            self.global_keys = np.array(names.global_keys, dtype=np.uint64)
+            self.local_keys = [np.array(keys, dtype=np.uint64) for keys in names.local_keys]
+            self.global_order = np.argsort(self.global_fps)
+            self.local_order = np.argsort(self.local_fps)
+        return self
+
+    def owner(self, G: np.ndarray, L0: np.ndarray, count: int) -> np.ndarray:
+        return (self.owner_of_global[G] + self.owner_of_local[L0]) % count
+
+    def key(self, G: np.ndarray, L: list) -> np.ndarray:
+        """The packed partitioned search's key of each state (wire.ComponentNames.compile_key)."""
+        key = self.global_keys[G]
+        for p, column in enumerate(L):
+            key = key ^ self.local_keys[p][column]
+        return key
+
+    def ids(self, fps: np.ndarray, local: bool) -> np.ndarray:
+        """The ids here of components named by fingerprints (every one interned here)."""
+        known, order = (self.local_fps, self.local_order) if local else (self.global_fps, self.global_order)
+        return order[np.searchsorted(known, fps, sorter=order)]
+
+
+class VectorPartition:
+    """One worker's share of the partitioned vector search: the states it owns, as sorted
+    key arrays per level; the methods `explore_parallel` calls on a partition."""
+
+    def __init__(self, model_factory: Callable[[], Model], index: int, count: int, record_edges: bool):
+        if record_edges:
+            raise ValueError("the partitioned vector search keeps no edges: liveness is the packed partitions'")
+        self.model = model_factory()
+        self.engine = Engine(self.model)
+        self.me, self.count, self.P = index, count, self.model.processes
+        self.run = VectorExploration(self.engine)  # what the vector search's helpers read: violations, parts
+        self.search = Search(self.run, self.engine, None, False, False, None, time.perf_counter())
+        self.names = ComponentNames(self.engine, count)  # fingerprints, owners, keys (wire.py)
+        self.arrays = Names(self.names)
+        self.levels: list[Level] = self.run.levels  # level k (from 0): its states' keys, sorted, under its layout
+        self.layout = KeyLayout.fitting(self.P, len(self.engine.globals), len(self.engine.locals))
+        self.seen: SortedKeys | None = None  # the keys of every state admitted here, under `seen_layout`
+        self.seen_layout = self.layout
+        self.own: list = []  # the successors owned here found by `expand`: [(sorted keys, layout)]
+
+    # ------------------------------------------------------------ keys
+
+    def fitting(self) -> KeyLayout:
+        """A layout wide enough for every component interned so far (never narrower)."""
+        engine = self.engine
+        self.layout = KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals), at_least=self.layout)
+        return self.layout
+
+    def joined(self, pieces: list) -> np.ndarray:
+        """The distinct keys of `pieces` [(keys, layout)], under the current layout."""
+        layout = self.fitting()
+        if not pieces:
+            return np.zeros(0, dtype=np.uint64)
+        return sorted_unique(np.concatenate([piece_layout.rekey(keys, layout) for keys, piece_layout in pieces]))
+
+    def retire(self, names) -> None:
+        self.run.violations.update(dict.fromkeys(names, True))  # what `Search.woken` skips
+
+    # ------------------------------------------------------------ the search
+
+    def start(self) -> dict:
+        """Admit the initial states this partition owns: level 1."""
+        engine = self.engine
+        packed = [engine.unpack(engine.encode(state)) for state in self.model.initial_states]
+        G = np.array([g for g, _ in packed], dtype=np.int64)
+        L = [np.array([lids[p] for _, lids in packed], dtype=np.int64) for p in range(self.P)]
+        mine = self.arrays.current().owner(G, L[0], self.count) == self.me
+        keys = self.fitting().encode(G[mine], [column[mine] for column in L])
+        self.seen, self.seen_layout = SortedKeys(np.zeros(0, dtype=np.uint64), None), self.layout
+        self.own = [(sorted_unique(keys), self.layout)]
+        return self.admit([None] * self.count)
+
+    def steps(self, level: Level, start: int, stop: int) -> Steps:
+        """The steps of states start..stop of `level`, through the vector engine's tables."""
+        part = Level(level.offset + start, level.keys[start:stop], level.layout)
+        G, L, (count, c_label, c_next, c_locals), blocks = self.search.successors(part)
+        sources, labels, Gs, Ls = [np.repeat(np.arange(len(G)), count)], [c_label], [c_next], [[c] for c in c_locals]
+        for label_id, p, enabled, found, wide in blocks:
+            rows = np.flatnonzero(enabled)
+            sources.append(rows)
+            labels.append(np.full(len(rows), label_id, dtype=np.int64))
+            if wide is not None:
+                Gs.append(wide[0])
+                for q in range(self.P):
+                    Ls[q].append(wide[1][q])
+            else:
+                Gs.append(G[rows])
+                for q in range(self.P):
+                    Ls[q].append(found[rows] if q == p else L[q][rows])
+        return Steps(np.concatenate(sources) + start, np.concatenate(labels), np.concatenate(Gs),
+                     [np.concatenate(column) for column in Ls])
+
+    def expand(self) -> tuple[list, int, dict]:
+        """Expand this partition's frontier, a slice at a time: per owner, the batch of
+        successors it is sent (None for this partition's own, kept for `admit`), the
+        transitions, and each woken transition property's least violation in this
+        level by (source key, label)."""
+        level = self.levels[-1]
+        outgoing: list = [[] for _ in range(self.count)]  # per owner: [(sorted keys, layout)]
+        transitions, step_violations = 0, {}
+        self.own = []
+        for start in range(0, len(level), SLICE):
+            steps = self.steps(level, start, min(start + SLICE, len(level)))
+            transitions += len(steps)
+            layout, arrays = self.fitting(), self.arrays.current()
+            keys = layout.encode(steps.G, steps.L)
+            owner = arrays.owner(steps.G, steps.L[0], self.count)
+            for destination in range(self.count):
+                sent = keys if self.count == 1 else keys[owner == destination]
+                (self.own if destination == self.me else outgoing[destination]).append((sorted_unique(sent), layout))
+            self.check_steps(level, steps, step_violations)
+        self.own = [(self.joined(self.own), self.layout)]
+        batches = [None if owner == self.me else self.batch(owner, self.joined(pieces))
+                   for owner, pieces in enumerate(outgoing)]
+        return batches, transitions, step_violations
+
+    def batch(self, owner: int, keys: np.ndarray) -> KeyBatch:
+        """The batch of states `keys` (under the current layout) for partition `owner`."""
+        import pickle
+
+        engine, arrays = self.engine, self.arrays.current()
+        G, L = self.layout.decode(keys)
+        sent_globals, sent_locals = self.names.defined[owner]
+        new_globals = set(np.unique(G).tolist()) - sent_globals
+        new_locals = set(np.unique(np.concatenate(L)).tolist()) - sent_locals if L else set()
+        sent_globals.update(new_globals)
+        sent_locals.update(new_locals)
+        definitions = pickle.dumps(
+            (sorted((self.names.global_fps[g], engine.globals[g]) for g in new_globals),
+             sorted((self.names.local_fps[lid], engine.locals[lid]) for lid in new_locals)),
+            protocol=pickle.HIGHEST_PROTOCOL)
+        rows = np.stack([arrays.global_fps[G], *(arrays.local_fps[column] for column in L)], axis=1)
+        return KeyBatch(definitions, rows)
+
+    def received(self, batch: KeyBatch) -> tuple[np.ndarray, KeyLayout]:
+        """A peer's batch as keys here (interning the components it defines first)."""
+        self.names.learn(batch.definitions)
+        arrays = self.arrays.current()
+        G = arrays.ids(batch.rows[:, 0], local=False)
+        L = [arrays.ids(batch.rows[:, 1 + p], local=True) for p in range(self.P)]
+        layout = self.fitting()
+        return layout.encode(G, L), layout
+
+    def admit(self, incoming: list) -> dict:
+        """Admit the successors sent here (one batch per sender, None for none) and those
+        found here: the level's new states. Returns their count, each invariant's least
+        violating (key, worker, id) among them, and no edge answers (no edges kept)."""
+        pieces = self.own + [self.received(batch) for batch in incoming if batch is not None]
+        keys = self.joined(pieces)
+        if not self.seen_layout.same(self.layout):  # the components interned since: wider keys
+            self.seen.rekey(self.seen_layout, self.layout)
+            self.seen_layout = self.layout
+        known, _ = self.seen.find(keys)
+        fresh = keys[~known]
+        if len(fresh):
+            self.seen.add(fresh, None)
+        offset = sum(len(level) for level in self.levels)
+        self.levels.append(Level(offset, fresh, self.layout))
+        self.own = []
+        return {"new": len(fresh), "violations": self.check_states(self.levels[-1]), "answers": [None] * self.count}
+
+    # ------------------------------------------------------------ properties
+
+    def check_states(self, level: Level) -> dict:
+        """Each active invariant's least violating state of `level`, by key."""
+        search, found = self.search, {}
+        if not len(level):
+            return found
+        G, L = level.layout.decode(level.keys)
+        keys = self.arrays.current().key(G, L)
+        failing = {name: ~search.pairs_hold(name, holds, level.keys, level.layout)
+                   for name, holds in search.by_pair.items() if name not in self.run.violations}
+        readable = search.woken(search.state_checks)
+        if readable:
+            states = list(self.run.level_states(level))
+            for name, holds in readable:
+                failing[name] = np.array([not holds(state) for state in states], dtype=bool)
+        for name, mask in failing.items():
+            where = np.flatnonzero(mask)
+            if len(where):
+                least = where[np.argmin(keys[where])]
+                found[name] = (int(keys[least]), self.me, level.offset + int(least))
+        return found
+
+    def check_steps(self, level: Level, steps: Steps, step_violations: dict) -> None:
+        """Each woken transition property's least failing step by (source key, label),
+        among `steps` and what `step_violations` holds already."""
+        checks = self.search.woken(self.search.step_checks)
+        if not checks or not len(steps):
+            return
+        G, L = level.layout.decode(level.keys)
+        arrays = self.arrays.current()
+        source_keys = arrays.key(G, L)[steps.source]
+        order = np.lexsort((steps.label, source_keys))  # the least (source key, label) first
+        readable = self.run.readable_state
+        target_keys = self.layout.encode(steps.G, steps.L)
+        for name, holds in checks:
+            for i in order.tolist():
+                source = int(steps.source[i])
+                before = readable(int(level.keys[source]), level.layout)
+                after = readable(int(target_keys[i]), self.layout)
+                if not holds(before, after):
+                    candidate = (int(source_keys[i]), int(steps.label[i]), self.me, level.offset + source, after)
+                    if name not in step_violations or candidate[:2] < step_violations[name][:2]:
+                        step_violations[name] = candidate
+                    break
+
+    # ------------------------------------------------------------ traces and results
+
+    def level_of(self, state_id: int) -> int:
+        """The level (from 1) of one of this partition's states."""
+        level, _ = self.run.locate(state_id)
+        return self.levels.index(level) + 1
+
+    def readable(self, state_id: int):
+        return self.run.state(state_id)
+
+    def predecessor(self, target, level: int):
+        """Among this partition's states at `level`, the least (key, label) with a step to
+        the readable state `target`: (key, label id, id, readable state), or None."""
+        if level > len(self.levels) or not len(self.levels[level - 1]):
+            return None
+        states = self.levels[level - 1]
+        g, lids = self.engine.unpack(self.engine.encode(target))
+        G, L = states.layout.decode(states.keys)
+        state_keys, best = self.arrays.current().key(G, L), None
+        for start in range(0, len(states), SLICE):
+            steps = self.steps(states, start, min(start + SLICE, len(states)))
+            hits = steps.G == g
+            for p in range(self.P):
+                hits &= steps.L[p] == lids[p]
+            where = np.flatnonzero(hits)
+            if not len(where):
+                continue
+            keys = state_keys[steps.source[where]]
+            first = np.lexsort((steps.label[where], keys))[0]
+            candidate = (int(keys[first]), int(steps.label[where][first]), int(steps.source[where][first]))
+            if best is None or candidate[:2] < best[:2]:
+                best = candidate
+        if best is None:
+            return None
+        return (best[0], best[1], states.offset + best[2], self.readable(states.offset + best[2]))
+
+    def size(self) -> int:
+        return self.run.distinct_states
+
+    def first_reached(self, predicates: dict) -> dict:
+        """Per named state predicate, the first level (from 1) where one of this partition's
+        states satisfies it, or None."""
+        return self.run.first_reached(predicates)
+
+    def memory(self) -> int:
+        """This worker's peak resident memory in bytes."""
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# What a partitioned vector search does not do, where the packed partitions take over.
+LIVENESS_REFUSAL = ("liveness in the partitioned search is decided by the packed engine's partitions "
+                    "(--workers or --cluster without --no-liveness)")
+
+
+def partitioned_refusal(model: Model, record_edges: bool) -> str | None:
+    """Why the partitioned vector search cannot explore `model` so, or None when it can."""
+    from .vector import vector_refusal
+
+    if record_edges:
+        return LIVENESS_REFUSAL
+    return vector_refusal(model)
+
+
+def wide_keys(lost: Exception) -> bool:
+    """Whether a worker stopped because its keys outgrew one machine word (vector.WideKeys)."""
+    return "WideKeys:" in str(lost)
+
+
+def explore_vector_parallel(model_factory: Callable[[], Model], workers: int, *, pool=None, **options):
+    """`parallel.explore_parallel` with `VectorPartition`s (forked worker processes unless
+    `pool` gives others, e.g. Ray actors built of `VectorPartition`): the same counts,
+    verdicts and traces as the packed partitions, for any N. Safety only (no edges)."""
+    from .parallel import ProcessPool, explore_parallel
+
+    if pool is None:
+        pool = ProcessPool(model_factory, workers, False, kind=VectorPartition)
+    run = explore_parallel(model_factory, workers, pool=pool, **options)
+    run.engine_choice = {"name": "vector"}
+    return run
