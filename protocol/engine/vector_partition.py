@@ -61,6 +61,14 @@ def sorted_unique(keys: np.ndarray) -> np.ndarray:
     return keys[run_starts(keys)]
 
 
+def present(columns, size: int) -> np.ndarray:
+    """The ids (below `size`) that occur in `columns` (an array or a list of them), in order."""
+    seen = np.zeros(size, dtype=bool)
+    for column in columns if isinstance(columns, list) else [columns]:
+        seen[column] = True
+    return np.flatnonzero(seen)
+
+
 class Steps:
     """A slice of a level's steps as arrays: per step its source's position in the
     slice, its label id, and its target's globals and per-process locals."""
@@ -87,8 +95,8 @@ class Names:
             self.sizes = sizes
             self.global_fps = np.array(names.global_fps, dtype=np.uint64)
             self.local_fps = np.array(names.local_fps, dtype=np.uint64)
-            self.owner_of_global = np.array(names.owner_of_global, dtype=np.int64)
-            self.owner_of_local = np.array(names.owner_of_local, dtype=np.int64)
+            self.owner_of_global = np.array(names.owner_of_global, dtype=np.int16)
+            self.owner_of_local = np.array(names.owner_of_local, dtype=np.int16)
             self.global_keys = np.array(names.global_keys, dtype=np.uint64)
             self.local_keys = [np.array(keys, dtype=np.uint64) for keys in names.local_keys]
             self.global_order = np.argsort(self.global_fps)
@@ -96,7 +104,9 @@ class Names:
         return self
 
     def owner(self, G: np.ndarray, L0: np.ndarray, count: int) -> np.ndarray:
-        return (self.owner_of_global[G] + self.owner_of_local[L0]) % count
+        owner = self.owner_of_global[G] + self.owner_of_local[L0]  # each less than count: no division
+        owner[owner >= count] -= count
+        return owner
 
     def key(self, G: np.ndarray, L: list) -> np.ndarray:
         """The packed partitioned search's key of each state (wire.ComponentNames.compile_key)."""
@@ -183,26 +193,46 @@ class VectorPartition:
         return Steps(np.concatenate(sources) + start, np.concatenate(labels), np.concatenate(Gs),
                      [np.concatenate(column) for column in Ls])
 
+    def successor_keys(self, level: Level, start: int, stop: int) -> list:
+        """The successors of states start..stop of `level`, block by block as the vector
+        engine lays them out: [(keys under the current layout, each one's owner, or None
+        where all are owned here)]. A local step of a process other than 0 keeps the
+        globals and process 0's locals, so its successor stays here; its key is the
+        parent's with that process's bits flipped."""
+        part = Level(level.offset + start, level.keys[start:stop], level.layout)
+        G, L, (_count, _label, c_next, c_locals), blocks = self.search.successors(part)
+        layout, arrays = self.fitting(), self.arrays.current()
+        parent_keys = part.layout.rekey(part.keys, layout)
+        out = [(layout.encode(c_next, c_locals), arrays.owner(c_next, c_locals[0], self.count))]
+        for _label_id, p, enabled, found, wide in blocks:
+            if wide is not None:
+                out.append((layout.encode(*wide), arrays.owner(wide[0], wide[1][0], self.count)))
+                continue
+            moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
+            keys = (parent_keys ^ moved)[enabled]
+            out.append((keys, None if p else arrays.owner(G[enabled], found[enabled], self.count)))
+        return out
+
     def expand(self) -> tuple[list, int, dict]:
         """Expand this partition's frontier, a slice at a time: per owner, the batch of
         successors it is sent (None for this partition's own, kept for `admit`), the
         transitions, and each woken transition property's least violation in this
         level by (source key, label)."""
         level = self.levels[-1]
-        outgoing: list = [[] for _ in range(self.count)]  # per owner: [(sorted keys, layout)]
+        outgoing: list = [[] for _ in range(self.count)]  # per owner: [(keys, layout)], this one's included
         transitions, step_violations = 0, {}
-        self.own = []
         for start in range(0, len(level), SLICE):
-            steps = self.steps(level, start, min(start + SLICE, len(level)))
-            transitions += len(steps)
-            layout, arrays = self.fitting(), self.arrays.current()
-            keys = layout.encode(steps.G, steps.L)
-            owner = arrays.owner(steps.G, steps.L[0], self.count)
-            for destination in range(self.count):
-                sent = keys if self.count == 1 else keys[owner == destination]
-                (self.own if destination == self.me else outgoing[destination]).append((sorted_unique(sent), layout))
-            self.check_steps(level, steps, step_violations)
-        self.own = [(self.joined(self.own), self.layout)]
+            stop = min(start + SLICE, len(level))
+            for keys, owner in self.successor_keys(level, start, stop):
+                transitions += len(keys)
+                if owner is None or self.count == 1:
+                    outgoing[self.me].append((keys, self.layout))
+                    continue
+                for destination in range(self.count):
+                    outgoing[destination].append((keys[owner == destination], self.layout))
+            if self.search.woken(self.search.step_checks):
+                self.check_steps(level, self.steps(level, start, stop), step_violations)
+        self.own = [(self.joined(outgoing[self.me]), self.layout)]
         batches = [None if owner == self.me else self.batch(owner, self.joined(pieces))
                    for owner, pieces in enumerate(outgoing)]
         return batches, transitions, step_violations
@@ -214,8 +244,8 @@ class VectorPartition:
         engine, arrays = self.engine, self.arrays.current()
         G, L = self.layout.decode(keys)
         sent_globals, sent_locals = self.names.defined[owner]
-        new_globals = set(np.unique(G).tolist()) - sent_globals
-        new_locals = set(np.unique(np.concatenate(L)).tolist()) - sent_locals if L else set()
+        new_globals = set(present(G, len(engine.globals)).tolist()) - sent_globals
+        new_locals = set(present(L, len(engine.locals)).tolist()) - sent_locals
         sent_globals.update(new_globals)
         sent_locals.update(new_locals)
         definitions = pickle.dumps(
