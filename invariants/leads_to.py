@@ -73,13 +73,20 @@ def imports_backed(cfg) -> list[LeadsTo]:
     backed(p, d)`. A reader of Y that rendered before Y was published waits in a
     placeholder; the re-export must back it, not replace it.
     """
+    return per_process_and_peek(cfg, registered, gone_or_backed, "imports backed",
+                                "{d} in readers[{p}] ~> {d} not in readers[{p}] or backed({p}, {d})")
+
+
+def per_process_and_peek(cfg, premise, conclusion, form: str, text: str) -> list[LeadsTo]:
+    """One leads-to pair per process p and peek d, both sides reading the whole state;
+    `text` is formatted with p and d."""
     return [
         LeadsTo(
-            partial(registered, p=p, d=d),
-            partial(gone_or_backed, p=p, d=d),
-            f"{d} in readers[{p}] ~> {d} not in readers[{p}] or backed({p}, {d})",
+            partial(premise, p=p, d=d),
+            partial(conclusion, p=p, d=d),
+            text.format(p=p, d=d),
             process=p,
-            form=("imports backed", d),
+            form=(form, d),
             premise_reads=STATE,
             conclusion_reads=STATE,
         )
@@ -123,19 +130,8 @@ def peeks_served(cfg) -> list[LeadsTo]:
     parked[p]`. A wakeup that fires before the state it announces, or never for a
     re-exported id, leaves the peek parked forever.
     """
-    return [
-        LeadsTo(
-            partial(parked_with_data, p=p, d=d),
-            partial(not_parked, p=p, d=d),
-            f"{d} in parked[{p}] and upper > as_of[{d}] ~> {d} not in parked[{p}]",
-            process=p,
-            form=("peeks served", d),
-            premise_reads=STATE,
-            conclusion_reads=STATE,
-        )
-        for p in range(cfg.P)
-        for d in range(cfg.D)
-    ]
+    return per_process_and_peek(cfg, parked_with_data, not_parked, "peeks served",
+                                "{d} in parked[{p}] and upper > as_of[{d}] ~> {d} not in parked[{p}]")
 
 
 def peeks_served_witnesses(s, cfg=None) -> list[str]:

@@ -59,8 +59,9 @@ def small_matrix() -> Matrix:
 
 
 def row_with(matrix: Matrix, **switches) -> Row:
-    (row,) = [r for r in matrix.rows
-              if all(getattr(r.config, k) == v for k, v in {**Config().switches, **switches}.items())]
+    """The one row whose every declared switch is at its default but those given."""
+    wanted = {**{name: switch.default for name, switch in SWITCHES.items()}, **switches}
+    (row,) = [r for r in matrix.rows if all(getattr(r.config, k) == v for k, v in wanted.items())]
     return row
 
 
@@ -156,8 +157,6 @@ def test_holds_row_at_the_default_constants():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="section 11's ctl_release rows: the test's row lookup or remark predates them; open, "
-                          "see the closing note", strict=False)
 def test_standing_hold_with_routed_compaction_is_safe_but_stalls(small_matrix):
     row = row_with(small_matrix, standing_hold=True)
     found = small_matrix.outcome(row)
@@ -167,8 +166,6 @@ def test_standing_hold_with_routed_compaction_is_safe_but_stalls(small_matrix):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="section 11's ctl_release rows: the test's row lookup or remark predates them; open, "
-                          "see the closing note", strict=False)
 def test_a_duplicate_cap_row_is_not_run_twice(small_matrix):
     row = row_with(small_matrix, compaction="broadcast", cap=True)
     assert row.outcome is None and row.same_as is not None
@@ -185,8 +182,6 @@ def test_the_table_reproduces_every_named_verdict(small_matrix):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="section 11's ctl_release rows: the test's row lookup or remark predates them; open, "
-                          "see the closing note", strict=False)
 def test_the_expected_minimal_sets_are_derived(small_matrix):
     minimal = small_matrix.minimal_sets()
     assert S("broadcast", "standing_hold") in minimal
@@ -214,15 +209,13 @@ def test_json_records_one_per_row_then_the_derivation(small_matrix):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="section 11's ctl_release rows: the test's row lookup or remark predates them; open, "
-                          "see the closing note", strict=False)
 def test_markdown_and_rich_tables_show_every_row(small_matrix):
     text = markdown(small_matrix)
     table_lines = [line for line in text.splitlines() if line.startswith("| ")]
     assert len(table_lines) == len(small_matrix.rows) + 1  # a header and each row
     assert "same system as row" in text and "{broadcast, standing_hold}" in text
     out = io.StringIO()
-    render_matrix(console_for(file=out, width=200), small_matrix)
+    render_matrix(console_for(file=out, width=400), small_matrix)  # wide enough for no remark to wrap
     assert "standing hold never learns a compaction" in out.getvalue()
     assert "HoldsRouted" in out.getvalue()
 
