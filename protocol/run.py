@@ -247,15 +247,17 @@ def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, e
     from functools import partial
 
     from .engine.parallel import WorkerLost, explore_parallel
-    from .engine.vector_partition import VectorPartition, explore_vector_parallel, partitioned_refusal, wide_keys
+    from .engine.vector import vector_refusal
+    from .engine.vector_partition import VectorPartition, explore_vector_parallel, wide_keys
 
     factory = partial(model_for, named.config)
-    why = partitioned_refusal(factory(), options["record_edges"])
+    why = vector_refusal(factory())
     if engine == "vector" and why is not None:
         raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
     if engine != "packed" and why is None:
         try:
-            return explore_vector_parallel(factory, workers, pool=partition_pool(cluster, factory, workers, False,
+            return explore_vector_parallel(factory, workers, pool=partition_pool(cluster, factory, workers,
+                                                                                 options["record_edges"],
                                                                                  VectorPartition), **options)
         except WorkerLost as lost:
             if not wide_keys(lost):

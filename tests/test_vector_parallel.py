@@ -16,7 +16,7 @@ from protocol import actions
 from protocol.config import ConfigError, lookup
 from protocol.engine import vector
 from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, explore_parallel
-from protocol.engine.vector_partition import LIVENESS_REFUSAL, VectorPartition, explore_vector_parallel
+from protocol.engine.vector_partition import VectorPartition, explore_vector_parallel
 from protocol.model import model_for
 from protocol.run import check, explore_config
 from test_signals import one_line, signalled
@@ -107,14 +107,46 @@ def test_max_states_and_stop_on_violation_cut_where_the_packed_partitions_cut(op
     assert vector_paths == packed_paths
 
 
+def summary(result) -> dict:
+    """What a check says, traces and lassos included."""
+    return {"counts": (result.distinct_states, result.transitions, result.depth, result.complete),
+            "verdicts": {name: (verdict.holds, verdict.trace_length, verdict.vacuous, verdict.premises)
+                         for name, verdict in result.properties.items()},
+            "traces": {name: ([(str(step.action), step.state) for step in verdict.trace.steps],
+                              verdict.trace.loop, verdict.trace.stutters)
+                       for name, verdict in result.properties.items() if verdict.trace is not None}}
+
+
+def publish_that_spins(s, cfg, p):
+    """Publish, staying put where it would raise since: the graph gets cycles."""
+    return None if actions.publish(s, cfg, p) is None else s
+
+
+def publish_blind_to_standing(s, cfg, p):
+    """Publish reading every standing hold as 0: since never rises, compaction stalls."""
+    after = actions.publish(s._replace(standing=(0,) * len(s.standing)), cfg, p)
+    return None if after is None else after._replace(standing=s.standing)
+
+
+LIVENESS = [("Holds", None), ("HoldsUnfair", None), ("Holds", publish_that_spins),
+            ("Holds", publish_blind_to_standing)]
+
+
 @pytest.mark.slow
-def test_liveness_runs_the_packed_partitions_and_says_why():
-    named = lookup("Holds").with_constants({"MaxTime": 1})
-    result = check(named, workers=2)
-    assert result.engine == {"name": "packed", "why": LIVENESS_REFUSAL}
-    assert result.properties["CompactionNotStalled"].holds is True
-    with pytest.raises(ConfigError, match="--engine vector cannot check this: liveness"):
-        check(named, workers=2, engine="vector")
+@pytest.mark.parametrize("name, sabotage", LIVENESS, ids=["holds", "unfair", "cycle", "stutter"])
+@pytest.mark.parametrize("workers", [2, 3])
+def test_liveness_on_vector_partitions_gives_the_packed_partitions_verdicts_and_lassos(
+        monkeypatch, name, sabotage, workers):
+    if sabotage is not None:
+        replace_action(monkeypatch, "Publish", sabotage)
+    named = lookup(name).with_constants({"MaxTime": 1})
+    vector_run, packed_run = check(named, workers=workers), check(named, workers=workers, engine="packed")
+    one = check(named)
+    assert vector_run.engine == {"name": "vector"} and packed_run.engine == {"name": "packed"}
+    assert summary(vector_run) == summary(packed_run)
+    assert summary(vector_run)["counts"] == summary(one)["counts"]
+    assert summary(vector_run)["verdicts"] == summary(one)["verdicts"]
+    assert vector_run.parallel["graph_gathered"]
 
 
 @pytest.mark.slow
@@ -122,6 +154,8 @@ def test_a_whole_footprint_runs_the_packed_partitions_and_says_why():
     named = lookup("HoldsSealTap").with_constants({"MaxTime": 1})
     result = check(named, workers=2, liveness=False)
     assert result.engine["name"] == "packed" and "whole footprint" in result.engine["why"]
+    with pytest.raises(ConfigError, match="--engine vector cannot check this: .*whole footprint"):
+        check(named, workers=2, engine="vector")
     assert result.distinct_states == sequential(named, engine=None)[0][0]
 
 

@@ -294,10 +294,12 @@ class ParallelExploration(DistributedLiveness, Run):
 
 def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record_edges: bool = False,
                      stop_on_violation: bool = False, max_states: int | None = None,
-                     on_progress: Callable | None = None, pool=None) -> ParallelExploration:
+                     on_progress: Callable | None = None, pool=None,
+                     run_type: type | None = None) -> ParallelExploration:
     """Explore the model `model_factory()` builds with `workers` partitions (forked worker
     processes unless `pool` gives others, e.g. Ray actors). The pool stays open on the
     result (`run.pool`) for paths and liveness: close it with `run.pool.close()`.
+    `run_type` (a `ParallelExploration`) is the result's class.
 
     `max_states` and `stop_on_violation` stop at the end of a level: the counts of
     such a cut run are those of whole levels, not the sequential search's."""
@@ -307,7 +309,7 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
     labels = model_factory().labels
     if pool is None:
         pool = ProcessPool(model_factory, workers, record_edges)
-    run = ParallelExploration(pool, labels)
+    run = (run_type or ParallelExploration)(pool, labels)
     run.edges_recorded = record_edges
     limit = max_states if max_states is not None else float("inf")
     try:

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import Model
 from .fast import Engine
+from .parallel import ParallelExploration, ProcessPool, explore_parallel
 from .vector import SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, run_starts
 from .wire import ComponentNames
 
@@ -126,8 +127,6 @@ class VectorPartition:
     key arrays per level; the methods `explore_parallel` calls on a partition."""
 
     def __init__(self, model_factory: Callable[[], Model], index: int, count: int, record_edges: bool):
-        if record_edges:
-            raise ValueError("the partitioned vector search keeps no edges: liveness is the packed partitions'")
         self.model = model_factory()
         self.engine = Engine(self.model)
         self.me, self.count, self.P = index, count, self.model.processes
@@ -135,11 +134,18 @@ class VectorPartition:
         self.search = Search(self.run, self.engine, None, False, False, None, time.perf_counter())
         self.names = ComponentNames(self.engine, count)  # fingerprints, owners, keys (wire.py)
         self.arrays = Names(self.names)
-        self.levels: list[Level] = self.run.levels  # level k (from 0): its states' keys, sorted, under its layout
+        self.stored: list[Level] = self.run.levels  # level k (from 0): its states' keys, sorted, under its layout
         self.layout = KeyLayout.fitting(self.P, len(self.engine.globals), len(self.engine.locals))
         self.seen: SortedKeys | None = None  # the keys of every state admitted here, under `seen_layout`
         self.seen_layout = self.layout
         self.own: list = []  # the successors owned here found by `expand`: [(sorted keys, layout)]
+        # With edges (liveness): per level, each step from a state here as (source id, label,
+        # owner of the target, target's id there), by source in enumeration order; and
+        # while a level is exchanged, its steps' target keys and the keys sent to each owner.
+        self.record_edges = record_edges
+        self.edge_levels: list = []
+        self.pending = None
+        self.sent: list = [None] * count
 
     # ------------------------------------------------------------ keys
 
@@ -169,7 +175,8 @@ class VectorPartition:
         L = [np.array([lids[p] for _, lids in packed], dtype=np.int64) for p in range(self.P)]
         mine = self.arrays.current().owner(G, L[0], self.count) == self.me
         keys = self.fitting().encode(G[mine], [column[mine] for column in L])
-        self.seen, self.seen_layout = SortedKeys(np.zeros(0, dtype=np.uint64), None), self.layout
+        empty_ids = np.zeros(0, dtype=np.int64) if self.record_edges else None
+        self.seen, self.seen_layout = SortedKeys(np.zeros(0, dtype=np.uint64), empty_ids), self.layout
         self.own = [(sorted_unique(keys), self.layout)]
         return self.admit([None] * self.count)
 
@@ -196,21 +203,25 @@ class VectorPartition:
     def successor_keys(self, level: Level, start: int, stop: int) -> list:
         """The successors of states start..stop of `level`, block by block as the vector
         engine lays them out: [(keys under the current layout, each one's owner, or None
-        where all are owned here)]. A local step of a process other than 0 keeps the
+        where all are owned here, with edges their sources' ids, and their label id or
+        ids)]. A local step of a process other than 0 keeps the
         globals and process 0's locals, so its successor stays here; its key is the
         parent's with that process's bits flipped."""
         part = Level(level.offset + start, level.keys[start:stop], level.layout)
-        G, L, (_count, _label, c_next, c_locals), blocks = self.search.successors(part)
+        G, L, (count, c_label, c_next, c_locals), blocks = self.search.successors(part)
         layout, arrays = self.fitting(), self.arrays.current()
         parent_keys = part.layout.rekey(part.keys, layout)
-        out = [(layout.encode(c_next, c_locals), arrays.owner(c_next, c_locals[0], self.count))]
-        for _label_id, p, enabled, found, wide in blocks:
+        sources = (lambda rows: rows + part.offset) if self.record_edges else (lambda rows: None)
+        out = [(layout.encode(c_next, c_locals), arrays.owner(c_next, c_locals[0], self.count),
+                sources(np.repeat(np.arange(len(G)), count)), c_label)]
+        for label_id, p, enabled, found, wide in blocks:
+            rows = sources(np.flatnonzero(enabled))
             if wide is not None:
-                out.append((layout.encode(*wide), arrays.owner(wide[0], wide[1][0], self.count)))
+                out.append((layout.encode(*wide), arrays.owner(wide[0], wide[1][0], self.count), rows, label_id))
                 continue
             moved = (L[p] ^ found).astype(np.uint64) << layout.shifts[p]
             keys = (parent_keys ^ moved)[enabled]
-            out.append((keys, None if p else arrays.owner(G[enabled], found[enabled], self.count)))
+            out.append((keys, None if p else arrays.owner(G[enabled], found[enabled], self.count), rows, label_id))
         return out
 
     def expand(self) -> tuple[list, int, dict]:
@@ -218,13 +229,16 @@ class VectorPartition:
         successors it is sent (None for this partition's own, kept for `admit`), the
         transitions, and each woken transition property's least violation in this
         level by (source key, label)."""
-        level = self.levels[-1]
+        level = self.stored[-1]
         outgoing: list = [[] for _ in range(self.count)]  # per owner: [(keys, layout)], this one's included
         transitions, step_violations = 0, {}
+        edges: list = []  # with edges: [(keys, layout, owner, source, label)] per block
         for start in range(0, len(level), SLICE):
             stop = min(start + SLICE, len(level))
-            for keys, owner in self.successor_keys(level, start, stop):
+            for keys, owner, source, label in self.successor_keys(level, start, stop):
                 transitions += len(keys)
+                if self.record_edges:
+                    edges.append((keys, self.layout, owner, source, label))
                 if owner is None or self.count == 1:
                     outgoing[self.me].append((keys, self.layout))
                     continue
@@ -233,9 +247,26 @@ class VectorPartition:
             if self.search.woken(self.search.step_checks):
                 self.check_steps(level, self.steps(level, start, stop), step_violations)
         self.own = [(self.joined(outgoing[self.me]), self.layout)]
-        batches = [None if owner == self.me else self.batch(owner, self.joined(pieces))
-                   for owner, pieces in enumerate(outgoing)]
+        self.sent = [None if owner == self.me else self.joined(pieces) for owner, pieces in enumerate(outgoing)]
+        if self.record_edges:
+            self.pending = self.steps_made(edges)
+        batches = [None if keys is None else self.batch(owner, keys) for owner, keys in enumerate(self.sent)]
         return batches, transitions, step_violations
+
+    def steps_made(self, blocks: list) -> tuple:
+        """A level's steps, [(keys, layout, owner, source, label)] per block, as arrays by
+        source in enumeration order (a source's controller steps, then each process
+        action's, as the blocks come): [source, label, owner, target key, its layout,
+        target id (None until `resolve`)]."""
+        layout = self.fitting()
+        keys = np.concatenate([np.zeros(0, np.uint64)] + [lay.rekey(k, layout) for k, lay, *_ in blocks])
+        owner = np.concatenate([np.zeros(0, np.int16)] + [np.full(len(k), self.me, np.int16) if o is None
+                                                          else o.astype(np.int16) for k, _, o, _, _ in blocks])
+        source = np.concatenate([np.zeros(0, np.int64)] + [block[3] for block in blocks])
+        label = np.concatenate([np.zeros(0, np.int32)] + [np.full(len(k), lab, np.int32) if np.isscalar(lab)
+                                                          else lab.astype(np.int32) for k, _, _, _, lab in blocks])
+        order = np.argsort(source, kind="stable")
+        return [source[order], label[order], owner[order], keys[order], layout, None]
 
     def batch(self, owner: int, keys: np.ndarray) -> KeyBatch:
         """The batch of states `keys` (under the current layout) for partition `owner`."""
@@ -268,19 +299,48 @@ class VectorPartition:
         """Admit the successors sent here (one batch per sender, None for none) and those
         found here: the level's new states. Returns their count, each invariant's least
         violating (key, worker, id) among them, and no edge answers (no edges kept)."""
-        pieces = self.own + [self.received(batch) for batch in incoming if batch is not None]
-        keys = self.joined(pieces)
+        received = [None if batch is None else self.received(batch) for batch in incoming]
+        keys = self.joined(self.own + [piece for piece in received if piece is not None])
         if not self.seen_layout.same(self.layout):  # the components interned since: wider keys
             self.seen.rekey(self.seen_layout, self.layout)
             self.seen_layout = self.layout
         known, _ = self.seen.find(keys)
         fresh = keys[~known]
+        offset = self.run.distinct_states
         if len(fresh):
-            self.seen.add(fresh, None)
-        offset = sum(len(level) for level in self.levels)
-        self.levels.append(Level(offset, fresh, self.layout))
+            self.seen.add(fresh, offset + np.arange(len(fresh)) if self.record_edges else None)
+        self.stored.append(Level(offset, fresh, self.layout))
         self.own = []
-        return {"new": len(fresh), "violations": self.check_states(self.levels[-1]), "answers": [None] * self.count}
+        answers = [None] * self.count
+        if self.record_edges:  # each sender's batch rows' ids here, in its order; this level's own targets
+            answers = [None if piece is None else self.ids_of(*piece) for piece in received]
+            self.resolve([None] * self.count)
+        return {"new": len(fresh), "violations": self.check_states(self.stored[-1]), "answers": answers}
+
+    def ids_of(self, keys: np.ndarray, layout: KeyLayout) -> np.ndarray:
+        """The ids here of states seen, by their keys under `layout`."""
+        return self.seen.find(layout.rekey(keys, self.seen_layout))[1]
+
+    def resolve(self, answers: list) -> None:
+        """The ids of the targets of the level's steps: those owned here once admitted
+        (`admit`), those sent elsewhere from their owners' answers (one id per row of
+        the batch sent them, in its order). The level's edges are complete when both
+        are in."""
+        if self.pending is None:
+            return
+        source, label, owner, keys, layout, target = self.pending
+        if target is None:  # first, from `admit`: the targets owned here
+            target = self.pending[5] = np.full(len(source), -1, dtype=np.int64)
+            mine = owner == self.me
+            target[mine] = self.ids_of(keys[mine], layout)
+            if not mine.all():
+                return  # the rest when the owners answer
+        for other, ids in enumerate(answers):
+            if ids is not None and other != self.me:
+                theirs = owner == other
+                target[theirs] = ids[np.searchsorted(self.sent[other], keys[theirs])]
+        self.edge_levels.append((source, label, owner, target))
+        self.pending = None
 
     # ------------------------------------------------------------ properties
 
@@ -333,7 +393,7 @@ class VectorPartition:
     def level_of(self, state_id: int) -> int:
         """The level (from 1) of one of this partition's states."""
         level, _ = self.run.locate(state_id)
-        return self.levels.index(level) + 1
+        return self.stored.index(level) + 1
 
     def readable(self, state_id: int):
         return self.run.state(state_id)
@@ -341,9 +401,9 @@ class VectorPartition:
     def predecessor(self, target, level: int):
         """Among this partition's states at `level`, the least (key, label) with a step to
         the readable state `target`: (key, label id, id, readable state), or None."""
-        if level > len(self.levels) or not len(self.levels[level - 1]):
+        if level > len(self.stored) or not len(self.stored[level - 1]):
             return None
-        states = self.levels[level - 1]
+        states = self.stored[level - 1]
         g, lids = self.engine.unpack(self.engine.encode(target))
         G, L = states.layout.decode(states.keys)
         state_keys, best = self.arrays.current().key(G, L), None
@@ -372,6 +432,92 @@ class VectorPartition:
         states satisfies it, or None."""
         return self.run.first_reached(predicates)
 
+    # ------------------------------------------------------------ liveness: the graph gathered
+
+    def initial_ids(self) -> list[int]:
+        return list(range(len(self.stored[0])))
+
+    def levels_in_key_order(self) -> np.ndarray:
+        """This partition's ids in (level, key) order, the order of the global numbering."""
+        arrays, parts = self.arrays.current(), []
+        for level in self.stored:
+            G, L = level.layout.decode(level.keys)
+            parts.append(level.offset + np.argsort(arrays.key(G, L), kind="stable"))
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def levels(self) -> tuple[bytes, list[int], bytes]:
+        """This partition's ids in (level, key) order, with their keys, and where each
+        level starts (`Partition.levels`)."""
+        self.sorted_ids = order = self.levels_in_key_order()
+        G, L = self.decoded(order)
+        keys = self.arrays.current().key(G, L)
+        return keys.astype(np.uint64).tobytes(), [level.offset for level in self.stored], order.tobytes()
+
+    def decoded(self, ids: np.ndarray) -> tuple[np.ndarray, list]:
+        """The component ids of the states `ids`."""
+        G, L = self.run.components()
+        return G[ids], [column[ids] for column in L]
+
+    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes, bytes]:
+        """The edges in global ids (`Partition.edges`): per state in the order of the global
+        numbering its out-degree, then the edges' labels and targets, a source's edges
+        in enumeration order where they all go to one owner, else by (label, target),
+        as the packed partitions give them; and each state's enabled fair families."""
+        maps = [np.frombuffer(raw, dtype=np.int64) for raw in global_ids]
+        parts = self.edge_levels or [(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int16),
+                                      np.zeros(0, np.int64))]
+        source, label, owner, target = (np.concatenate(column) for column in zip(*parts))
+        to = np.empty(len(target), dtype=np.int64)
+        for other, ids in enumerate(maps):
+            theirs = owner == other
+            to[theirs] = ids[target[theirs]]
+        n = self.size()
+        rank = np.empty(n, dtype=np.int64)
+        rank[self.sorted_ids] = np.arange(n)
+        several = np.zeros(n, dtype=bool)  # sources with edges into more than one owner
+        if len(source):
+            starts = np.flatnonzero(np.r_[True, source[1:] != source[:-1]])
+            several[source[starts]] = np.minimum.reduceat(owner, starts) != np.maximum.reduceat(owner, starts)
+        merged = several[source]
+        order = np.lexsort((np.where(merged, to, np.arange(len(to))), np.where(merged, label, 0), rank[source]))
+        fair = np.array(self.fair_bits(), dtype=np.int64)
+        enabled = np.zeros(n, dtype=np.int64)
+        np.bitwise_or.at(enabled, source, fair[label])
+        degrees = np.bincount(rank[source], minlength=n).astype(np.int64)
+        return (degrees.tobytes(), label[order].astype(np.int32).tobytes(), to[order].tobytes(),
+                enabled[self.sorted_ids].tobytes())
+
+    def fair_bits(self) -> list[int]:
+        """Per label id, the bit of its weak-fairness family (0 when it is not fair)."""
+        bit_of = {family: 1 << i for i, family in enumerate(self.model.fair_families)}
+        return [bit_of.get(instance.family, 0) if instance.family is not None else 0
+                for instance in self.model.instances]
+
+    def packed_states(self, ids: np.ndarray) -> list:
+        """The packed engine's ints for the states `ids` (what its liveness helpers read)."""
+        G, L = self.decoded(ids)
+        pack = self.engine.pack
+        return [pack(g, list(lids)) for g, *lids in zip(G.tolist(), *(column.tolist() for column in L))]
+
+    def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
+        """Per leads-to pair, (triggers, unmet) over this partition's states in the order
+        of the global numbering (`levels` first)."""
+        from .fast import leads_to_masks
+
+        states = self.packed_states(self.sorted_ids)
+        return [(bytes(a), bytes(b)) for a, b in leads_to_masks(self.engine, states, pairs_of(self.model))]
+
+    def premises_reached(self, pairs_of: Callable, which: list) -> list[bool]:
+        """Per pair numbered in `which`, whether its premise holds in one of this partition's states."""
+        from .fast import premises_reached
+
+        pairs = [pairs_of(self.model)[i] for i in which]
+        states = self.packed_states(np.arange(self.size()))
+        return list(premises_reached(self.engine, states, pairs, [(b"", b"")] * len(pairs)))
+
+    def screen_done(self) -> None:
+        pass
+
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""
         import resource
@@ -379,18 +525,13 @@ class VectorPartition:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-# What a partitioned vector search does not do, where the packed partitions take over.
-LIVENESS_REFUSAL = ("liveness in the partitioned search is decided by the packed engine's partitions "
-                    "(--workers or --cluster without --no-liveness)")
+class GatheredExploration(ParallelExploration):
+    """The run of the vector partitions: liveness always decided on the gathered graph
+    (they keep their edges as arrays, not the rows `distributed_liveness` decides on
+    in place)."""
 
-
-def partitioned_refusal(model: Model, record_edges: bool) -> str | None:
-    """Why the partitioned vector search cannot explore `model` so, or None when it can."""
-    from .vector import vector_refusal
-
-    if record_edges:
-        return LIVENESS_REFUSAL
-    return vector_refusal(model)
+    def holds_in_place(self, name: str, pairs) -> None:
+        return None
 
 
 def wide_keys(lost: Exception) -> bool:
@@ -401,11 +542,11 @@ def wide_keys(lost: Exception) -> bool:
 def explore_vector_parallel(model_factory: Callable[[], Model], workers: int, *, pool=None, **options):
     """`parallel.explore_parallel` with `VectorPartition`s (forked worker processes unless
     `pool` gives others, e.g. Ray actors built of `VectorPartition`): the same counts,
-    verdicts and traces as the packed partitions, for any N. Safety only (no edges)."""
-    from .parallel import ProcessPool, explore_parallel
-
+    verdicts, traces and lassos as the packed partitions, for any N. Liveness is decided
+    on the graph gathered on the coordinator."""
     if pool is None:
-        pool = ProcessPool(model_factory, workers, False, kind=VectorPartition)
-    run = explore_parallel(model_factory, workers, pool=pool, **options)
+        pool = ProcessPool(model_factory, workers, options.get("record_edges", False), kind=VectorPartition)
+    run = explore_parallel(model_factory, workers, pool=pool, run_type=GatheredExploration, **options)
     run.engine_choice = {"name": "vector"}
     return run
+
