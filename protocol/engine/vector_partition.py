@@ -31,6 +31,7 @@ buffer.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -458,11 +459,11 @@ class VectorPartition:
         G, L = self.run.components()
         return G[ids], [column[ids] for column in L]
 
-    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes, bytes]:
-        """The edges in global ids (`Partition.edges`): per state in the order of the global
-        numbering its out-degree, then the edges' labels and targets, a source's edges
-        in enumeration order where they all go to one owner, else by (label, target),
-        as the packed partitions give them; and each state's enabled fair families."""
+    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
+        """The edges in global ids (`global_ids[w]`: worker w's local -> global ids, raw
+        int64s): per state in the order of the global numbering its out-degree, then the
+        edges' labels and targets, a source's edges in enumeration order where they all
+        go to one owner, else by (label, target), as the packed partitions give them."""
         maps = [np.frombuffer(raw, dtype=np.int64) for raw in global_ids]
         parts = self.edge_levels or [(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int16),
                                       np.zeros(0, np.int64))]
@@ -480,32 +481,14 @@ class VectorPartition:
             several[source[starts]] = np.minimum.reduceat(owner, starts) != np.maximum.reduceat(owner, starts)
         merged = several[source]
         order = np.lexsort((np.where(merged, to, np.arange(len(to))), np.where(merged, label, 0), rank[source]))
-        fair = np.array(self.fair_bits(), dtype=np.int64)
-        enabled = np.zeros(n, dtype=np.int64)
-        np.bitwise_or.at(enabled, source, fair[label])
         degrees = np.bincount(rank[source], minlength=n).astype(np.int64)
-        return (degrees.tobytes(), label[order].astype(np.int32).tobytes(), to[order].tobytes(),
-                enabled[self.sorted_ids].tobytes())
-
-    def fair_bits(self) -> list[int]:
-        """Per label id, the bit of its weak-fairness family (0 when it is not fair)."""
-        bit_of = {family: 1 << i for i, family in enumerate(self.model.fair_families)}
-        return [bit_of.get(instance.family, 0) if instance.family is not None else 0
-                for instance in self.model.instances]
+        return degrees.tobytes(), label[order].astype(np.int32).tobytes(), to[order].tobytes()
 
     def packed_states(self, ids: np.ndarray) -> list:
         """The packed engine's ints for the states `ids` (what its liveness helpers read)."""
         G, L = self.decoded(ids)
         pack = self.engine.pack
         return [pack(g, list(lids)) for g, *lids in zip(G.tolist(), *(column.tolist() for column in L))]
-
-    def leads_to_masks(self, pairs_of: Callable) -> list[tuple[bytes, bytes]]:
-        """Per leads-to pair, (triggers, unmet) over this partition's states in the order
-        of the global numbering (`levels` first)."""
-        from .fast import leads_to_masks
-
-        states = self.packed_states(self.sorted_ids)
-        return [(bytes(a), bytes(b)) for a, b in leads_to_masks(self.engine, states, pairs_of(self.model))]
 
     def premises_reached(self, pairs_of: Callable, which: list) -> list[bool]:
         """Per pair numbered in `which`, whether its premise holds in one of this partition's states."""
@@ -515,8 +498,12 @@ class VectorPartition:
         states = self.packed_states(np.arange(self.size()))
         return list(premises_reached(self.engine, states, pairs, [(b"", b"")] * len(pairs)))
 
-    def screen_done(self) -> None:
-        pass
+    def vector_masks(self, pairs_of: Callable) -> list:
+        """Per leads-to pair, (triggers, unmet) over this partition's states by id, as
+        boolean arrays (`vector_liveness.leads_to_masks`)."""
+        from .vector_liveness import leads_to_masks
+
+        return leads_to_masks(self.run, pairs_of(self.model))
 
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""
@@ -526,12 +513,85 @@ class VectorPartition:
 
 
 class GatheredExploration(ParallelExploration):
-    """The run of the vector partitions: liveness always decided on the gathered graph
-    (they keep their edges as arrays, not the rows `distributed_liveness` decides on
-    in place)."""
+    """The run of the vector partitions: liveness decided on the graph gathered on the
+    coordinator, as arrays, by the vector engine's liveness (vector_liveness.py). The
+    states are numbered by (level, key) and each source's edges ordered as the packed
+    partitions gather theirs, so the graph, the verdicts and the lassos are theirs."""
 
     def holds_in_place(self, name: str, pairs) -> None:
-        return None
+        return None  # the partitions keep their edges as arrays, not the rows decided on in place
+
+    def number_globally(self) -> None:
+        """Every state by (level, key), merged from the partitions (each gives its ids in
+        that order): `owner_of[gid]`, `local_of[gid]`, each worker's local -> global ids."""
+        parts = self.pool.call("levels", [()] * len(self.sizes))
+        columns = []
+        for worker, (raw_keys, bounds, raw_ids) in enumerate(parts):
+            keys, ids = np.frombuffer(raw_keys, dtype=np.uint64), np.frombuffer(raw_ids, dtype=np.int64)
+            level = np.repeat(np.arange(len(bounds)), np.diff(np.append(bounds, len(keys))))
+            columns.append((level, keys, np.full(len(keys), worker, dtype=np.int8), ids))
+        level, keys, owner, local = (np.concatenate(column) for column in zip(*columns))
+        order = np.lexsort((local, owner, keys, level))
+        self.owner_of, self.local_of = owner[order], local[order]
+        self.global_ids = [np.empty(len(raw_ids) // 8, dtype=np.int64) for _, _, raw_ids in parts]
+        for worker, ids in enumerate(self.global_ids):
+            mine = np.flatnonzero(self.owner_of == worker)
+            ids[self.local_of[mine]] = mine
+
+    def locate(self, state_id: int) -> tuple[int, int]:
+        return int(self.owner_of[state_id]), int(self.local_of[state_id])
+
+    def initial_ids(self) -> list[int]:
+        return [int(state_id) for state_id in super().initial_ids()]
+
+    def gather_edges(self) -> None:
+        """The partitions' edges in global ids, as compressed rows in global id order."""
+        self.number_globally()
+        answers = self.pool.call("edges", [([ids.tobytes() for ids in self.global_ids],)] * len(self.sizes))
+        n = len(self.owner_of)
+        degree = np.zeros(n, dtype=np.int64)
+        mine = [np.flatnonzero(self.owner_of == worker) for worker in range(len(self.sizes))]
+        for ids, (raw_degrees, _labels, _targets) in zip(mine, answers):
+            degree[ids] = np.frombuffer(raw_degrees, dtype=np.int64)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(degree, out=offsets[1:])
+        labels, targets = np.empty(offsets[-1], dtype=np.int32), np.empty(offsets[-1], dtype=np.int64)
+        for ids, (_degrees, raw_labels, raw_targets) in zip(mine, answers):
+            counts = degree[ids]
+            at = np.repeat(offsets[ids] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+            labels[at] = np.frombuffer(raw_labels, dtype=np.int32)
+            targets[at] = np.frombuffer(raw_targets, dtype=np.int64)
+        self.offsets, self.edge_label, self.edge_dst = offsets, labels, targets
+        self.gathered = True
+
+    def fair_graph(self, model: Model):
+        from .vector_liveness import VectorGraph
+
+        self.gather_edges()
+        family_of = {instance.label: instance.family for instance in model.instances}
+        return VectorGraph(self.offsets, self.edge_label, self.edge_dst, model.fair_families,
+                           [family_of.get(label) for label in self.labels])
+
+    def find_violation(self, graph, initial, masks, name: str, pairs):
+        return graph.find_violation(initial, masks)
+
+    def pair_masks(self, name: str, pairs) -> list:
+        """Per leads-to pair, (triggers, unmet) over the global ids, computed by the
+        partitions on their arrays and placed here by the global numbering."""
+        from .parallel import liveness_pairs
+
+        per_worker = self.pool.call("vector_masks", [(partial(liveness_pairs, name),)] * len(self.sizes))
+        masks = []
+        for pair in range(len(pairs)):
+            both = (np.zeros(len(self.owner_of), dtype=bool), np.zeros(len(self.owner_of), dtype=bool))
+            for ids, found in zip(self.global_ids, per_worker):
+                for mask, part in zip(both, found[pair]):
+                    mask[ids] = part
+            masks.append(both)
+        return masks
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        return self._premises(name, [bool(triggers.any()) for triggers, _ in masks])
 
 
 def wide_keys(lost: Exception) -> bool:
