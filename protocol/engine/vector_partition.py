@@ -63,6 +63,11 @@ def sorted_unique(keys: np.ndarray) -> np.ndarray:
     return keys[run_starts(keys)]
 
 
+def id_type(count: int):
+    """The narrowest integer type for ids below `count`."""
+    return np.int32 if count < 2**31 else np.int64
+
+
 def present(columns, size: int) -> np.ndarray:
     """The ids (below `size`) that occur in `columns` (an array or a list of them), in order."""
     seen = np.zeros(size, dtype=bool)
@@ -340,7 +345,9 @@ class VectorPartition:
             if ids is not None and other != self.me:
                 theirs = owner == other
                 target[theirs] = ids[np.searchsorted(self.sent[other], keys[theirs])]
-        self.edge_levels.append((source, label, owner, target))
+        label_type = np.int16 if len(self.run.labels) < 2**15 else np.int32
+        self.edge_levels.append((source.astype(id_type(self.run.distinct_states)), label.astype(label_type),
+                                 owner.astype(np.int8), target.astype(id_type(int(target.max(initial=0)) + 1))))
         self.pending = None
 
     # ------------------------------------------------------------ properties
@@ -459,30 +466,32 @@ class VectorPartition:
         G, L = self.run.components()
         return G[ids], [column[ids] for column in L]
 
-    def edges(self, global_ids: list) -> tuple[bytes, bytes, bytes]:
+    def edges(self, global_ids: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The edges in global ids (`global_ids[w]`: worker w's local -> global ids, raw
         int64s): per state in the order of the global numbering its out-degree, then the
         edges' labels and targets, a source's edges in enumeration order where they all
-        go to one owner, else by (label, target), as the packed partitions give them."""
+        go to one owner, else by (label, target), as the packed partitions give them.
+        A level at a time (the global numbering keeps the levels in order), each
+        level's edges let go of once given."""
         maps = [np.frombuffer(raw, dtype=np.int64) for raw in global_ids]
-        parts = self.edge_levels or [(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int16),
-                                      np.zeros(0, np.int64))]
-        source, label, owner, target = (np.concatenate(column) for column in zip(*parts))
-        to = np.empty(len(target), dtype=np.int64)
-        for other, ids in enumerate(maps):
-            theirs = owner == other
-            to[theirs] = ids[target[theirs]]
         n = self.size()
         rank = np.empty(n, dtype=np.int64)
         rank[self.sorted_ids] = np.arange(n)
-        several = np.zeros(n, dtype=bool)  # sources with edges into more than one owner
-        if len(source):
-            starts = np.flatnonzero(np.r_[True, source[1:] != source[:-1]])
-            several[source[starts]] = np.minimum.reduceat(owner, starts) != np.maximum.reduceat(owner, starts)
-        merged = several[source]
-        order = np.lexsort((np.where(merged, to, np.arange(len(to))), np.where(merged, label, 0), rank[source]))
-        degrees = np.bincount(rank[source], minlength=n).astype(np.int64)
-        return degrees.tobytes(), label[order].astype(np.int32).tobytes(), to[order].tobytes()
+        degrees, labels, targets = np.zeros(n, dtype=np.int64), [], []
+        while self.edge_levels:
+            source, label, owner, target = self.edge_levels.pop(0)
+            to = np.empty(len(target), dtype=np.int64)
+            for other, ids in enumerate(maps):
+                theirs = owner == other
+                to[theirs] = ids[target[theirs]]
+            starts = np.flatnonzero(np.r_[True, source[1:] != source[:-1]]) if len(source) else source
+            several = np.repeat(np.minimum.reduceat(owner, starts) != np.maximum.reduceat(owner, starts),
+                                np.diff(np.append(starts, len(source)))) if len(source) else source
+            order = np.lexsort((np.where(several, to, np.arange(len(to))), np.where(several, label, 0), rank[source]))
+            degrees += np.bincount(rank[source], minlength=n)
+            labels.append(label[order].astype(np.int32))
+            targets.append(to[order])
+        return degrees, np.concatenate(labels or [np.zeros(0, np.int32)]), np.concatenate(targets or [np.zeros(0, np.int64)])
 
     def packed_states(self, ids: np.ndarray) -> list:
         """The packed engine's ints for the states `ids` (what its liveness helpers read)."""
@@ -552,15 +561,15 @@ class GatheredExploration(ParallelExploration):
         degree = np.zeros(n, dtype=np.int64)
         mine = [np.flatnonzero(self.owner_of == worker) for worker in range(len(self.sizes))]
         for ids, (raw_degrees, _labels, _targets) in zip(mine, answers):
-            degree[ids] = np.frombuffer(raw_degrees, dtype=np.int64)
+            degree[ids] = raw_degrees
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(degree, out=offsets[1:])
         labels, targets = np.empty(offsets[-1], dtype=np.int32), np.empty(offsets[-1], dtype=np.int64)
         for ids, (_degrees, raw_labels, raw_targets) in zip(mine, answers):
             counts = degree[ids]
             at = np.repeat(offsets[ids] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
-            labels[at] = np.frombuffer(raw_labels, dtype=np.int32)
-            targets[at] = np.frombuffer(raw_targets, dtype=np.int64)
+            labels[at] = raw_labels
+            targets[at] = raw_targets
         self.offsets, self.edge_label, self.edge_dst = offsets, labels, targets
         self.gathered = True
 
