@@ -26,6 +26,13 @@ rows do not depend on how a partition packs its keys (one word or several).
 With Ray (cluster.py) a batch's array travels through the object store
 without pickling each state; over the worker pipes it is pickled as one
 buffer.
+
+With liveness a worker keeps the steps out of its states as arrays (a
+target sent elsewhere gets its id from its owner's answer to the batch), and
+`GatheredExploration` gathers the graph on the coordinator, the states
+numbered by (level, key) and each source's edges ordered as the packed
+partitions give theirs, and decides on it with vector_liveness.py: the
+packed partitions' gathered graph, so their verdicts and lassos.
 """
 
 from __future__ import annotations
