@@ -158,21 +158,24 @@ def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
     assert reduced["reduced_states"] < full["distinct_states"]
 
 
-def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatch, capsys):
+@pytest.mark.parametrize("engine", ["packed", "vector"])
+def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatch, capsys, engine):
     # The protocol's graphs are acyclic, so the refusal is provoked here; the detection
-    # itself is tested on a toy with cycles (test_liveness.py).
+    # itself is tested on a toy with cycles (test_liveness.py, test_vector_symmetry.py).
     import protocol.engine.liveness
     from protocol.cli import main
     from protocol.engine.liveness import QuotientCycle
+    from protocol.engine.vector_liveness import VectorGraph
 
     def cyclic(*_):
         raise QuotientCycle("a stalled region of the reduced graph has a cycle")
 
     monkeypatch.setattr(protocol.engine.liveness, "find_violation_reduced", cyclic)
-    assert main(["check", "HoldsRouted", "--symmetry"]) == 2
+    monkeypatch.setattr(VectorGraph, "find_violation_reduced", cyclic)
+    assert main(["check", "HoldsRouted", "--symmetry", "--engine", engine]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "drop --symmetry" in error and "cycle" in error
-    assert main(["check", "HoldsRouted", "--symmetry", "--no-liveness", "--json"]) == 0
+    assert main(["check", "HoldsRouted", "--symmetry", "--no-liveness", "--json", "--engine", engine]) == 0
 
 
 def test_no_liveness_checks_safety_alone_and_refuses_a_liveness_expectation(capsys):

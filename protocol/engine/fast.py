@@ -580,7 +580,50 @@ def intern(values: list, ids: dict, value) -> tuple[int, bool]:
     return ids[value], True
 
 
-class PackedExploration(Exploration):
+class ReducedLiveness:
+    """What deciding liveness asks of a run reduced by symmetry (its `permutations` set,
+    see symmetry.py), shared by the engines: each pair followed through the permutation
+    every edge applied (`liveness.find_violation_reduced`), a representative's premises
+    standing for its orbit's, lassos realised as real runs (`lasso_realizer`)."""
+
+    permutations = None
+    lasso_realizer = None
+
+    def orbit_premises(self, name: str, pairs, reached: tuple) -> tuple:
+        """A representative stands for its orbit: pair j is reached where any pair
+        its orbit's renamings send it to is reached on a representative."""
+        maps = self._pair_maps(name, pairs)
+        return tuple(any(reached[mapping[j]] for mapping in maps) for j in range(len(pairs)))
+
+    def reduced_violation(self, decide: Callable, name: str, pairs):
+        """`decide(symmetry)` (a liveness.Symmetry for these labels and pairs), with a
+        stall that may go round a cycle of the reduced graph refused in one line."""
+        from .liveness import QuotientCycle, Symmetry
+
+        perms = self.permutations
+        symmetry = Symmetry([perms.split(label)[1] for label in range(len(self.labels))],
+                            self._pair_maps(name, pairs))
+        try:
+            return decide(symmetry)
+        except QuotientCycle:
+            raise Refusal(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
+                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
+
+    def _pair_maps(self, name: str, pairs) -> list:
+        """Where each renaming of the processes sends each pair (a refusal where the
+        pairs do not permute with the processes)."""
+        try:
+            return [pair_permutation(pairs, rename) for rename in self.permutations.renames]
+        except ValueError as error:
+            raise Refusal(f"{name} under --symmetry: {error}; drop --symmetry") from None
+
+    def realized_lasso(self, lasso, packed_state: Callable[[int], int]) -> tuple[list, object]:
+        """The lasso over representatives' ids as the real run it stands for, and its back label."""
+        steps, _ = self.lasso_realizer([(label, packed_state(state_id)) for label, state_id in lasso.steps])
+        return steps, None if lasso.back is None else self.labels[lasso.back]
+
+
+class PackedExploration(ReducedLiveness, Exploration):
     """The `Run` of the packed engine: states stored packed and decoded on demand, the
     leads-to masks and premises evaluated per interned component where a pair allows.
 
@@ -588,7 +631,7 @@ class PackedExploration(Exploration):
     representative per orbit: the counts are the unreduced ones (the checker
     weighs each state by its orbit), paths are realised as real runs, and
     liveness follows each pair through the permutation every edge applied
-    (`liveness.find_violation_reduced`)."""
+    (`ReducedLiveness`)."""
 
     def __init__(self, engine: Engine, reduction=None, permutations=None, lasso_realizer=None,
                  realize: Callable | None = None):
@@ -603,40 +646,20 @@ class PackedExploration(Exploration):
 
     def premises_reached(self, name: str, pairs, masks) -> tuple:
         reached = premises_reached(self.engine, self.states, pairs, masks)
-        if self.reduction is None:
-            return reached
-        # A representative stands for its orbit: pair j is reached where any pair
-        # its orbit's renamings send it to is reached on a representative.
-        maps = self._pair_maps(name, pairs)
-        return tuple(any(reached[mapping[j]] for mapping in maps) for j in range(len(pairs)))
+        return reached if self.reduction is None else self.orbit_premises(name, pairs, reached)
 
     def find_violation(self, graph, initial, masks, name: str, pairs):
         if self.reduction is None:
             return super().find_violation(graph, initial, masks, name, pairs)
-        from .liveness import QuotientCycle, Symmetry, find_violation_reduced
+        from . import liveness
 
-        perms = self.permutations
-        symmetry = Symmetry([perms.split(label)[1] for label in range(len(self.labels))],
-                            self._pair_maps(name, pairs))
-        try:
-            return find_violation_reduced(graph, initial, masks, symmetry)
-        except QuotientCycle:
-            raise Refusal(f"{name} under --symmetry: a stall may go round a cycle of the reduced graph, "
-                          "where one state per orbit cannot judge fairness; drop --symmetry") from None
-
-    def _pair_maps(self, name: str, pairs) -> list:
-        """Where each renaming of the processes sends each pair (a refusal where the
-        pairs do not permute with the processes)."""
-        try:
-            return [pair_permutation(pairs, rename) for rename in self.permutations.renames]
-        except ValueError as error:
-            raise Refusal(f"{name} under --symmetry: {error}; drop --symmetry") from None
+        return self.reduced_violation(
+            lambda symmetry: liveness.find_violation_reduced(graph, initial, masks, symmetry), name, pairs)
 
     def lasso_steps(self, lasso) -> tuple[list, object]:
         if self.reduction is None:
             return super().lasso_steps(lasso)
-        steps, _ = self.lasso_realizer([(label, self.states[state_id]) for label, state_id in lasso.steps])
-        return steps, None if lasso.back is None else self.labels[lasso.back]
+        return self.realized_lasso(lasso, self.states.__getitem__)
 
 
 def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:

@@ -42,7 +42,7 @@ import numpy as np
 
 from . import GLOBALS, LOCAL, WHOLE, WIDE, Model
 from .checker import Exploration, Progress, Violation
-from .fast import BITS, Engine
+from .fast import BITS, Engine, ReducedLiveness
 from .interface import Counts, any_premise
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
@@ -239,6 +239,12 @@ class KeyLayout:
         return to.encode(*self.decode(keys))
 
 
+def state_ids(ids: np.ndarray) -> np.ndarray:
+    """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
+    the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
+    return ids.astype(np.int32) if not len(ids) or ids.max() < 2**31 else ids
+
+
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     """Per position of sorted keys, whether a run of equal keys starts there."""
     starts = np.ones(len(sorted_keys), dtype=bool)
@@ -284,7 +290,7 @@ class SortedKeys:
             at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
             from_a = np.ones(len(a) + len(b), dtype=bool)
             from_a[at] = False
-            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=a_ids.dtype)
+            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=np.result_type(a_ids, b_ids))
             keys[at], ids[at] = b, b_ids
             keys[from_a], ids[from_a] = a, a_ids
             self.runs[-1] = (keys, ids)
@@ -330,9 +336,10 @@ def joined(pieces: list, offset: int) -> Level:
                  np.concatenate([piece[3] for piece in pieces]))
 
 
-class VectorExploration(Exploration):
+class VectorExploration(ReducedLiveness, Exploration):
     """The `Run` of a vector search (engine/interface.py): the same ids, parents, edges
-    and violations as the packed engine's, the states stored as keys per level."""
+    and violations as the packed engine's, the states stored as keys per level; under
+    symmetry, liveness as the packed engine decides it (`ReducedLiveness`), on arrays."""
 
     def __init__(self, engine: Engine):
         super().__init__()
@@ -367,8 +374,12 @@ class VectorExploration(Exploration):
         return self.engine.decode(self.packed_state(key, layout))
 
     def state(self, state_id: int):
+        return self.engine.decode(self.packed_of(state_id))
+
+    def packed_of(self, state_id: int) -> int:
+        """The packed engine's int for state `state_id`."""
         level, position = self.locate(state_id)
-        return self.readable_state(int(level.keys[position]), level.layout)
+        return self.packed_state(int(level.keys[position]), level.layout)
 
     def stored_path(self, state_id: int) -> list:
         """The path the search stored to `state_id`: [(label or None, the packed engine's
@@ -468,12 +479,17 @@ class VectorExploration(Exploration):
     def components(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """Per state id, its globals' id and each process's locals' id."""
         G, L = [], [[] for _ in range(self.engine.P)]
-        for level in self.levels:
-            g, locals_ = level.layout.decode(level.keys)
+        for _, g, locals_ in self.level_components():
             G.append(g)
             for p, column in enumerate(locals_):
                 L[p].append(column)
         return np.concatenate(G), [np.concatenate(column) for column in L]
+
+    def level_components(self):
+        """Per level: (the id of its first state, its states' globals' ids, each process's
+        locals' ids), decoded a level at a time."""
+        for level in self.levels:
+            yield (level.offset, *level.layout.decode(level.keys))
 
     def initial_ids(self) -> list[int]:
         return list(range(len(self.levels[0])))
@@ -510,7 +526,15 @@ class VectorExploration(Exploration):
         return found
 
     def find_violation(self, graph, initial, masks, name: str, pairs):
-        return graph.find_violation(initial, masks)
+        if self.reduction is None:
+            return graph.find_violation(initial, masks)
+        return self.reduced_violation(
+            lambda symmetry: graph.find_violation_reduced(initial, masks, symmetry), name, pairs)
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        if self.reduction is None:
+            return super().lasso_steps(lasso)
+        return self.realized_lasso(lasso, self.packed_of)
 
     def premises_reached(self, name: str, pairs, masks) -> tuple:
         """Per pair, a trigger in its masks, else (a premise on the globals) some interned
@@ -528,7 +552,7 @@ class VectorExploration(Exploration):
             found = any_premise(self.decoded_states(), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
             for i, answer in zip(decoded, found):
                 reached[i] = answer
-        return tuple(reached)
+        return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
     def fair_graph(self, model: Model):
         from .vector_liveness import VectorGraph
@@ -550,8 +574,6 @@ class VectorExploration(Exploration):
 def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False,
                    record_edges: bool = False) -> str | None:
     """Why the vector engine cannot explore `model` so, or None when it can."""
-    if symmetry and record_edges:
-        return "liveness under symmetry reduction is the packed engine's (--symmetry without --no-liveness)"
     if fingerprints:
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
@@ -577,10 +599,10 @@ def explore_vector(
     edges and violations (see the module docstring). Raises WideKeys when the keys
     would not fit one machine word.
 
-    With `symmetry` (safety only: `vector_refusal`), one representative per orbit of
-    process permutations, as the packed engine's reduced search keeps: the locals'
-    ids sorted, each label extended with the permutation applied, the counts and
-    the --max-states bound unreduced (by orbit sizes), paths realised as real runs."""
+    With `symmetry`, one representative per orbit of process permutations, as the
+    packed engine's reduced search keeps: the locals' ids sorted, each label (and
+    each recorded edge's) extended with the permutation applied, the counts and the
+    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs."""
     from . import symmetry as sym
 
     if symmetry:
@@ -593,6 +615,7 @@ def explore_vector(
         perms = run.reduction = sym.Permutations(model.processes)
         run.labels = perms.labels(engine.labels)
         run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+        run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
     started = time.perf_counter()
     search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started, perms)
     try:
@@ -666,7 +689,7 @@ class Search:
         initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
         run.levels.append(Level(0, initial, layout))
         self.layout = layout
-        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int64) if self.record_edges else None)
+        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int32) if self.record_edges else None)
         for name, holds in [*self.woken(self.state_checks), *self.by_pair.items()]:
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
@@ -829,7 +852,7 @@ class Search:
         piece = None
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
-            self.seen.add(unique[fresh[kept]], offset + rank[kept] if self.record_edges else None)
+            self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
             ids_order = fresh[order[:admitted]]
             parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
             piece = (unique[ids_order], layout, parent.astype(np.int32),
