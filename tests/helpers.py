@@ -70,6 +70,14 @@ def cached_check(named, *, on_progress=None, **options):
     return _checked_named(named, tuple(sorted(options.items())))
 
 
+@lru_cache(maxsize=None)
+def generated(name: str):
+    """The Coverage `generate` makes for the named configuration, made once per session."""
+    from protocol.generate import generate
+
+    return generate(lookup(name))
+
+
 @pytest.fixture
 def cli(monkeypatch, capsys):
     """Run `protocol ARGV...` in-process, explorations memoized: (exit code, stdout, stderr).

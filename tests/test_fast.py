@@ -1,6 +1,9 @@
 """The fast engine against the readable model: the same states, in the same
 order, the same edges and the same first violations, on every named
-configuration, at the default constants and wider ones."""
+configuration, at the default constants and wider ones; and the sweeps of switch
+combinations that tests/test_sweep.py compares the three engines on."""
+
+from functools import lru_cache
 
 import pytest
 
@@ -9,12 +12,13 @@ from protocol.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model import model_for
-from protocol.run import explore_config, liveness_verdicts, safety_properties
+from protocol.run import explore_config, safety_properties
 
 NAMES = list(named_configurations())
 # The readable model's half of a comparison at a configuration's own constants takes
 # seconds on all but the manifest's quick ones (its size class); the pairwise covering
-# below compares the others' switches at MaxTime=1 in the quick run.
+# (below, run by tests/test_sweep.py) compares the others' switches at MaxTime=1 in the
+# quick run.
 QUICK_NAMES = [name for name, named in named_configurations().items() if named.size_class == "quick"]
 SLOW = pytest.mark.slow
 
@@ -26,9 +30,22 @@ def readable_exploration(cfg, **options):
                    record_edges=True, **options)
 
 
+@lru_cache(maxsize=None)  # the few quick configurations, a few thousand states each
+def readable_run_at_its_constants(name: str):
+    """The readable run of a named configuration, explored once for the tests that compare
+    with it (here and tests/test_run_interface.py)."""
+    return readable_exploration(named_configurations()[name].config)
+
+
 def assert_same_exploration(cfg, **options):
     slow = readable_exploration(cfg, **options)
     fast = explore_config(cfg, engine="packed", record_edges=True, **options)
+    return assert_same_runs(slow, fast)
+
+
+def assert_same_runs(slow, fast):
+    """The packed run `fast` is exactly the readable run `slow`: states in order, parents,
+    labels, edges, counts and counterexamples."""
     assert fast.distinct_states == slow.distinct_states
     assert [fast.state(i) for i in range(fast.distinct_states)] == slow.states
     assert list(fast.parent) == list(slow.parent)
@@ -45,7 +62,8 @@ def assert_same_exploration(cfg, **options):
 
 @pytest.mark.parametrize("name", [n if n in QUICK_NAMES else pytest.param(n, marks=SLOW) for n in NAMES])
 def test_same_exploration_at_the_configurations_constants(name):
-    assert_same_exploration(named_configurations()[name].config)
+    fast = explore_config(named_configurations()[name].config, engine="packed", record_edges=True)
+    assert_same_runs(readable_run_at_its_constants(name), fast)
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if named_configurations()[n].config.alias != "none"])
@@ -87,19 +105,6 @@ PAIRWISE = pairwise(EVERY_COMBINATION) + pairwise(EVERY_SEAL_COMBINATION)
 THE_REST = [switches for switches in EVERY_COMBINATION + EVERY_SEAL_COMBINATION if switches not in PAIRWISE]
 
 
-def compare_with_liveness(switches: dict, constants: dict | None = None) -> None:
-    # MaxTime=1 keeps the readable side to a fraction of a second; an alias (about fifty
-    # times the states) at one process (two processes: the test after the next)
-    constants = constants or (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1))
-    cfg = Config(**constants, **switches)
-    slow, fast = assert_same_exploration(cfg)
-    for fairness in SWITCH_VALUES["fairness"]:
-        model = model_for(cfg.evolve(fairness=fairness))
-        expected = liveness_verdicts(slow, model)
-        assert liveness_verdicts(fast, model) == expected
-        assert all(verdict.holds is not None for verdict in expected.values())
-
-
 def is_seal_combination(switches: dict) -> bool:
     return any(name in switches for name in SECTION_11)
 
@@ -107,8 +112,10 @@ def is_seal_combination(switches: dict) -> bool:
 def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
     """Where one combination of the sweeps is compared: the constants of the whole
     exploration (with liveness), and those of a prefix at two processes (PREFIX states,
-    safety only) or None. Section 11's combinations are whole at one process (whole at two,
-    with liveness, they take seconds each: the pairwise ones are, in the slow run below)."""
+    safety only) or None. MaxTime=1 keeps the readable side to a fraction of a second; an
+    alias (about fifty times the states) is whole at one process. Section 11's combinations
+    are whole at one process (whole at two, with liveness, they take seconds each: the
+    pairwise ones are, in the slow run, tests/test_sweep.py)."""
     if is_seal_combination(switches):
         return dict(P=1, MaxTime=1), (dict(P=2, MaxTime=1) if switches["alias"] == "none" else None)
     return (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1)), None
@@ -116,30 +123,9 @@ def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
 
 PREFIX = 1_500
 
-
-def compare_at_sweep_constants(switches: dict) -> None:
-    whole, prefix = sweep_constants(switches)
-    compare_with_liveness(switches, whole)
-    if prefix is not None:
-        assert_same_exploration(Config(**prefix, **switches), max_states=PREFIX)
-
-
-@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
-def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
-    compare_at_sweep_constants(switches)
-
-
-@SLOW
-@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
-def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
-    compare_at_sweep_constants(switches)
-
-
-@SLOW
-@pytest.mark.parametrize("switches", [s for s in PAIRWISE if is_seal_combination(s) and s["alias"] == "none"],
-                         ids=combination_id)
-def test_same_exploration_and_liveness_for_the_pairwise_seal_combinations_at_two_processes(switches):
-    compare_with_liveness(switches)
+# The sweeps themselves run in tests/test_sweep.py: one exploration per engine and
+# combination, the packed one compared with the readable one here (assert_same_runs)
+# and with the vector one (tests/test_vector.py).
 
 
 def test_the_quick_and_slow_runs_together_cover_every_switch_combination_once():

@@ -2,6 +2,7 @@
 fingerprinted search that gives the very counts, depth, verdicts and traces of
 the full one, on toy models and on every named configuration."""
 
+import functools
 import json
 import os
 import random
@@ -24,6 +25,7 @@ from protocol.engine.fingerprints import (
     optimistic_collision_probability,
 )
 from protocol.run import check
+from helpers import cli  # noqa: F401  (a fixture)
 from test_checker import IDLE, counter, mutex, mutual_exclusion
 
 NAMES = list(named_configurations())
@@ -271,9 +273,14 @@ def run_protocol(*argv):
                           timeout=300)
 
 
+@functools.lru_cache(maxsize=None)
+def has_no_liveness() -> bool:
+    return "--no-liveness" in run_protocol("check", "--help").stdout  # a process each time: asked once
+
+
 def safety_only() -> list[str]:
     """`--no-liveness` where `check` has it (then --fingerprints needs it), else nothing."""
-    return ["--no-liveness"] if "--no-liveness" in run_protocol("check", "--help").stdout else []
+    return ["--no-liveness"] if has_no_liveness() else []
 
 
 @pytest.mark.slow
@@ -297,6 +304,14 @@ def test_cli_summary_shows_the_collision_probability():
     assert all(word in done.stdout for word in ("fingerprint", "collision", "probability", "(optimistic)"))
 
 
+@pytest.mark.parametrize("argv", [["HoldsUnfair"], ["HoldsUnfair", "--no-liveness"], ["Holds"]], ids=" ".join)
+def test_the_cli_refuses_fingerprints_with_liveness_in_one_line_in_process(cli, argv):
+    code, _, err = cli("check", "--fingerprints", *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "--fingerprints" in err or "must violate" in err
+
+
+@pytest.mark.slow  # the same, a process each (the quick run has one in tests/test_cli.py)
 def test_cli_refuses_fingerprints_with_liveness_in_one_line():
     for argv in (["HoldsUnfair"], ["HoldsUnfair", *safety_only()]) + ((["Holds"],) if safety_only() else ()):
         done = run_protocol("check", "--fingerprints", *argv)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ctrl_c_reaches_it, publish_blind_to_standing, replace_action
+from helpers import cli, ctrl_c_reaches_it, publish_blind_to_standing, replace_action  # noqa: F401  (cli: a fixture)
 
 from protocol import actions
 from protocol.config import lookup, named_configurations
@@ -124,14 +124,15 @@ def run_cli(*argv, timeout=300):
                           timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
-def test_the_cli_gives_the_same_json_with_two_workers():
-    records = []
-    for workers in ("1", "2"):
-        done = run_cli("check", "HoldsRouted", "-c", "MaxTime=1", "--json", "--workers", workers)
-        assert done.returncode == 0, done.stderr
-        record = json.loads(done.stdout)
+def test_the_cli_gives_the_same_json_with_two_workers(cli):
+    argv = ["check", "HoldsRouted", "-c", "MaxTime=1", "--json", "--workers"]
+    code, out, err = cli(*argv, "1")  # in this process: the real run is the partitioned one
+    assert code == 0, err
+    done = run_cli(*argv, "2")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(out), json.loads(done.stdout)]
+    for record in records:
         record.pop("seconds")
-        records.append(record)
     # which engine ran: the vector one, alone and partitioned (engine/vector_partition.py)
     assert records[0].pop("engine") == records[1].pop("engine") == {"name": "vector"}
     levels = records[1].pop("level_sizes")  # only a partitioned search counts per level
@@ -139,13 +140,26 @@ def test_the_cli_gives_the_same_json_with_two_workers():
     assert records[0] == records[1]
 
 
-@pytest.mark.parametrize("argv, words", [
+BAD_WORKER_OPTIONS = [
     (["--workers", "0"], "out of range"),
     (["--workers", "many"], "not a whole number"),
     (["--workers", "2", "--symmetry"], "--symmetry is sequential only"),
     (["--workers", "2", "--fingerprints", "--no-liveness"], "--fingerprints is sequential only"),
-])
-def test_bad_worker_options_are_one_usage_line(argv, words):
+]
+
+
+@pytest.mark.parametrize("argv, words", BAD_WORKER_OPTIONS)
+def test_bad_worker_options_are_one_usage_line(cli, argv, words):
+    code, out, err = cli("check", "Holds", *argv)
+    assert code == 2
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert out == ""
+
+
+# The same in a process of its own (no traceback on the way out either): one quick, the rest slow.
+@pytest.mark.parametrize("argv, words", [BAD_WORKER_OPTIONS[0]] + [
+    pytest.param(*bad, marks=pytest.mark.slow) for bad in BAD_WORKER_OPTIONS[1:]])
+def test_bad_worker_options_are_one_usage_line_in_a_real_run(argv, words):
     done = run_cli("check", "Holds", *argv)
     assert done.returncode == 2
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -253,6 +253,8 @@ def test_the_json_api_walks_to_a_state_and_back():
         assert "explore Holds" in page and "/api/start" in page
 
 
+@pytest.mark.slow  # a subprocess interrupt, with the signal tests of tests/test_signals.py
+@pytest.mark.serial
 def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
     process = subprocess.Popen([sys.executable, "-m", "protocol", "explore", "Holds", "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches_it)

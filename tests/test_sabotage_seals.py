@@ -5,7 +5,8 @@ As in tests/test_sabotage.py, each sabotage wraps the real action of
 protocol/actions.py; here the model's action table is patched for the one
 check, so the packed engine and the liveness checker (the two new properties
 are leads-to) run on the broken model exactly as `check` runs on a named one.
-The intact base configurations hold (tests/test_manifest.py).
+Each check stops at the first violation, breadth-first the shortest: the one the
+mechanism's property must be. The intact base configurations hold (tests/test_manifest.py).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ SABOTAGES = [
 @pytest.mark.parametrize("what, base, action, broken, violates, length", SABOTAGES, ids=[s[0] for s in SABOTAGES])
 def test_the_checker_catches_each_section_11_sabotage(monkeypatch, what, base, action, broken, violates, length):
     replace_action(monkeypatch, action, broken)
-    result = check(lookup(base))
+    result = check(lookup(base), stop_on_violation=True)
     failed = {prop: verdict.trace_length for prop, verdict in result.properties.items() if verdict.holds is False}
     assert violates in failed, f"{what}: violated {failed}"
     assert failed[violates] == length, f"{what}: {violates} in {failed[violates]} states"

@@ -1,7 +1,7 @@
 """The vector engine against the packed one: the same ids, parents, labels, edges,
 counts, depth, first violations, counterexamples and liveness verdicts and
 lassos, on the named configurations, on a pairwise (quick) and a complete
-(slow) covering of the switches, and where --max-states and
+(slow) covering of the switches (tests/test_sweep.py), and where --max-states and
 --stop-on-violation cut the search; the vector liveness against liveness.py
 on random graphs; and the key layout's exactness."""
 
@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from helpers import cli, combination_id  # noqa: F401  (cli: a fixture)
-from protocol.config import SWITCH_VALUES, Config, ConfigError, named_configurations
+from helpers import cli  # noqa: F401  (a fixture)
+from protocol.config import SWITCH_VALUES, ConfigError, named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector_liveness import VectorGraph
 from protocol.model import model_for
 from protocol.run import explore_config, liveness_verdicts
-from test_fast import EVERY_COMBINATION, PAIRWISE, PREFIX, THE_REST, sweep_constants
 
 NAMES = list(named_configurations())
 QUICK_NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect"]
@@ -27,24 +26,36 @@ def explore_both(cfg, **options):
     """The packed and the vector exploration; where the vector engine does not apply (a
     whole footprint), the default's, which must be the packed one saying why."""
     packed = explore_config(cfg, engine="packed", record_edges=True, **options)
+    return packed, explore_vector(cfg, packed, **options)
+
+
+def explore_vector(cfg, packed, **options):
+    """The vector exploration beside `packed` (or the default's, where it does not apply)."""
     if vector_refusal(model_for(cfg)) is not None:
         default = explore_config(cfg, record_edges=True, **options)
         assert default.engine_choice == {"name": "packed", "why": vector_refusal(model_for(cfg))}
-        return packed, default
+        return default
     vector = explore_config(cfg, engine="vector", record_edges=True, **options)
     assert (packed.engine_choice, vector.engine_choice) == ({"name": "packed"}, {"name": "vector"})
-    return packed, vector
+    return vector
 
 
 def assert_same_exploration(cfg, **options):
-    packed, vector = explore_both(cfg, **options)
+    return assert_same_runs(*explore_both(cfg, **options))
+
+
+def assert_same_runs(packed, vector, packed_states: list | None = None):
+    """The vector run is exactly the packed one: ids, parents, labels, edges, counts,
+    first violations and counterexamples. `packed_states`: the packed run's states in id
+    order, where a comparison has decoded them already (tests/test_sweep.py)."""
     assert vector.distinct_states == packed.distinct_states
     assert (vector.transitions, vector.depth, vector.complete) == (packed.transitions, packed.depth, packed.complete)
     assert vector.expanded == packed.expanded
     assert list(vector.parent) == list(packed.parent)
     assert vector.via == packed.via
-    assert [vector.state(i) for i in range(vector.distinct_states)] == [
-        packed.state(i) for i in range(packed.distinct_states)]
+    if packed_states is None:
+        packed_states = [packed.state(i) for i in range(packed.distinct_states)]
+    assert [vector.state(i) for i in range(vector.distinct_states)] == packed_states
     assert list(vector.edge_src) == list(packed.edge_src)
     assert list(vector.edge_dst) == list(packed.edge_dst)
     assert [vector.labels[i] for i in vector.edge_label] == [packed.labels[i] for i in packed.edge_label]
@@ -68,24 +79,9 @@ def test_same_exploration_and_liveness_at_the_configurations_constants(name):
     assert_same_liveness(cfg, *assert_same_exploration(cfg))
 
 
-@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
-def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
-    compare_at_sweep_constants(switches)
-
-
-@SLOW
-@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
-def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
-    compare_at_sweep_constants(switches)
-
-
-def compare_at_sweep_constants(switches: dict) -> None:
-    """At the constants tests/test_fast.py compares the packed engine with the readable model at."""
-    whole, prefix = sweep_constants(switches)
-    cfg = Config(**whole, **switches)
-    assert_same_liveness(cfg, *assert_same_exploration(cfg))
-    if prefix is not None:
-        assert_same_exploration(Config(**prefix, **switches), max_states=PREFIX)
+# The pairwise (quick) and complete (slow) switch sweeps compare the vector engine with
+# the packed one in tests/test_sweep.py, on the packed exploration it compares with the
+# readable model.
 
 
 @SLOW
@@ -94,9 +90,10 @@ def test_same_exploration_with_three_processes(name):
     assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
 
 
-@pytest.mark.parametrize("max_states", [1, 2, 3, 50, 1000, 6906, 6907])
+@pytest.mark.parametrize("max_states", [1, 2, 3, 50, 1000, pytest.param(6906, marks=SLOW), 6907])
 def test_max_states_cuts_where_the_packed_engine_does(max_states):
-    # HoldsCap has 6,907 states: the bound falls inside a level, at its last state, and past the end
+    # HoldsCap has 6,907 states: the bound falls inside a level (in the last one: slow), at
+    # its last state; past the end is the whole search, compared at the configuration's constants
     packed, vector = assert_same_exploration(named_configurations()["HoldsCap"].config, max_states=max_states)
     assert vector.distinct_states == min(max_states, 6907)
     assert vector.complete is (max_states > 6907)
@@ -113,7 +110,8 @@ def test_a_transition_property_violation_and_its_trace():
     cfg = named_configurations()["HoldsAliasShared"].config
     packed, vector = assert_same_exploration(cfg, stop_on_violation=True, max_states=30_000)
     assert len(vector.counterexample("I1")) == 7
-    vector = explore_config(cfg, engine="vector", max_states=30_000)
+    # the first seven levels hold 11,475 states: NoRegression's step ends in the last of them
+    vector = explore_config(cfg, engine="vector", max_states=12_000)
     assert len(vector.counterexample("NoRegression")) == 8
 
 
@@ -210,7 +208,7 @@ def test_the_vector_liveness_finds_a_fair_cycle_and_a_stutter():
     assert holds is None
 
 
-@pytest.mark.parametrize("key_bits", [54, 60])
+@pytest.mark.parametrize("key_bits", [54, pytest.param(60, marks=SLOW)])
 def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monkeypatch, key_bits):
     # Wide keys (three processes, many components) leave no room beside them for the
     # positions: with 10 bits left they are sorted in chunks of 1,024 positions, with
@@ -278,7 +276,8 @@ def test_bench_measures_both_engines_side_by_side():
     assert "safety+liveness" in text and "vector/" in text and "sort" in text
 
 
-@pytest.mark.parametrize("options", [{}, {"max_states": 2000}, {"max_states": 6906}, {"stop_on_violation": True}])
+@pytest.mark.parametrize("options", [{}, pytest.param({"max_states": 2000}, marks=SLOW),
+                                     pytest.param({"max_states": 6906}, marks=SLOW), {"stop_on_violation": True}])
 def test_levels_expanded_in_slices_give_the_same_exploration(monkeypatch, options):
     # A level is expanded a slice of states at a time (to bound the memory in flight):
     # slices of 7 states must give the same ids, edges, cuts and traces as whole levels.

@@ -1,0 +1,78 @@
+"""The three engines on the switch sweeps (tests/test_fast.py defines them): for each
+combination one exploration by the readable model, one by the packed engine and one by
+the vector engine; the packed one must be exactly the readable one (the comparison of
+tests/test_fast.py) and exactly the vector one (that of tests/test_vector.py), and all
+three give the same liveness verdicts and lassos under both fairness values. Exploring
+the packed engine once for both comparisons keeps every pair of the pairwise covering
+under both in the quick run, at a third less CPU than two sweeps."""
+
+import pytest
+
+from helpers import combination_id
+from protocol.config import SWITCH_VALUES, Config
+from protocol.engine import vector as vector_engine
+from protocol.engine.vector import vector_refusal
+from protocol.model import model_for
+from protocol.run import explore_config, liveness_verdicts
+from test_fast import PAIRWISE, PREFIX, THE_REST, assert_same_runs, is_seal_combination, readable_exploration, \
+    sweep_constants
+from test_vector import assert_same_runs as assert_same_vector_run, explore_vector
+
+SLOW = pytest.mark.slow
+
+
+def compare_engines(cfg: Config, on_packed_tables: bool = False, **options) -> tuple:
+    """The readable, packed and vector runs of `cfg`, the packed one checked against both.
+
+    `on_packed_tables`: the vector engine explores with the packed run's component
+    tables, filled already (`explore_vector(engine=...)`): what runs is its own work, the
+    gathers, sorts, dedupe, merges, parents, edges and violations, at a seventh of the
+    CPU on an alias. How a fresh engine's tables grow during the search, and the keys are
+    re-keyed, the prefixes below compare, and tests/test_vector.py on the named
+    configurations."""
+    readable = readable_exploration(cfg, **options)
+    packed = explore_config(cfg, engine="packed", record_edges=True, **options)
+    assert_same_runs(readable, packed)  # so the packed run's states are the readable run's
+    if on_packed_tables and vector_refusal(model_for(cfg)) is None:
+        vector = vector_engine.explore_vector(model_for(cfg), record_edges=True, engine=packed.engine, **options)
+    else:
+        vector = explore_vector(cfg, packed, **options)
+    assert_same_vector_run(packed, vector, packed_states=readable.states)
+    return readable, packed, vector
+
+
+def compare_with_liveness(cfg: Config) -> None:
+    # Fairness changes no state or edge, only which cycles are fair: one exploration per
+    # engine, and its verdicts under each fairness value.
+    readable, packed, vector = compare_engines(cfg, on_packed_tables=True)
+    for fairness in SWITCH_VALUES["fairness"]:
+        model = model_for(cfg.evolve(fairness=fairness))
+        expected = liveness_verdicts(packed, model)
+        assert all(verdict.holds is not None for verdict in expected.values())
+        assert liveness_verdicts(readable, model) == expected
+        assert liveness_verdicts(vector, model) == expected  # verdicts and lassos, note for note
+
+
+def compare_at_sweep_constants(switches: dict) -> None:
+    whole, prefix = sweep_constants(switches)
+    compare_with_liveness(Config(**whole, **switches))
+    if prefix is not None:
+        compare_engines(Config(**prefix, **switches), max_states=PREFIX)
+
+
+@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
+def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
+    compare_at_sweep_constants(switches)
+
+
+@SLOW
+@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
+def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
+    compare_at_sweep_constants(switches)
+
+
+@SLOW
+@pytest.mark.parametrize("switches", [s for s in PAIRWISE if is_seal_combination(s) and s["alias"] == "none"],
+                         ids=combination_id)
+def test_same_exploration_and_liveness_for_the_pairwise_seal_combinations_at_two_processes(switches):
+    compare_with_liveness(Config(MaxTime=1, **switches))
