@@ -2,7 +2,8 @@
 
 Exit codes: 0 when every verdict is as expected, 1 when any is not or the run
 was interrupted, cut short or failed (Ctrl-C, --max-states, --stop-on-violation,
-a skipped configuration, an output that cannot be written), 2 for a usage error.
+a skipped configuration, an output that cannot be written, a reader of standard
+output that went away: EXIT_BROKEN_PIPE), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import sys
 from .config import ConfigError
 from .engine import ModelError
 from .lifecycle import deferred, how, interrupted, run_lifecycle
-from .subcommands.common import EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn
+from .subcommands.common import (
+    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn,
+)
 
 # name -> (module under protocol/subcommands/, one-line help). Only the module of
 # the subcommand being run is imported; the others appear in --help by this line.
@@ -96,15 +99,15 @@ def dispatch(argv: list[str]) -> int:
     except KeyboardInterrupt:  # before any result was there to report
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+    except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception:
         if not interrupted():
             raise
         # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
         # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
-        return EXIT_NOT_AS_EXPECTED
-    except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
-        silence_stdout()
         return EXIT_NOT_AS_EXPECTED
 
 

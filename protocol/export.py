@@ -265,13 +265,24 @@ def graph_dot(graph, name: str = "states") -> str:
 
 
 def graph_graphml(graph) -> str:
-    """GraphML text through networkx's writer."""
+    """GraphML text through networkx's writer, its booleans spelled as GraphML's `boolean`
+    type spells them (XML Schema's `true`/`false`): networkx declares the key `boolean`
+    but writes Python's `True`/`False`, which a strict reader (yEd, Gephi) refuses."""
     import io
 
-    import networkx as nx
+    from networkx.readwrite.graphml import GraphMLWriter
 
+    class SchemaBooleans(GraphMLWriter):
+        def add_data(self, name, element_type, value, scope="all", default=None):
+            element = super().add_data(name, element_type, value, scope, default)
+            if element_type is bool:  # the value comes as str(value): True or False
+                element.text = element.text.lower()
+            return element
+
+    writer = SchemaBooleans(encoding="utf-8", prettyprint=True)
+    writer.add_graph_element(graph)
     buffer = io.BytesIO()
-    nx.write_graphml(graph, buffer)
+    writer.dump(buffer)
     return buffer.getvalue().decode("utf-8")
 
 

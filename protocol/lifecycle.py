@@ -172,13 +172,60 @@ def end_children(grace: float = 0.5) -> None:
             child.join(grace)
 
 
-def stop_executor(pool) -> None:
-    """Stop a ProcessPoolExecutor now: cancel what is queued and end its processes,
-    rather than wait for the checks they are running to finish."""
-    processes = list(getattr(pool, "_processes", {}).values())  # no public way before Python 3.14
+def forkserver_context():
+    """The forkserver's context, its server started with SIGINT blocked. A terminal's Ctrl-C
+    reaches the whole process group, and a server still loading (a fresh interpreter, which
+    sets SIGINT aside only once it runs) printed a traceback; the workers it forks inherit
+    the mask, so the parent alone decides what a Ctrl-C ends, as for forked workers. The
+    signal meanwhile reaches the parent's handler as ever (another thread takes it, or it
+    waits for the mask to be lifted)."""
+    import multiprocessing
+    from multiprocessing import forkserver, resource_tracker
+
+    resource_tracker.ensure_running()  # it lifts SIGINT's mask itself once its process is started
+    masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, masked)
+    return multiprocessing.get_context("forkserver")
+
+
+@contextmanager
+def process_pool(workers: int, context):
+    """A ProcessPoolExecutor that any exit but the normal one stops at once (`stop_executor`):
+    an interrupt raised anywhere in the block, even as the work is handed out, would
+    otherwise leave its exit waiting for every check already given to a worker."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(workers, mp_context=context)
+    try:
+        yield pool
+    except BaseException:
+        stop_executor(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True)  # at once when stopped
+
+
+def stop_executor(pool, grace: float = 0.5) -> None:
+    """Stop a ProcessPoolExecutor now: cancel what is queued, end its processes rather than
+    wait for the checks they are running, and wait for its manager thread to have closed
+    the pool. Leaving that thread running made a race at exit: concurrent.futures' exit
+    hook wakes the thread through a pipe the thread may be closing at that moment, and
+    printed "Exception ignored in: <function _python_exit>" after the run's one line."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public way before 3.14
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:
             process.terminate()
         except (OSError, ValueError):
             pass
+    for process in processes:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join(grace)
+    if manager is not None:
+        manager.join(5 * grace)  # it sees the processes gone, fails what was pending and closes the pool

@@ -12,15 +12,14 @@ a pure function of a table `mechanisms -> sufficient?`.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Callable, Iterable, Mapping
 
 import attrs
 
 from .config import SWITCHES, Config, ConfigError, NamedConfig, lookup, named_configurations
-from .lifecycle import deferred, stop_executor
+from .lifecycle import deferred, forkserver_context, process_pool
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec
 # section 2 that restore the lost ordering, and section 11's third way to restore it,
@@ -258,20 +257,17 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
         return
     # forkserver, not fork: the progress bar's refresh thread is running, and a
     # forked worker could inherit a lock that thread holds.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        with deferred():  # the workers start whole, or an interrupt would find them half started
+    with deferred():  # the server and the workers start whole, or an interrupt would find them half started
+        context = forkserver_context()
+    with process_pool(jobs, context) as pool:
+        with deferred():
             futures = {pool.submit(check_combination, row.config, row.named): row for row in todo}
-        try:
-            for future in as_completed(futures):
-                outcome = future.result()
-                on_done(futures[future], outcome)
-                yield futures[future].number, outcome
-                if outcome.interrupted:  # a worker caught the Ctrl-C every process got
-                    raise KeyboardInterrupt
-        except BaseException:  # an interrupt: end the checks running, not wait for them
-            stop_executor(pool)
-            raise
+        for future in as_completed(futures):
+            outcome = future.result()
+            on_done(futures[future], outcome)
+            yield futures[future].number, outcome
+            if outcome.interrupted:  # a worker's search cut short ends the matrix as the parent's would
+                raise KeyboardInterrupt
 
 
 # ------------------------------------------------------------ the derivation

@@ -19,14 +19,22 @@ from .trace import Trace
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
 
 
+class OurConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`| head`): rich would exit 1 on its own; handed on instead to
+        cli.py, which ends every command the same way (EXIT_BROKEN_PIPE)."""
+        self.quiet = True
+        raise BrokenPipeError(32, "the reader of the output went away")
+
+
 def console_for(file=None, width: int | None = None) -> Console:
     """A console that writes no ANSI codes when its output is not a terminal."""
-    return Console(file=file, width=width, highlight=False, soft_wrap=False)
+    return OurConsole(file=file, width=width, highlight=False, soft_wrap=False)
 
 
 def plain_console(file, width: int) -> Console:
     """A console that never writes ANSI codes, whatever FORCE_COLOR says: for golden files and tests."""
-    return Console(file=file, width=width, highlight=False, soft_wrap=False,
+    return OurConsole(file=file, width=width, highlight=False, soft_wrap=False,
                    force_terminal=False, color_system=None, no_color=True)
 
 
@@ -313,16 +321,20 @@ class ProgressView:
         )
 
 
-def configurations_table(configurations) -> Table:
+# Below this width `list` puts the expected violation under the name, and the matrix
+# takes initials for every property, so that no word is cut at 60 columns.
+NARROW = 80
+
+
+def configurations_table(configurations, width: int = NARROW) -> Table:
     """The named configurations: the switches each changes from Holds (the shipped
-    design every refutation is a variation of), and its expected verdict."""
+    design every refutation is a variation of), and its expected verdict. Below NARROW
+    columns the expected violation goes under the name; the switches' column is never
+    narrower than its longest word (a word is wrapped whole, never cut)."""
     from .config import HOLDS
 
-    table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-    table.add_column("name", no_wrap=True)
-    table.add_column("switches changed from Holds", overflow="fold")
-    table.add_column("expected violation", no_wrap=True)
+    narrow = width < NARROW
+    rows = []
     for named in configurations:
         changed = {k: v for k, v in named.config.switches.items() if getattr(HOLDS, k) != v}
         if named.config.constants != HOLDS.constants:
@@ -330,7 +342,19 @@ def configurations_table(configurations) -> Table:
         expected = "\n".join(f"{prop}\nin {length} states"
                              for prop, length in named.expected_violations().items()) or "none"
         shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
-        table.add_row(named.name, Text(shown), expected)
+        rows.append((named.name, shown, expected))
+    longest_word = max(len(word) for _, shown, _ in rows for word in shown.split())
+    table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    table.add_column("name" + ("; expected violation" if narrow else ""), no_wrap=not narrow)
+    table.add_column("switches changed from Holds", min_width=longest_word)
+    if not narrow:
+        table.add_column("expected violation", no_wrap=True)
+    for name, shown, expected in rows:
+        if narrow:
+            table.add_row(Text(name + "\n").append(Text(expected, style="dim")), Text(shown))
+        else:
+            table.add_row(name, Text(shown), expected)
     return table
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .matrix import Matrix, Row, derivation_summary, mechanisms_text, named_words, property_names, remark
-from .render import VERDICT_STYLE, one_line_description
+from .render import NARROW, VERDICT_STYLE, one_line_description
 
 
 # Two-line headers keep the five verdict columns narrow.
@@ -40,45 +40,66 @@ WIDE = 150
 INITIALS = {"TypeOK": "TOK", "PhysicalLeSince": "PLS", "NoRegression": "NR", "CompactionNotStalled": "CNS"}
 
 
+def initials(prop: str) -> str:
+    """A property's short header below 80 columns: its capitals and digits (SinceLeStanding: SLS)."""
+    return INITIALS.get(prop) or (prop if len(prop) <= 3 else "".join(c for c in prop if c.isupper() or c.isdigit()))
+
+
 def matrix_table(matrix: Matrix, width: int = WIDE) -> Table:
+    """Below WIDE columns the named configuration and the remark go under the mechanisms;
+    below NARROW (80) every property takes its initials, the count goes there too, verdicts
+    lose their space (✗12) and the mechanisms' column is never narrower than its longest
+    word, so that at 60 columns every word is whole."""
     props = property_names(matrix)
-    narrow = width < WIDE
+    narrow, tiny = width < WIDE, width < NARROW
+    short = initials if tiny else (lambda prop: INITIALS.get(prop, prop))
     caption = CAPTION
     if narrow:
-        caption += "\n" + "   ".join(f"{INITIALS[p]} {p}" for p in props if p in INITIALS)
+        caption += "\n" + "   ".join(f"{short(p)} {p}" for p in props if short(p) != p)
     table = Table(box=box.SIMPLE_HEAD, title=Text("mechanism matrix", style="bold"),
-                  title_justify="left", caption=caption, caption_justify="left")
+                  title_justify="left", caption=caption, caption_justify="left",
+                  **(dict(padding=0, show_edge=False) if tiny else {}))  # its dividers space the columns
+    sufficiency, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    rows = [row_cells(row, matrix, props, remark(row, matrix, sufficiency, minimal), narrow, tiny)
+            for row in matrix.rows]
+    longest_word = max((len(word) for cells in rows for word in cells[1].plain.split()), default=14)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("mechanisms" + ("; named; remark" if narrow else ""), overflow="fold", min_width=14)
+    table.add_column("mechanisms" + ("; named; remark" if narrow else ""), overflow="fold",
+                     min_width=max(14, longest_word) if tiny else 14)
     for prop in props:
-        header = INITIALS.get(prop, prop) if narrow else HEADERS.get(prop, prop)
+        header = short(prop) if narrow else HEADERS.get(prop, prop)
         table.add_column(header, justify="center", no_wrap=True)
-    table.add_column("states", justify="right", no_wrap=True)
+    if not tiny:
+        table.add_column("states", justify="right", no_wrap=True)
     if not narrow:
         table.add_column("named")
         table.add_column("remark")
-    sufficiency, minimal = matrix.sufficiency(), matrix.minimal_sets()
-    for row in matrix.rows:
-        table.add_row(*row_cells(row, matrix, props, remark(row, matrix, sufficiency, minimal), narrow))
+    for cells in rows:
+        table.add_row(*cells)
     return table
 
 
-def row_cells(row: Row, matrix: Matrix, props: list[str], why: str, narrow: bool = False) -> list[Text]:
+def row_cells(row: Row, matrix: Matrix, props: list[str], why: str, narrow: bool = False,
+              tiny: bool = False) -> list[Text]:
     outcome = row.outcome
     dim = "dim" if row.same_as is not None else ""
     named = named_words(row, matrix)
     named_cell = Text(named, style="bold red" if "NOT as expected" in named else "bold")
     why_cell = Text(why, style="bold" if why == "minimal sufficient set" else dim)
     mechanisms_cell = Text(mechanisms_text(row.mechanisms), style=dim)
+    states = f"{outcome.distinct_states:,}" if outcome else ""
     if narrow:  # named and remark under the mechanisms, one line each
-        for cell in (named_cell, why_cell):
+        for cell in (named_cell, why_cell, Text(f"{states} states") if tiny and states else Text("")):
             if cell.plain:
                 mechanisms_cell.append("\n").append_text(cell)
+    verdicts = [verdict_cell(outcome, prop) for prop in props]
+    if tiny:
+        verdicts = [Text(cell.plain.replace(" ", ""), style=cell.style) for cell in verdicts]
     return [
         Text(str(row.number), style=dim),
         mechanisms_cell,
-        *(verdict_cell(outcome, prop) for prop in props),
-        Text(f"{outcome.distinct_states:,}" if outcome else ""),
+        *verdicts,
+        *([] if tiny else [Text(states)]),
         *([] if narrow else [named_cell, why_cell]),
     ]
 

@@ -272,7 +272,7 @@ def matrix_section(matrix) -> str:
 
     props = property_names(matrix)
     table, minimal = matrix.sufficiency(), matrix.minimal_sets()
-    head = "".join(f"<th>{escape(p)}</th>" for p in props)
+    head = "".join(f"<th>{breakable(p)}</th>" for p in props)
     rows = []
     for row in matrix.rows:
         outcome = matrix.outcome(row)
@@ -284,9 +284,9 @@ def matrix_section(matrix) -> str:
         cells = "".join(_matrix_cell(outcome, p) for p in props)
         states = f"{outcome.distinct_states:,}" if outcome else ""
         rows.append(f'<tr class="{" ".join(css)}"><td class="num">{row.number}</td>'
-                    f"<td>{star}{escape(mechanisms_text(row.mechanisms))}</td>{cells}"
-                    f'<td class="count">{states}</td><td>{escape(named_words(row, matrix))}</td>'
-                    f'<td class="muted">{escape(remark(row, matrix, table, minimal))}</td></tr>')
+                    f"<td>{star}{breakable(mechanisms_text(row.mechanisms))}</td>{cells}"
+                    f'<td class="count">{states}</td><td>{breakable(named_words(row, matrix))}</td>'
+                    f'<td class="muted remark">{breakable(remark(row, matrix, table, minimal))}</td></tr>')
     return (f'<section class="matrix" id="{anchor("matrix")}"><h2>Mechanism matrix '
             f'{_badge("as expected" if matrix.as_expected else "NOT as expected", matrix.as_expected)}</h2>'
             f'<p class="doc">{escape(derivation_summary(matrix, minimal))}</p>'
@@ -295,6 +295,13 @@ def matrix_section(matrix) -> str:
             '</tbody></table></div><p class="muted">\u2713 holds, \u2717 n violated with a shortest '
             "counterexample of n states, ? unknown; a dimmed row is the same system as an earlier one.</p>"
             "</section>")
+
+
+def breakable(text: str) -> str:
+    """`text` escaped, free to break between the words of a name (Compaction<wbr>NotStalled,
+    release_<wbr>on_interactive): the grid's columns are as narrow as their longest word,
+    so that at 1280 px the grid fits, its remark column included."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=_)(?=[a-z])", "<wbr>", escape(text))
 
 
 def _matrix_cell(outcome, prop: str) -> str:

@@ -230,29 +230,24 @@ def simulate_swarm(named: NamedConfig, *, walks: int, depth: int, seed: int, wor
     fingerprint of each state's canonical bytes."""
     import multiprocessing
     from array import array
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     from .engine.parallel import WorkerLost
-    from .lifecycle import deferred, stop_executor
+    from .lifecycle import deferred, process_pool
 
     cfg = named.config
     started = time.perf_counter()
     shares = []
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with process_pool(workers, multiprocessing.get_context("fork")) as pool:
         with deferred():  # the workers start whole, or an interrupt would find them half started
             futures = [pool.submit(swarm_share, cfg, walks, depth, seed, first, workers)
                        for first in range(1, workers + 1)]
-        try:
-            for index, future in enumerate(futures):
-                try:
-                    shares.append(future.result())
-                except BrokenProcessPool:
-                    raise WorkerLost(f"a swarm worker died (share {index} of {workers}): "
-                                     "the simulation has no result") from None
-        except BaseException:  # an interrupt: end the shares running, not wait for them
-            stop_executor(pool)
-            raise
+        for index, future in enumerate(futures):
+            try:
+                shares.append(future.result())
+            except BrokenProcessPool:
+                raise WorkerLost(f"a swarm worker died (share {index} of {workers}): "
+                                 "the simulation has no result") from None
     findings, seen, steps = {}, set(), 0
     for best, share_steps, fingerprints in shares:
         steps += share_steps

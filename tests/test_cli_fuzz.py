@@ -159,12 +159,15 @@ def catching(process, timeout: float = 20.0) -> bool:
     return False
 
 
-def run(drawn: dict, where: Path):
+def run(drawn: dict, where: Path, before_root: Path | None = None):
+    """Run the drawn command; `before_root`, a directory searched before the checkout (a
+    sitecustomize.py there can take a fix away, to show the fuzzer finds the defect)."""
     argv = list(drawn["argv"])
     output = output_path(drawn["target"], where)
     if output is not None:
         argv += ["--output", output]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": drawn["columns"],
+    path = os.pathsep.join(str(p) for p in (before_root, ROOT) if p is not None)
+    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": drawn["columns"],
            "PYTHONIOENCODING": drawn["encoding"]}
     process = subprocess.Popen([sys.executable, "-m", "protocol", *argv], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -224,3 +227,39 @@ def check_invariants(drawn, argv, output, code, err, left, where: Path) -> None:
             assert kept, f"{shown}: the existing file was replaced\n{err}"
     if drawn["target"] == "new" and (code == 2 or interrupted or "incomplete" in err):
         assert not Path(output).exists(), f"{shown}: an incomplete run wrote {output}\n{err}"
+
+
+# Defect 3 of issue 24 as it was: `check --format html` dropped every search option.
+DROP_THE_SEARCH_OPTIONS_OF_HTML = """
+import protocol.subcommands.check as check
+
+kept = check.check_options
+check.check_options = lambda named, args: {} if args.format == "html" else kept(named, args)
+"""
+
+DEFECT_3_EXAMPLES = [  # what the strategy draws (a check into a page, its search cut)
+    {"argv": ["check", "HoldsRouted", "-c", "MaxTime=1", "--max-states", "5", "--format", "html"],
+     "target": "none", "encoding": "utf-8", "columns": "80", "signal": None, "delay": 0.0},
+    {"argv": ["check", "Holds", "HoldsCap", "-c", "MaxTime=1", "--max-states", "1", "--format", "html"],
+     "target": "existing", "encoding": "ascii", "columns": "60", "signal": None, "delay": 0.0},
+]
+
+
+@pytest.mark.parametrize("reverted", [False, True], ids=["fixed", "fix reverted"])
+def test_the_fuzzer_finds_defect_3_when_its_fix_is_reverted(reverted, tmp_path):
+    """Acceptance: the invariants catch `check --format html` dropping --max-states (it explored
+    everything and exited 0) on the examples the strategy draws, and pass them with the fix."""
+    shim = None
+    if reverted:
+        shim = tmp_path / "revert"
+        shim.mkdir()
+        (shim / "sitecustomize.py").write_text(DROP_THE_SEARCH_OPTIONS_OF_HTML)
+    for number, drawn in enumerate(DEFECT_3_EXAMPLES):
+        where = tmp_path / str(number)
+        where.mkdir()
+        argv, output, code, out, err, left = run(drawn, where, before_root=shim)
+        if reverted:
+            with pytest.raises(AssertionError, match="a search cut at"):
+                check_invariants(drawn, argv, output, code, err, left, where)
+        else:
+            check_invariants(drawn, argv, output, code, err, left, where)

@@ -24,6 +24,9 @@ from ..config import lookup, named_configurations, parse_constant
 from ..lifecycle import how
 
 EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
+# Every command, when the reader of its standard output goes away (`| head`): silently (no
+# line: the reader chose to stop), with the exit of a run whose output was not all delivered.
+EXIT_BROKEN_PIPE = EXIT_NOT_AS_EXPECTED
 
 
 class UsageError(Exception):

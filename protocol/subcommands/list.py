@@ -16,5 +16,6 @@ def run(args) -> int:
     from ..render import configurations_table
 
     with output_to(None) as sink:
-        make_console(sink).print(configurations_table(named_configurations().values()))
+        console = make_console(sink)
+        console.print(configurations_table(named_configurations().values(), console.width))
     return EXIT_AS_EXPECTED

@@ -1,0 +1,169 @@
+"""Issue 24's low items that were still open: GraphML's booleans, the refusal of a
+constant past a limit, the matrix grid's width, broken pipes, and tables at 60
+columns that wrap at word boundaries instead of cutting words."""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ElementTree
+
+import networkx as nx
+import pytest
+
+from helpers import cli  # noqa: F401  (a fixture)
+
+GRAPHML = "{http://graphml.graphdrawing.org/xmlns}"
+
+
+def test_graphml_writes_booleans_as_its_boolean_type_spells_them():
+    """networkx declared the key `boolean` and wrote Python's True/False (XML Schema: true/false)."""
+    from protocol.export import graph_graphml
+
+    graph = nx.DiGraph()
+    graph.add_node(0, initial=True, on_trace=False, label="0")
+    graph.add_node(1, initial=False, on_trace=True, label="True")  # a string stays as it is
+    graph.add_edge(0, 1, on_trace=False, action="Tick")
+    text = graph_graphml(graph)
+    root = ElementTree.fromstring(text)
+    keys = {key.get("id"): (key.get("attr.name"), key.get("attr.type")) for key in root.iter(f"{GRAPHML}key")}
+    values = {(keys[data.get("key")][0], keys[data.get("key")][1], data.text) for data in root.iter(f"{GRAPHML}data")}
+    booleans = {value for name, kind, value in values if kind == "boolean"}
+    assert booleans == {"true", "false"}, values
+    assert ("label", "string", "True") in values
+    back = nx.read_graphml(io.BytesIO(text.encode()))
+    assert back.nodes["0"]["initial"] is True and back.nodes["1"]["initial"] is False
+
+
+@pytest.mark.parametrize("argv", [["check", "Holds", "--symmetry"],
+                                  ["matrix"]])
+def test_a_constant_past_its_bound_names_the_real_limit_not_an_option(cli, argv):
+    """`check Holds -c P=1000` cited --symmetry, which lifts no bound (and is not even given)."""
+    code, out, err = cli(*argv, "-c", "P=1000")
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1, err
+    assert "P must be <= 8" in err and "multiplies the reachable states" in err
+    assert "--" not in err.split("P must be <= 8", 1)[1], err  # no option is the fix
+
+
+def narrowest_grid_px(page: str) -> float:
+    """The narrowest the matrix grid can be laid out: per column, its longest run that cannot
+    break (between spaces and <wbr>) at about 8.5 px a character of the 13.5 px font, plus
+    the cell's padding and border; the remark column at its CSS min-width of 22ch."""
+    import html as html_text
+
+    grid = page[page.index('<table class="grid">'):page.index("</table>", page.index('<table class="grid">'))]
+    rows = [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr.*?</tr>", grid, re.S)]
+
+    def runs(cell: str) -> int:
+        words = re.split(r"\s+|<wbr>", re.sub(r"<(?!wbr>)[^>]*>", " ", cell))
+        return max((len(html_text.unescape(word)) for word in words), default=0)
+
+    columns = len(rows[0])
+    widest = [max(runs(row[c]) for row in rows if len(row) > c) for c in range(columns)]
+    widest[-1] = max(widest[-1], 22)
+    return sum(8.5 * chars + 17 for chars in widest)
+
+
+@pytest.mark.slow  # checks the whole matrix at P=1, MaxTime=1
+def test_the_matrix_grid_fits_a_1280_px_window_remark_column_included():
+    """The report's grid clipped its remark column at 1280 px: eight unbreakable property names."""
+    from protocol.matrix import run_matrix
+    from protocol.report import matrix_section
+
+    page = matrix_section(run_matrix({"P": 1, "D": 1, "MaxTime": 1}))
+    assert narrowest_grid_px(page) <= 1280 - 2 * 28, narrowest_grid_px(page)  # the body's padding
+    assert "Compaction<wbr>Not<wbr>Stalled" in page
+
+
+class GoneReader:
+    """Standard output whose reader went away: every write fails as a closed pipe's does."""
+
+    encoding = "utf-8"
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def isatty(self):
+        return False
+
+
+def test_a_reader_gone_away_ends_the_run_silently_with_the_one_exit_code(cli, monkeypatch):
+    from protocol.subcommands.common import EXIT_BROKEN_PIPE
+
+    monkeypatch.setattr("sys.stdout", GoneReader())
+    code, out, err = cli("list")
+    assert (code, err) == (EXIT_BROKEN_PIPE, "")
+    assert EXIT_BROKEN_PIPE == 1  # as docs/checker.md's exit codes say
+
+
+@pytest.mark.slow  # one interpreter per command
+@pytest.mark.parametrize("argv", [["check", "HoldsRouted"], ["check", "HoldsRouted", "--json"], ["list"],
+                                  ["matrix", "-c", "MaxTime=1", "-c", "P=1"], ["report", "HoldsRouted"],
+                                  ["simulate", "HoldsRouted", "--walks", "200"], ["graph", "HoldsRouted"],
+                                  ["check", "--help"]])
+def test_every_command_into_a_closed_pipe_exits_1_without_a_word(argv):
+    """`check Holds | head -1` exited 1, `graph` 0, and check --json, report, graph and
+    --help printed a BrokenPipeError traceback (cli.py caught it after `except Exception`)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "protocol", *argv], cwd=root, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(root), "COLUMNS": "80"})
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (1, "")
+
+
+def words(text: str) -> set[str]:
+    """The words of a table as text, a verdict's ✗ apart from its length (✗12 below 80 columns)."""
+    return {word.strip(",;()") for word in text.replace("✗", "✗ ").split()} - {""}
+
+
+def body_words(text: str) -> set[str]:
+    """The words under the header rule (the headers take initials when narrow, named in the caption)."""
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if set(line.strip()) == {"─"})
+    return words("\n".join(lines[rule + 1:]))
+
+
+def small_matrix():
+    import attrs
+
+    from protocol.matrix import Matrix, Outcome, plan
+
+    rows = plan({"P": 2, "D": 1, "MaxTime": 2})
+    outcome = Outcome({"I1": (True, None), "CompactionNotStalled": (False, 12), "TypeOK": (True, None),
+                       "PhysicalLeSince": (False, 3), "NoRegression": (True, None), "SinceLeStanding": (None, None)},
+                      distinct_states=22_431, transitions=1, depth=3, seconds=0.0, complete=True)
+    return Matrix(tuple(attrs.evolve(row, outcome=outcome) if row.same_as is None else row for row in rows))
+
+
+@pytest.mark.parametrize("table", ["list", pytest.param("matrix", marks=pytest.mark.slow)])  # 96 rows: 0.5 s
+def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
+    """`list` and `matrix` folded words mid-word at 60 columns (standing_h / old=False), and the
+    matrix's last verdict columns and its caption's ends were cut off the screen."""
+    from protocol.config import named_configurations
+    from protocol.render import configurations_table, plain_text
+    from protocol.render_matrix import matrix_table
+
+    if table == "list":
+        draw = lambda width: configurations_table(named_configurations().values(), width)  # noqa: E731
+    else:
+        matrix = small_matrix()
+        draw = lambda width: matrix_table(matrix, width)  # noqa: E731
+    wide, narrow = plain_text(draw(200), 200), plain_text(draw(60), 60)
+    assert max(len(line) for line in narrow.splitlines()) <= 60
+    assert "…" not in narrow
+    missing = body_words(wide) - words(narrow)
+    assert not missing, (missing, narrow)
