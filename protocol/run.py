@@ -23,8 +23,6 @@ from .trace import Trace, trace_from_path
 
 
 ENGINES = ("packed", "vector")
-# What a partitioned search says of its engine in the result (`--json`'s `engine`).
-PARTITIONED = {"name": "packed", "why": "the partitioned search (--workers, --cluster) runs the packed engine"}
 
 
 def explore_config(cfg, engine: str | None = None, **options) -> Run:
@@ -202,7 +200,7 @@ def check(
     options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
                    record_edges=liveness)
     if workers > 1 or cluster is not None:
-        run = explore_partitioned(named, workers, cluster, **options)
+        run = explore_partitioned(named, workers, cluster, engine=engine, **options)
     else:  # the fast engine: same states, order, edges and verdicts as the readable model
         run = explore_config(named.config, engine=engine, symmetry=symmetry, fingerprints=fingerprints,
                              **options)
@@ -234,28 +232,56 @@ def check(
         properties=verdicts,
         stopped_on_violation=stop_on_violation and bool(run.violated()),
         reachable=reached,
-        engine=run.engine_choice or PARTITIONED,
+        engine=run.engine_choice,
         parts=run.parts,
         **run.report(),
     )
 
 
-def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, **options) -> Run:
-    """The states partitioned over worker processes or Ray actors (engine/parallel.py)."""
+def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, engine: str | None = None,
+                        **options) -> Run:
+    """The states partitioned over worker processes or Ray actors: the vector engine's
+    partitions (engine/vector_partition.py) where they apply, else the packed engine's
+    (engine/parallel.py); `engine` names one. `run.engine_choice` says which ran and,
+    where the default fell back, why."""
     from functools import partial
 
-    from .engine.parallel import explore_parallel
+    from .engine.parallel import WorkerLost, explore_parallel
+    from .engine.vector import vector_refusal
+    from .engine.vector_partition import VectorPartition, explore_vector_parallel, wide_keys
 
     factory = partial(model_for, named.config)
-    pool = None
-    if cluster is not None:
-        from .engine.cluster import ClusterUnavailable, RayPool
-
+    why = vector_refusal(factory())
+    if engine == "vector" and why is not None:
+        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
+    if engine != "packed" and why is None:
         try:
-            pool = RayPool(cluster, factory, workers, options["record_edges"])
-        except ClusterUnavailable as why:
-            raise ConfigError(str(why)) from None
-    return explore_parallel(factory, workers, pool=pool, **options)
+            return explore_vector_parallel(factory, workers, pool=partition_pool(cluster, factory, workers,
+                                                                                 options["record_edges"],
+                                                                                 VectorPartition), **options)
+        except WorkerLost as lost:
+            if not wide_keys(lost):
+                raise
+            if engine == "vector":
+                raise ConfigError(f"--engine vector cannot check this: {str(lost).split('WideKeys: ')[-1]}; "
+                                  "drop --engine vector") from None
+            why = str(lost).split("WideKeys: ")[-1]
+    run = explore_parallel(factory, workers, pool=partition_pool(cluster, factory, workers, options["record_edges"]),
+                           **options)
+    run.engine_choice = {"name": "packed", **({"why": why} if engine != "packed" else {})}
+    return run
+
+
+def partition_pool(cluster: str | None, factory, workers: int, record_edges: bool, kind=None):
+    """Ray actors at `cluster` to hold the partitions (built by `kind`), or None: forked workers."""
+    if cluster is None:
+        return None
+    from .engine.cluster import ClusterUnavailable, RayPool
+
+    try:
+        return RayPool(cluster, factory, workers, record_edges, kind)
+    except ClusterUnavailable as why:
+        raise ConfigError(str(why)) from None
 
 
 def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> None:

@@ -255,8 +255,8 @@ def test_check_says_which_engine_ran_and_why(cli):
 
 
 def test_check_refuses_the_vector_engine_where_it_does_not_apply(cli):
-    code, out, err = cli("check", "HoldsCapReconnect", "--engine", "vector", "--workers", "2")
-    assert (code, out) == (2, "") and "--engine vector is sequential" in err and "Traceback" not in err
+    code, out, err = cli("check", "HoldsSealTap", "-c", "MaxTime=1", "--engine", "vector", "--workers", "2")
+    assert (code, out) == (2, "") and "whole footprint" in err and "Traceback" not in err
     code, out, err = cli("check", "HoldsCapReconnect", "--engine", "vector", "--fingerprints", "--no-liveness")
     assert (code, out) == (2, "") and "drop --engine vector" in err
 

@@ -35,13 +35,13 @@ def connect(address: str) -> object:
 class RayPool:
     """`count` partitions as Ray actors, called as `parallel.ProcessPool` calls its processes."""
 
-    def __init__(self, address: str, model_factory, count: int, record_edges: bool):
+    def __init__(self, address: str, model_factory, count: int, record_edges: bool, kind=None):
         ray = self.ray = connect(address)
         cores = int(ray.cluster_resources().get("CPU", 0))
         if cores < count:  # an actor that finds no core waits for one forever
             raise ClusterUnavailable(f"the Ray cluster at {address} has {cores} CPUs for {count} workers: "
                                      f"give --workers {max(cores, 1)} or fewer")
-        actor = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(Partition)  # one core each, over the nodes
+        actor = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(kind or Partition)  # one core each, over the nodes
         self.actors = [actor.remote(model_factory, index, count, record_edges) for index in range(count)]
         self.call("size", [()] * count)  # wait until every actor is built
 

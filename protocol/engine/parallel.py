@@ -53,11 +53,12 @@ class WorkerLost(RuntimeError):
 # ------------------------------------------------------------------ worker processes
 
 
-def serve(connection, model_factory, index, count, record_edges) -> None:
-    """A worker process: build the partition, then answer (method, arguments) until told to stop."""
+def serve(connection, model_factory, index, count, record_edges, kind=None) -> None:
+    """A worker process: build the partition (a `Partition`, or `kind`'s), then answer
+    (method, arguments) until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     try:
-        partition = Partition(model_factory, index, count, record_edges)
+        partition = (kind or Partition)(model_factory, index, count, record_edges)
     except BaseException:
         connection.send(("error", traceback.format_exc(limit=4)))
         return
@@ -77,16 +78,17 @@ def serve(connection, model_factory, index, count, record_edges) -> None:
 
 
 class ProcessPool:
-    """Partitions in forked worker processes, called over pipes, all at once."""
+    """Partitions in forked worker processes, called over pipes, all at once; `kind`
+    builds them (a class called as `Partition` is; `Partition` itself by default)."""
 
-    def __init__(self, model_factory, count: int, record_edges: bool):
+    def __init__(self, model_factory, count: int, record_edges: bool, kind=None):
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
         self.connections, self.processes = [], []
         for index in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(theirs, model_factory, index, count, record_edges),
+            process = context.Process(target=serve, args=(theirs, model_factory, index, count, record_edges, kind),
                                       name=f"protocol-worker-{index}", daemon=True)
             process.start()
             theirs.close()
@@ -292,10 +294,12 @@ class ParallelExploration(DistributedLiveness, Run):
 
 def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record_edges: bool = False,
                      stop_on_violation: bool = False, max_states: int | None = None,
-                     on_progress: Callable | None = None, pool=None) -> ParallelExploration:
+                     on_progress: Callable | None = None, pool=None,
+                     run_type: type | None = None) -> ParallelExploration:
     """Explore the model `model_factory()` builds with `workers` partitions (forked worker
     processes unless `pool` gives others, e.g. Ray actors). The pool stays open on the
     result (`run.pool`) for paths and liveness: close it with `run.pool.close()`.
+    `run_type` (a `ParallelExploration`) is the result's class.
 
     `max_states` and `stop_on_violation` stop at the end of a level: the counts of
     such a cut run are those of whole levels, not the sequential search's."""
@@ -305,7 +309,7 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
     labels = model_factory().labels
     if pool is None:
         pool = ProcessPool(model_factory, workers, record_edges)
-    run = ParallelExploration(pool, labels)
+    run = (run_type or ParallelExploration)(pool, labels)
     run.edges_recorded = record_edges
     limit = max_states if max_states is not None else float("inf")
     try:

@@ -192,8 +192,6 @@ def check_options(named, args) -> dict:
     if args.engine is not None:
         options.update(engine=args.engine)
     if args.workers > 1 or args.cluster is not None:
-        if args.engine == "vector":
-            raise UsageError("--engine vector is sequential: drop --engine vector or --workers/--cluster")
         for flag in ("symmetry", "fingerprints"):
             if getattr(args, flag):
                 raise UsageError(f"--{flag} is sequential only: drop --{flag} or --workers/--cluster")
