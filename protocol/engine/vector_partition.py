@@ -366,8 +366,12 @@ class VectorPartition:
             return found
         G, L = level.layout.decode(level.keys)
         keys = self.arrays.current().key(G, L)
-        failing = {name: ~search.pairs_hold(name, holds, level.keys, level.layout)
-                   for name, holds in search.by_pair.items() if name not in self.run.violations}
+        failing = {}
+        for name, holds in search.by_pair.items():
+            if name not in self.run.violations:
+                ok = search.pairs_hold(name, holds, level.keys, level.layout)  # None: holds in every state
+                if ok is not None:
+                    failing[name] = ~ok
         readable = search.woken(search.state_checks)
         if readable:
             states = list(self.run.level_states(level))
