@@ -41,28 +41,31 @@ def compare_engines(cfg: Config, on_packed_tables: bool = False, **options) -> t
     return readable, packed, vector
 
 
-def compare_with_liveness(cfg: Config) -> None:
+def compare_with_liveness(cfg: Config, readable_liveness: bool = True) -> None:
     # Fairness changes no state or edge, only which cycles are fair: one exploration per
-    # engine, and its verdicts under each fairness value.
+    # engine, and its verdicts under each fairness value. The readable run's graph is the
+    # packed one's, edge for edge (compare_engines), so its own verdicts are a check of its
+    # run interface, which the slow run makes on every other combination.
     readable, packed, vector = compare_engines(cfg, on_packed_tables=True)
     for fairness in SWITCH_VALUES["fairness"]:
         model = model_for(cfg.evolve(fairness=fairness))
         expected = liveness_verdicts(packed, model)
         assert all(verdict.holds is not None for verdict in expected.values())
-        assert liveness_verdicts(readable, model) == expected
+        if readable_liveness:
+            assert liveness_verdicts(readable, model) == expected
         assert liveness_verdicts(vector, model) == expected  # verdicts and lassos, note for note
 
 
-def compare_at_sweep_constants(switches: dict) -> None:
+def compare_at_sweep_constants(switches: dict, readable_liveness: bool = True) -> None:
     whole, prefix = sweep_constants(switches)
-    compare_with_liveness(Config(**whole, **switches))
+    compare_with_liveness(Config(**whole, **switches), readable_liveness)
     if prefix is not None:
         compare_engines(Config(**prefix, **switches), max_states=PREFIX)
 
 
 @pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
 def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
-    compare_at_sweep_constants(switches)
+    compare_at_sweep_constants(switches, readable_liveness=False)
 
 
 @SLOW
