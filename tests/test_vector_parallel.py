@@ -10,15 +10,16 @@ from functools import partial
 
 import pytest
 
-from helpers import replace_action
+from helpers import combination_id, replace_action
 
 from protocol import actions
-from protocol.config import ConfigError, lookup
+from protocol.config import Config, ConfigError, lookup
 from protocol.engine import vector
 from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, explore_parallel
 from protocol.engine.vector_partition import VectorPartition, explore_vector_parallel
 from protocol.model import model_for
 from protocol.run import check, explore_config
+from test_fast import PAIRWISE, THE_REST, sweep_constants
 from test_signals import one_line, signalled
 
 
@@ -35,7 +36,11 @@ def paths(run) -> dict:
 def partitioned(named, workers: int, kind, **options):
     """The run of `kind`'s partitions over `workers` forked processes, its paths read
     before the workers stop."""
-    factory = partial(model_for, named.config)
+    return partitioned_config(named.config, workers, kind, **options)
+
+
+def partitioned_config(cfg, workers: int, kind, **options):
+    factory = partial(model_for, cfg)
     explore = explore_vector_parallel if kind is VectorPartition else explore_parallel
     run = explore(factory, workers, pool=ProcessPool(factory, workers, False, kind=kind), **options)
     try:
@@ -76,6 +81,19 @@ def test_vector_partitions_find_what_the_sequential_engine_and_the_packed_partit
     assert found == packed == sequential(named)[0]
     assert lengths(vector_paths) == sequential(named)[1]
     assert vector_paths == packed_paths  # the same trace: the packed partitions' choice, whatever N
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switches", PAIRWISE + THE_REST, ids=combination_id)
+def test_two_vector_partitions_find_what_the_packed_ones_find_on_every_switch_combination(switches):
+    # The complete sweep, at its whole constants (tests/test_sweep.py); where the vector
+    # engine does not apply (a whole footprint), the packed partitions and the sequential run.
+    cfg = Config(**sweep_constants(switches)[0], **switches)
+    packed, packed_paths = partitioned_config(cfg, 2, Partition)
+    one = explore_config(cfg, engine="packed")
+    assert packed == counts(one) and lengths(packed_paths) == lengths(paths(one))
+    if vector.vector_refusal(model_for(cfg)) is None:
+        assert partitioned_config(cfg, 2, VectorPartition) == (packed, packed_paths)
 
 
 def lowering_publish(s, cfg, p):
