@@ -11,8 +11,18 @@ it in their failure message instead.
 
 import gc
 import os
+import signal
 
 from hypothesis import HealthCheck, settings
+
+# A shell without job control (a CI script's `cmd &`, a `( ... & )` rehearsal) starts
+# background commands with SIGINT ignored, and an ignored signal stays ignored across
+# exec: every child a test interrupts with Ctrl-C would then ignore it, as protocol
+# rightly does for a background job (lifecycle.catch_signals). The tests interrupt
+# their children as a terminal's Ctrl-C does, so the session starts as a foreground one;
+# a handled signal is back at its default in every child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The explorations allocate small tuples by the million, most of them kept until the
 # search ends: at the default threshold (a collection every 700 allocations) the cyclic
