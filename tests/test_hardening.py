@@ -243,7 +243,10 @@ def test_ctrl_c_in_graph_keeps_an_existing_output_file(existing):
 
 
 def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
-    code, out, err, _ = interrupted("bench", "--json", "-c", "D=2", "--config", "Holds", after=12)
+    # The first rung's measurements take seconds, the second's minutes: the Ctrl-C comes
+    # with some lines written and the run still going (one rung alone ends within 12 s).
+    code, out, err, _ = interrupted("bench", "--json", "--config", "Holds", "--rung", "P=2,D=2,MaxTime=2",
+                                    "--rung", "P=2,D=2,MaxTime=3", after=12)
     records = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     one_line(err)

@@ -190,7 +190,9 @@ def children(pid: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.serial
 def test_a_worker_killed_during_a_cli_run_is_one_line_and_exit_1():
-    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "--workers", "2"],
+    # 9.7 million states: still searching 3 s after the workers start
+    process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "-c", "MaxTime=3",
+                                "--workers", "2"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ, PYTHONPATH=str(ROOT)))
     deadline = time.monotonic() + 60

@@ -91,11 +91,13 @@ def one_line(err: str, *words: str) -> None:
 # ------------------------------------------------------------------ SIGTERM ends every run and its workers
 
 RUNS_WITH_WORKERS = {
-    "check --workers 2": (["check", "Holds", "-c", "D=2", "--workers", "2"], 3.0),
+    # Big enough to be still running when the signal comes (the vector partitions end
+    # Holds at D=2, MaxTime=2 in about two seconds): 9.7 million states.
+    "check --workers 2": (["check", "Holds", "-c", "D=2", "-c", "MaxTime=3", "--workers", "2"], 3.0),
     "matrix --jobs 2": (["matrix", "--jobs", "2"], 3.0),
     "simulate --workers 2": (["simulate", "Holds", "--workers", "2", "--walks", "100000",
                               "--depth", "10"], 2.0),
-    "bench": (["bench", "--config", "Holds", "-c", "D=2"], 3.0),
+    "bench": (["bench", "--config", "Holds", "--rung", "P=2,D=2,MaxTime=2", "--rung", "P=2,D=2,MaxTime=3"], 3.0),
 }
 
 
