@@ -159,17 +159,21 @@ def end_children(grace: float = 0.5) -> None:
     """End every worker process this run started and is still alive: SIGTERM, then SIGKILL."""
     import multiprocessing
 
-    children = multiprocessing.active_children()
-    for child in children:
+    end_processes(multiprocessing.active_children(), grace)
+
+
+def end_processes(processes, grace: float) -> None:
+    """SIGTERM to each of `processes`, then SIGKILL to those still alive `grace` seconds on."""
+    for process in processes:
         try:
-            child.terminate()
+            process.terminate()
         except (OSError, ValueError):
             pass
-    for child in children:
-        child.join(grace)
-        if child.is_alive():
-            child.kill()
-            child.join(grace)
+    for process in processes:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join(grace)
 
 
 def forkserver_context():
@@ -217,15 +221,6 @@ def stop_executor(pool, grace: float = 0.5) -> None:
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public way before 3.14
     manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        try:
-            process.terminate()
-        except (OSError, ValueError):
-            pass
-    for process in processes:
-        process.join(grace)
-        if process.is_alive():
-            process.kill()
-            process.join(grace)
+    end_processes(processes, grace)
     if manager is not None:
         manager.join(5 * grace)  # it sees the processes gone, fails what was pending and closes the pool

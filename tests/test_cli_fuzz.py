@@ -33,6 +33,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_signals import alive_in_session
+
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,20 +127,6 @@ def output_path(target: str, where: Path) -> str | None:
     if target == "existing":
         path.write_text(OLD)
     return str(path)
-
-
-def alive_in_session(session: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.getsid(int(entry)) == session:
-                    with open(f"/proc/{entry}/stat") as stat:
-                        if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
-                            found.append(int(entry))
-            except (OSError, IndexError):
-                pass
-    return found
 
 
 def catching(process, timeout: float = 20.0) -> bool:

@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import GLOBALS, LOCAL, WHOLE, WIDE, Model
-from .checker import Exploration, Progress, Violation
+from .checker import Exploration, Progress, Violation, timed
 from .fast import BITS, Engine, ReducedLiveness
 from .interface import Counts, any_premise
 
@@ -795,15 +795,9 @@ def explore_vector(
         run.labels = perms.labels(engine.labels)
         run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
         run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
-    started = time.perf_counter()
-    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, started, perms)
-    try:
-        search.levels()
-    except KeyboardInterrupt:
-        run.interrupted = True
-        run.complete = False
-    run.seconds = time.perf_counter() - started
-    return run
+    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(),
+                    perms)
+    return timed(run, lambda _run: search.levels())
 
 
 class Search:
