@@ -13,7 +13,7 @@ import pytest
 from helpers import combination_id, replace_action
 
 from protocol import actions
-from protocol.config import Config, ConfigError, lookup
+from protocol.config import Config, ConfigError, NamedConfig, lookup
 from protocol.engine import vector
 from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, explore_parallel
 from protocol.engine.vector_partition import VectorPartition, explore_vector_parallel
@@ -86,14 +86,18 @@ def test_vector_partitions_find_what_the_sequential_engine_and_the_packed_partit
 @pytest.mark.slow
 @pytest.mark.parametrize("switches", PAIRWISE + THE_REST, ids=combination_id)
 def test_two_vector_partitions_find_what_the_packed_ones_find_on_every_switch_combination(switches):
-    # The complete sweep, at its whole constants (tests/test_sweep.py); where the vector
-    # engine does not apply (a whole footprint), the packed partitions and the sequential run.
-    cfg = Config(**sweep_constants(switches)[0], **switches)
-    packed, packed_paths = partitioned_config(cfg, 2, Partition)
-    one = explore_config(cfg, engine="packed")
-    assert packed == counts(one) and lengths(packed_paths) == lengths(paths(one))
-    if vector.vector_refusal(model_for(cfg)) is None:
-        assert partitioned_config(cfg, 2, VectorPartition) == (packed, packed_paths)
+    # The complete sweep, at its whole constants (tests/test_sweep.py), liveness included:
+    # two vector partitions and two packed ones give the same counts, verdicts, traces and
+    # lassos; the sequential engine the same counts and verdicts (its traces may be other
+    # shortest ones). Where the vector engine does not apply (a whole footprint), the packed
+    # partitions against the sequential run.
+    named = NamedConfig("sweep", Config(**sweep_constants(switches)[0], **switches))
+    packed = summary(check(named, workers=2, engine="packed"))
+    one = summary(check(named))
+    assert all(verdict[0] is not None for verdict in packed["verdicts"].values())  # liveness decided
+    assert {key: packed[key] for key in ("counts", "verdicts")} == {key: one[key] for key in ("counts", "verdicts")}
+    if vector.vector_refusal(model_for(named.config)) is None:
+        assert summary(check(named, workers=2, engine="vector")) == packed
 
 
 def lowering_publish(s, cfg, p):
