@@ -57,6 +57,18 @@ def chunks(nodes: np.ndarray, size: int = CHUNK):
         yield nodes[start:start + size]
 
 
+def in_degrees(targets: np.ndarray, n: int, dtype) -> np.ndarray:
+    """Per state, the edges into it. `np.bincount` takes its input as 64-bit integers: on
+    the whole of a large graph's int32 targets that copy alone is twice their size (8 GB
+    at P=3, D=2, MaxTime=3 under symmetry), so the targets go a slice of about n at a
+    time, each slice's copy no bigger than the counts themselves."""
+    incoming = np.zeros(n, dtype=dtype)
+    step = max(n, CHUNK)
+    for start in range(0, len(targets), step):
+        np.add(incoming, np.bincount(targets[start:start + step], minlength=n), out=incoming, casting="unsafe")
+    return incoming
+
+
 class VectorGraph:
     """The reachable graph in compressed rows, with each state's enabled fair families
     (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
@@ -125,7 +137,7 @@ class VectorGraph:
     def after_cycles(self) -> np.ndarray:
         """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
         ids = np.int32 if self.n < 2**31 else np.int64  # the rounds are kept: as narrow as they fit
-        incoming = np.bincount(self.targets, minlength=self.n).astype(ids)
+        incoming = in_degrees(self.targets, self.n, ids)
         ready = np.flatnonzero(incoming == 0).astype(ids)
         self._rounds = []
         while len(ready):
