@@ -33,8 +33,7 @@ def explore_config(cfg, engine: str | None = None, **options) -> Run:
     from .engine.vector import WideKeys, explore_vector, vector_refusal
 
     model = model_for(cfg)
-    why = vector_refusal(model, **{flag: options.get(flag, False)
-                                   for flag in ("symmetry", "fingerprints", "record_edges")})
+    why = vector_refusal(model, fingerprints=options.get("fingerprints", False))
     if engine == "vector" and why is not None:
         raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
     if engine != "packed" and why is None:

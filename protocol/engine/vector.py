@@ -750,9 +750,9 @@ class VectorExploration(ReducedLiveness, Exploration):
         return masks
 
 
-def vector_refusal(model: Model, symmetry: bool = False, fingerprints: bool = False,
-                   record_edges: bool = False) -> str | None:
-    """Why the vector engine cannot explore `model` so, or None when it can."""
+def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:
+    """Why the vector engine cannot explore `model` so, or None when it can (symmetry
+    and liveness it runs on every model it explores)."""
     if fingerprints:
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
