@@ -20,6 +20,7 @@ from protocol.model import model_for, replay
 from protocol.run import check
 from test_fast import PAIRWISE, THE_REST, sweep_constants
 from test_liveness import flip, start_finish, toy
+from test_vector import assert_same_reduced_exploration
 from test_symmetry import CONSTANTS, SYMMETRIC, symmetric_cases, verdicts
 
 SLOW = pytest.mark.slow
@@ -167,6 +168,18 @@ def test_the_engines_agree_under_symmetry_on_every_switch_combination(switches):
     if vector_refusal(model) is not None:
         pytest.skip(f"the vector engine does not apply: {vector_refusal(model)}")
     assert_same_reduced_liveness(NamedConfig("sweep", cfg))
+
+
+@SLOW
+@pytest.mark.parametrize("switches", PAIRWISE + THE_REST, ids=combination_id)
+def test_the_reduced_search_without_edges_agrees_on_every_switch_combination(switches):
+    # Safety alone under symmetry keeps no edges, a path of its own through the search.
+    constants, _ = sweep_constants(switches)
+    cfg = Config(**{**constants, "P": 2}, **switches)
+    model = model_for(cfg)
+    if model.symmetry_refusal is not None or vector_refusal(model) is not None:
+        pytest.skip("symmetry or the vector engine does not apply")
+    assert_same_reduced_exploration(cfg)
 
 
 @pytest.mark.quick
