@@ -2,6 +2,8 @@
 (vector_liveness.in_degrees): the counts are np.bincount's whatever the slices, and the
 cycles found with slices as small as one state are those found without."""
 
+from contextlib import contextmanager
+
 import numpy as np
 from hypothesis import given, strategies as st
 
@@ -18,16 +20,23 @@ def graphs(draw):
     return offsets, np.array(targets, dtype=np.int32)
 
 
+@contextmanager
+def chunks_of(size: int):
+    """vector_liveness.CHUNK set to `size` (Hypothesis's examples share one function call,
+    so no monkeypatch fixture)."""
+    original, vector_liveness.CHUNK = vector_liveness.CHUNK, size
+    try:
+        yield
+    finally:
+        vector_liveness.CHUNK = original
+
+
 @given(graphs(), st.integers(1, 5))
 def test_in_degrees_in_slices_are_bincounts(graph, chunk):
     offsets, targets = graph
     n = len(offsets) - 1
-    original = vector_liveness.CHUNK
-    vector_liveness.CHUNK = chunk  # slices of max(n, chunk) targets: several where edges exceed n
-    try:
+    with chunks_of(chunk):  # slices of max(n, chunk) targets: several where edges exceed n
         sliced = in_degrees(targets, n, np.int32)
-    finally:
-        vector_liveness.CHUNK = original
     assert sliced.dtype == np.int32
     assert sliced.tolist() == np.bincount(targets, minlength=n).tolist()
 
@@ -37,10 +46,6 @@ def test_the_cycles_do_not_depend_on_the_slices(graph):
     offsets, targets = graph
     labels = np.zeros(len(targets), dtype=np.uint8)
     whole = VectorGraph(offsets, labels, targets, ["a"], ["a"]).cyclic()
-    original = vector_liveness.CHUNK
-    vector_liveness.CHUNK = 1
-    try:
+    with chunks_of(1):
         sliced = VectorGraph(offsets, labels, targets, ["a"], ["a"]).cyclic()
-    finally:
-        vector_liveness.CHUNK = original
     assert sliced.tolist() == whole.tolist()

@@ -36,11 +36,7 @@ def paths(run) -> dict:
 def partitioned(named, workers: int, kind, **options):
     """The run of `kind`'s partitions over `workers` forked processes, its paths read
     before the workers stop."""
-    return partitioned_config(named.config, workers, kind, **options)
-
-
-def partitioned_config(cfg, workers: int, kind, **options):
-    factory = partial(model_for, cfg)
+    factory = partial(model_for, named.config)
     explore = explore_vector_parallel if kind is VectorPartition else explore_parallel
     run = explore(factory, workers, pool=ProcessPool(factory, workers, False, kind=kind), **options)
     try:
