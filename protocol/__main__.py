@@ -1,7 +1,7 @@
-"""`python -m protocol`: the command line lives in protocol/cli.py.
+"""`python -m protocol`: the command line lives in protocol/cli/main.py.
 
 Kept apart so that the subcommands import their helpers from one module
-object, `protocol.subcommands.common`, instead of a second copy of `__main__`.
+object, `protocol.cli.common`, instead of a second copy of `__main__`.
 Run as the program, it catches the signals that end a run before anything
 else is imported, so that one arriving while the modules load ends it the
 same way (one line, exit 1). Imported (by a tool listing the modules), it
@@ -10,7 +10,7 @@ touches no signal.
 
 import sys
 
-from .lifecycle import catch_signals, deferred, how, ignore_signals, interrupted
+from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted
 
 
 def exit_with(code: int):
@@ -28,7 +28,7 @@ def load_and_run() -> None:
     try:
         with deferred():  # a signal raised inside the import machinery is "ignored" with a traceback
             catch_signals()
-            from .cli import main
+            from protocol.cli import main
     except BaseException as error:
         # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
         # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)

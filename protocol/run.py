@@ -10,16 +10,16 @@ from typing import Callable
 
 import attrs
 
-import invariants
-from invariants import reachable
+from protocol import properties as props
+from protocol.properties import reachable
 
-from .config import ConfigError, NamedConfig
-from .engine import Label, Model, Refusal
-from .engine.checker import Progress
-from .engine.fast import explore_model
-from .engine.interface import LassoRun, Run, Unavailable
-from .model import model_for
-from .trace import Trace, trace_from_path
+from protocol.model.config import ConfigError, NamedConfig
+from protocol.engine import Label, Model, Refusal
+from protocol.engine.checker import Progress
+from protocol.engine.fast import explore_model
+from protocol.engine.interface import LassoRun, Run, Unavailable
+from protocol.model.next import model_for
+from protocol.model.trace import Trace, trace_from_path
 
 
 ENGINES = ("packed", "vector")
@@ -30,7 +30,7 @@ def explore_config(cfg, engine: str | None = None, **options) -> Run:
     (`engine.vector.explore_vector`), else with the packed one
     (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
     which ran and, where the default fell back, why."""
-    from .engine.vector import WideKeys, explore_vector, vector_refusal
+    from protocol.engine.vector.search import WideKeys, explore_vector, vector_refusal
 
     model = model_for(cfg)
     why = vector_refusal(model, fingerprints=options.get("fingerprints", False))
@@ -245,9 +245,9 @@ def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, e
     where the default fell back, why."""
     from functools import partial
 
-    from .engine.parallel import WorkerLost, explore_parallel
-    from .engine.vector import vector_refusal
-    from .engine.vector_partition import VectorPartition, explore_vector_parallel, wide_keys
+    from protocol.engine.partitioned.search import WorkerLost, explore_parallel
+    from protocol.engine.vector.search import vector_refusal
+    from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel, wide_keys
 
     factory = partial(model_for, named.config)
     why = vector_refusal(factory())
@@ -275,7 +275,7 @@ def partition_pool(cluster: str | None, factory, workers: int, record_edges: boo
     """Ray actors at `cluster` to hold the partitions (built by `kind`), or None: forked workers."""
     if cluster is None:
         return None
-    from .engine.cluster import ClusterUnavailable, RayPool
+    from protocol.engine.partitioned.cluster import ClusterUnavailable, RayPool
 
     try:
         return RayPool(cluster, factory, workers, record_edges, kind)
@@ -289,7 +289,7 @@ def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> Non
     if liveness:
         raise ConfigError("--fingerprints checks safety only; add --no-liveness")
     liveness_expected = [name for name in named.expected_violations()
-                         if name in invariants.names_for(named.config, invariants.LIVENESS)]
+                         if name in props.names_for(named.config, props.LIVENESS)]
     if liveness_expected:
         raise ConfigError(f"{named.name} must violate {liveness_expected[0]}, a liveness property, "
                           "and --fingerprints checks safety only: drop --fingerprints")

@@ -54,7 +54,7 @@ import pytest  # noqa: E402
 
 
 def quick_configurations() -> set[str]:
-    from protocol.config import named_configurations
+    from protocol.model.config import named_configurations
 
     return {name for name, named in named_configurations().items() if named.size_class == "quick"}
 
@@ -65,7 +65,7 @@ def quick_configurations() -> set[str]:
 
 def configuration_names(item) -> set[str]:
     """The named configurations a parametrized test item runs on (by name, or as a NamedConfig)."""
-    from protocol.config import NamedConfig, named_configurations
+    from protocol.model.config import NamedConfig, named_configurations
 
     known = set(named_configurations())
     params = getattr(getattr(item, "callspec", None), "params", {})

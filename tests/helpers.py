@@ -15,10 +15,10 @@ import pytest
 
 import protocol.run
 
-from protocol.config import Config, lookup
+from protocol.model.config import Config, lookup
 from protocol.run import check
-from protocol.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
-from protocol.state import State, initial
+from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
+from protocol.model.state import State, initial
 
 
 def state(cfg: Config, **overrides) -> State:
@@ -73,7 +73,7 @@ def cached_check(named, *, on_progress=None, **options):
 @lru_cache(maxsize=None)
 def generated(name: str):
     """The Coverage `generate` makes for the named configuration, made once per session."""
-    from protocol.generate import generate
+    from protocol.tools.generate import generate
 
     return generate(lookup(name))
 
@@ -105,7 +105,7 @@ def valid_combinations(switch_values: dict, base: dict | None = None) -> list[di
     some), with the switches of `base` set as it says."""
     import itertools
 
-    from protocol.config import ConfigError
+    from protocol.model.config import ConfigError
 
     found = []
     for values in itertools.product(*switch_values.values()):
@@ -144,7 +144,7 @@ def replace_action(monkeypatch, name: str, step) -> None:
     its parameters, fairness and footprint kept: model_for reads actions.ACTIONS when called."""
     import attrs
 
-    from protocol import actions
+    from protocol.model import actions
 
     monkeypatch.setattr(actions, "ACTIONS", tuple(
         attrs.evolve(action, step=step) if action.name == name else action for action in actions.ACTIONS))
@@ -153,7 +153,7 @@ def replace_action(monkeypatch, name: str, step) -> None:
 def publish_blind_to_standing(s, cfg, p):
     """Publish, reading every standing hold as its initial 0: since never rises
     (a sabotaged action for `replace_action`: compaction stalls under fairness)."""
-    from protocol import actions
+    from protocol.model import actions
 
     after = actions.publish(s._replace(standing=(0,) * len(s.standing)), cfg, p)
     return None if after is None else after._replace(standing=s.standing)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, per_process, state
-from protocol import actions
+from protocol.model import actions
 from protocol.engine.checker import explore
-from protocol.config import Config
-from protocol.model import model_for
-from protocol.state import DROPPED, LIVE, UNBORN
+from protocol.model.config import Config
+from protocol.model.next import model_for
+from protocol.model.state import DROPPED, LIVE, UNBORN
 
 ROUTED = Config()
 BROADCAST = Config(compaction="broadcast")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from helpers import Compact, Create, Drop, per_process, state
-from protocol import actions
-from protocol.config import Config
-from protocol.state import BOTTOM, DROPPED, LIVE, initial
+from protocol.model import actions
+from protocol.model.config import Config
+from protocol.model.state import BOTTOM, DROPPED, LIVE, initial
 
 SINK = Config(P=2, seal="sink")
 TAP = Config(P=2, seal="tap")

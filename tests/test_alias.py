@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 
 from helpers import state
-from invariants import i1, imports_backed, no_regression, type_ok
-from invariants.leads_to import imports_backed_witnesses
-from protocol import actions
-from protocol.commands import COMPACT, CREATE, EXPORT
-from protocol.config import Config, ConfigError
-from protocol.model import instances, replay
-from protocol.narrate import narrate
-from protocol.state import LIVE, backed, ctl_since, initial
+from protocol.properties import i1, imports_backed, no_regression, type_ok
+from protocol.properties.leads_to import imports_backed_witnesses
+from protocol.model import actions
+from protocol.model.commands import COMPACT, CREATE, EXPORT
+from protocol.model.config import Config, ConfigError
+from protocol.model.next import instances, replay
+from protocol.render.narrate import narrate
+from protocol.model.state import LIVE, backed, ctl_since, initial
 
 PER_ID = Config(P=1, compaction="broadcast", standing_hold=True, alias="per_id")
 SHARED = PER_ID.evolve(alias="shared")

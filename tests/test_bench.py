@@ -1,9 +1,9 @@
 """The benchmark's figures come from the checks it runs, and its table shows
 where a rung did not fit."""
 
-from protocol.bench import measure, measure_fresh
-from protocol.render import plain_text
-from protocol.render_bench import bench_table
+from protocol.tools.bench import measure, measure_fresh
+from protocol.render.terminal import plain_text
+from protocol.render.bench import bench_table
 
 MACHINE = {"cpus": 2, "load_average_1min": 0.5, "python": "3"}
 

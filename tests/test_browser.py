@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from helpers import checked, ctrl_c_reaches_it
-from protocol.config import named_configurations
-from protocol.narrate import story
-from protocol.report import report_html
+from protocol.model.config import named_configurations
+from protocol.render.narrate import story
+from protocol.render.report import report_html
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
 

@@ -107,7 +107,7 @@ def test_max_states_bounds_the_weight_and_trims_weighted_steps_alike(max_states)
 def test_symmetry_max_states_counts_unreduced_states():
     import attrs
 
-    from protocol.config import lookup
+    from protocol.model.config import lookup
     from protocol.run import explore_config
 
     cfg = attrs.evolve(lookup("Holds").config, P=3)
@@ -173,10 +173,11 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     """fast.py memoises a local runtime step on the initial globals; a step that also
     reads a global (here MaintStep waiting for `upper` to be back at its start) must
     fail loudly rather than be memoised wrongly."""
-    from protocol import actions, model
-    from protocol.config import lookup
+    from protocol.model import actions
+    from protocol.model import next as model
+    from protocol.model.config import lookup
     from protocol.run import explore_config
-    from protocol.state import initial
+    from protocol.model.state import initial
 
     cfg = lookup("Holds").config
     declared, start = model.BY_NAME["MaintStep"], initial(cfg)
@@ -188,10 +189,10 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
 
 
 def test_a_footprint_breach_is_one_line_naming_the_action_and_the_variable(monkeypatch, capsys):
-    from protocol import actions
+    from protocol.model import actions
     from protocol.cli import main
-    from protocol.config import lookup
-    from protocol.state import initial
+    from protocol.model.config import lookup
+    from protocol.model.state import initial
 
     declared, start = actions.by_name("MaintStep"), initial(lookup("Holds").config)
     sabotaged = attrs.evolve(declared, step=lambda s, **kw: declared.step(s, **kw) if s.upper == start.upper else None)

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.config import named_configurations
+from protocol.model.config import named_configurations
 
 SAFETY = ["TypeOK", "I1", "PhysicalLeSince", "NoRegression"]
 JSON_KEYS = {"config", "constants", "switches", "distinct_states", "transitions", "depth",
@@ -74,7 +74,7 @@ def test_a_search_cut_short_in_json_has_no_verdicts(cli):
 def test_a_wrong_expectation_exits_1(cli, monkeypatch):
     import attrs
 
-    import protocol.subcommands.common as cli_module
+    import protocol.cli.common as cli_module
 
     def expect_too_long(name):
         named = named_configurations()[name]

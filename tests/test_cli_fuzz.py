@@ -219,7 +219,7 @@ def check_invariants(drawn, argv, output, code, err, left, where: Path) -> None:
 
 # Defect 3 of issue 24 as it was: `check --format html` dropped every search option.
 DROP_THE_SEARCH_OPTIONS_OF_HTML = """
-import protocol.subcommands.check as check
+import protocol.cli.check as check
 
 kept = check.check_options
 check.check_options = lambda named, args: {} if args.format == "html" else kept(named, args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.config import (
+from protocol.model.config import (
     DEFAULT_CONSTANTS, Config, ConfigError, check_constant, lookup, named_configurations,
     parse_constant,
 )

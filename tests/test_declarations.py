@@ -16,12 +16,13 @@ from pathlib import Path
 import attrs
 import pytest
 
-import invariants
+from protocol import properties
 import protocol
-from protocol import actions, commands
-from protocol.config import SWITCHES, Config
+from protocol.model import actions
+from protocol.model import commands
+from protocol.model.config import SWITCHES, Config
 from protocol.engine import Footprint
-from protocol.state import VARIABLES, State, check_schema, state_type
+from protocol.model.state import VARIABLES, State, check_schema, state_type
 
 ROOT = Path(protocol.__file__).resolve().parent
 EVERY_CONFIG = [Config(), Config(alias="per_id", reexport="overwrite", P=1), Config(cap=True, reconnect=True),
@@ -29,7 +30,7 @@ EVERY_CONFIG = [Config(), Config(alias="per_id", reexport="overwrite", P=1), Con
 
 
 def records(function) -> bool:
-    """The step or effect takes the `record` list its events go to (protocol/events.py)."""
+    """The step or effect takes the `record` list its events go to (protocol/model/events.py)."""
     return "record" in inspect.signature(function).parameters
 
 
@@ -115,16 +116,16 @@ def test_a_state_type_that_disagrees_with_the_schema_fails_naming_the_variable()
 
 
 def test_every_property_has_a_kind_and_a_docstring_or_witnesses():
-    for prop in invariants.PROPERTIES:
-        assert prop.kind in (invariants.STATE, invariants.TRANSITION, invariants.LIVENESS), prop.name
+    for prop in properties.PROPERTIES:
+        assert prop.kind in (properties.STATE, properties.TRANSITION, properties.LIVENESS), prop.name
         assert prop.check.__doc__, prop.name
-        if prop.kind != invariants.LIVENESS:
+        if prop.kind != properties.LIVENESS:
             assert prop.witnesses is not None, f"{prop.name} has no witnesses"
 
 
 def test_a_property_belongs_only_where_its_switches_give_it_meaning():
-    assert "ImportsBacked" not in invariants.names_for(Config())
-    assert "ImportsBacked" in invariants.names_for(Config(alias="per_id"))
+    assert "ImportsBacked" not in properties.names_for(Config())
+    assert "ImportsBacked" in properties.names_for(Config(alias="per_id"))
 
 
 def test_every_switch_has_values_a_default_among_them_and_a_meaning():
@@ -134,7 +135,7 @@ def test_every_switch_has_values_a_default_among_them_and_a_meaning():
 
 def engine_modules() -> list[str]:
     package = importlib.import_module("protocol.engine")
-    return ["protocol.engine"] + [f"protocol.engine.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    return ["protocol.engine"] + [m.name for m in pkgutil.walk_packages(package.__path__, "protocol.engine.")]
 
 
 def imported_names(module: str) -> set[str]:
@@ -156,8 +157,8 @@ def imported_names(module: str) -> set[str]:
 
 @pytest.mark.parametrize("module", engine_modules())
 def test_the_engine_imports_nothing_of_the_protocol(module):
-    forbidden = {"protocol.state", "protocol.actions", "protocol.commands", "protocol.model", "invariants",
-                 "protocol.config", "refutations"}
+    forbidden = {"protocol.model.state", "protocol.model.actions", "protocol.model.commands", "protocol.model.next", "protocol.properties",
+                 "protocol.model.config", "protocol.configurations"}
     assert not {name for name in imported_names(module)
                 if any(name == f or name.startswith(f + ".") for f in forbidden)}
 
@@ -166,9 +167,7 @@ def test_no_module_imports_one_that_imports_it_back():
     """No import cycle among the package's modules, counting imports inside functions."""
     import networkx as nx
 
-    names = [f"protocol.{m.name}" for m in pkgutil.iter_modules([str(ROOT)])] + engine_modules()
-    names += [f"protocol.subcommands.{m.name}" for m in pkgutil.iter_modules([str(ROOT / "subcommands")])]
-    names += ["invariants", "refutations"]
+    names = ["protocol"] + [m.name for m in pkgutil.walk_packages([str(ROOT)], "protocol.")]
     graph = nx.DiGraph()
     for name in names:
         for imported in imported_names(name):
@@ -188,7 +187,7 @@ def test_check_imports_no_other_subcommand_module():
 
     probe = ("import sys; from protocol.cli import main; "
              "main(['check', 'Holds', '-c', 'MaxTime=0', '--no-trace']); "
-             "print(sorted(m for m in sys.modules if m.startswith('protocol.subcommands.')))")
+             "print(sorted(m for m in sys.modules if m.startswith('protocol.cli.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                           cwd=ROOT.parent)
-    assert done.stdout.strip().splitlines()[-1] == "['protocol.subcommands.check', 'protocol.subcommands.common']"
+    assert done.stdout.strip().splitlines()[-1] == "['protocol.cli.check', 'protocol.cli.common', 'protocol.cli.main']"

@@ -41,7 +41,7 @@ def allowed(module: str) -> bool:
             or top in sys.stdlib_module_names or top in ALLOWED or top == "__future__")
 
 
-@pytest.mark.parametrize("path", sorted(ENGINE.glob("*.py")), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", sorted(ENGINE.rglob("*.py")), ids=lambda path: str(path.relative_to(ENGINE)))
 def test_the_engine_imports_nothing_of_the_protocol(path):
     foreign = [f"{path.name}:{line} imports {module}" for line, module in imported(path) if not allowed(module)]
     assert foreign == []

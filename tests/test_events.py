@@ -1,8 +1,8 @@
 """Effects say what happened: every step records events, and narration and drawing
 render those events and nothing else.
 
-The event kinds are declared beside the effects in protocol/actions.py and
-registered in `protocol.events.EVENT_KINDS`. These tests check that every kind
+The event kinds are declared beside the effects in protocol/model/actions.py and
+registered in `protocol.model.events.EVENT_KINDS`. These tests check that every kind
 has words and a drawing, that every kind but the unreachable ones is recorded
 by some step of a named configuration (the coverage targets a generated test
 suite aims at), that the search pays nothing for them, and that narration and
@@ -17,14 +17,17 @@ import random
 import attrs
 import pytest
 
-from protocol import actions, events, export, narrate
-from protocol.commands import ACQUIRE, MAINTENANCE
-from protocol.config import HOLDS, NamedConfig, lookup, named_configurations
-from protocol.events import EVENT_KINDS, Event
-from protocol.explain import explain
-from protocol.model import model_for, replay
+from protocol.model import actions
+from protocol.model import events
+from protocol.render import export
+from protocol.render import narrate
+from protocol.model.commands import ACQUIRE, MAINTENANCE
+from protocol.model.config import HOLDS, NamedConfig, lookup, named_configurations
+from protocol.model.events import EVENT_KINDS, Event
+from protocol.model.explain import explain
+from protocol.model.next import model_for, replay
 from protocol.run import check
-from protocol.trace import Trace
+from protocol.model.trace import Trace
 
 # Kinds no configuration reaches, and why: the test below fails if one of them is reached.
 UNREACHABLE = {

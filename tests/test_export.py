@@ -13,16 +13,16 @@ import protocol.run
 from helpers import cached_check, checked
 from protocol.cli import main
 from protocol.engine.checker import explore
-from protocol.config import HOLDS, lookup, named_configurations
-from protocol.export import (
+from protocol.model.config import HOLDS, lookup, named_configurations
+from protocol.render.export import (
     GraphTooLarge, export_result, graph_dot, graph_graphml, state_graph, trace_markdown,
     trace_mermaid,
 )
-from protocol.itf import from_itf, state_from_itf, state_to_itf, trace_itf
-from protocol.subcommands.graph import explore_graph
-from protocol.model import model_for
-from protocol.model import replay
-from protocol.trace import Step, Trace
+from protocol.tools.itf import from_itf, state_from_itf, state_to_itf, trace_itf
+from protocol.cli.graph import explore_graph
+from protocol.model.next import model_for
+from protocol.model.next import replay
+from protocol.model.trace import Step, Trace
 
 REFUTATIONS = [name for name, named in named_configurations().items() if named.violates]
 

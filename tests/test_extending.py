@@ -1,9 +1,9 @@
 """docs/extending.md runs: its walk-through adds a whole mechanism from inside a test.
 
 Each code block of the walk-through names, on its first line, the file it goes
-into and where in it: `# protocol/actions.py, in ACTIONS` (a declaration joining
-a registry), `# protocol/actions.py, at the end of inter_create` (lines added
-before the function's last `return`), `# protocol/actions.py` (code of the
+into and where in it: `# protocol/model/actions.py, in ACTIONS` (a declaration joining
+a registry), `# protocol/model/actions.py, at the end of inter_create` (lines added
+before the function's last `return`), `# protocol/model/actions.py` (code of the
 module's own). `apply_walkthrough` applies every block where it says, as
 editing that file would: the modules through pytest's monkeypatch (so every
 module is as it was when the test ends), the manifest as a copy in a temporary
@@ -30,16 +30,22 @@ from typing import NamedTuple
 import attrs
 import pytest
 
-import invariants
-import refutations
-from protocol import actions, commands, config, docs, events, model, state
+from protocol import properties as props
+from protocol import configurations as configs
+from protocol.model import actions
+from protocol.model import commands
+from protocol.model import config
+from protocol.tools import docs
+from protocol.model import events
+from protocol.model import next as model
+from protocol.model import state
 from protocol.cli import main
 from protocol.engine import LOCAL, Footprint, ModelError
 from protocol.engine.checker import explore
-from protocol.export import trace_markdown, trace_mermaid
-from protocol.golden import golden_text
-from protocol.itf import from_itf, trace_itf
-from protocol.narrate import story
+from protocol.render.export import trace_markdown, trace_mermaid
+from protocol.configurations.golden import golden_text
+from protocol.tools.itf import from_itf, trace_itf
+from protocol.render.narrate import story
 from protocol.run import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +55,7 @@ HEAD = re.compile(r"# (?P<path>[\w/]+\.(?:py|toml))(?:, (?:in (?P<registry>\w+)|
 
 # The files the issue says a new mechanism must never need written by hand: the
 # tests' stand-ins and the docs tool take what they need from the declarations.
-NEVER_BY_HAND = {"tests/conftest.py", "tests/test_matrix.py", "tests/test_symmetry.py", "protocol/docs.py"}
+NEVER_BY_HAND = {"tests/conftest.py", "tests/test_matrix.py", "tests/test_symmetry.py", "protocol/tools/docs.py"}
 MOST_FILES_BY_HAND = 9
 
 
@@ -172,7 +178,7 @@ def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
     monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
     (root / "refutations").mkdir(parents=True, exist_ok=True)
     manifest = root / "refutations" / "manifest.toml"
-    manifest.write_text(refutations.manifest_path().read_text())
+    manifest.write_text(configs.manifest_path().read_text())
     for block in blocks:
         if block.path.endswith(".toml"):
             manifest.write_text(manifest.read_text() + "\n" + block.code)
@@ -184,7 +190,7 @@ def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
             apply_code(module_of(block.path, monkeypatch), block.code, block.path, monkeypatch)
         else:
             apply_declaration(module_of(block.path, monkeypatch), block.registry, block.code, monkeypatch)
-    monkeypatch.setenv(refutations.MANIFEST_ENV, str(manifest))  # read again: another manifest
+    monkeypatch.setenv(configs.MANIFEST_ENV, str(manifest))  # read again: another manifest
     return Walkthrough(blocks, root)
 
 
@@ -223,11 +229,11 @@ def test_a_contributor_writes_no_prose_page_and_none_that_counts():
 def test_the_walkthrough_puts_each_piece_where_it_belongs():
     places = {(block.path, block.registry or block.function) for block in walkthrough_blocks()}
     assert places >= {
-        ("protocol/config.py", "SWITCHES"), ("protocol/config.py", "Config"),
-        ("protocol/state.py", "VARIABLES"), ("protocol/actions.py", None),
-        ("protocol/actions.py", "inter_create"), ("protocol/actions.py", "ACTIONS"),
-        ("invariants/wakeup.py", None), ("invariants/__init__.py", "PROPERTIES"),
-        ("refutations/manifest.toml", None), ("refutations/holds_wakeup_on_since.py", None),
+        ("protocol/model/config.py", "SWITCHES"), ("protocol/model/config.py", "Config"),
+        ("protocol/model/state.py", "VARIABLES"), ("protocol/model/actions.py", None),
+        ("protocol/model/actions.py", "inter_create"), ("protocol/model/actions.py", "ACTIONS"),
+        ("protocol/properties/wakeup.py", None), ("protocol/properties/__init__.py", "PROPERTIES"),
+        ("protocol/configurations/manifest.toml", None), ("protocol/configurations/holds_wakeup_on_since.py", None),
     }
 
 
@@ -241,7 +247,7 @@ def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards(tmp_p
     assert "PeeksServed" not in events.EVENT_KINDS and "Serve" not in model.BY_NAME
     assert "PeekWaits" not in actions.INTERACTIVE_EFFECTS[commands.CREATE].__code__.co_names
     assert "wakeup" not in config.SWITCHES and not hasattr(config.Config(), "wakeup")
-    assert "WaitingServed" not in invariants.BY_NAME and "invariants.wakeup" not in sys.modules
+    assert "WaitingServed" not in props.BY_NAME and "protocol.properties.wakeup" not in sys.modules
     assert "HoldsWakeup" not in config.named_configurations()
 
 
@@ -252,7 +258,7 @@ def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch, tmp_path
     assert (after.distinct_states, after.transitions, after.depth) == \
         (before.distinct_states, before.transitions, before.depth)
     assert after.properties.keys() == before.properties.keys()
-    assert "WaitingServed" not in invariants.names_for(config.Config())
+    assert "WaitingServed" not in props.names_for(config.Config())
 
 
 def test_a_switch_value_out_of_its_domain_is_refused_in_one_line(wakeup):
@@ -323,7 +329,7 @@ def test_what_docs_write_derives_from_the_walkthrough(pinned):
 
     properties_path = ROOT / "docs" / "properties.md"
     properties_page = docs.with_quotes(properties_path, docs.with_property_rows(properties_path.read_text()), ROOT)
-    row = ("| WaitingServed | liveness, under weak fairness | `waiting_served` in `invariants/wakeup.py` | "
+    row = ("| WaitingServed | liveness, under weak fairness | `waiting_served` in `protocol/properties/wakeup.py` | "
            "`HoldsWakeupOnSince` (lasso of 4) |")
     assert row in properties_page.split(docs.PROPERTIES_HEADER)[1].split("\n\n")[0].splitlines()
     assert "`HoldsWakeup`" in properties_page.split("The configurations expected to violate nothing")[1].split("satisfy")[0]
@@ -361,8 +367,8 @@ def test_type_ok_takes_the_new_variable_from_the_schema(pinned):
     start = state.initial(cfg)
     assert start.waiting == (frozenset(),) * cfg.P
     beyond = start._replace(waiting=(frozenset({cfg.D}),))
-    assert not invariants.type_ok(beyond, cfg)
-    assert invariants.type_ok_witnesses(beyond, cfg)
+    assert not props.type_ok(beyond, cfg)
+    assert props.type_ok_witnesses(beyond, cfg)
 
 
 def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned, wakeup):

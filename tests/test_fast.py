@@ -8,10 +8,10 @@ from functools import lru_cache
 import pytest
 
 from helpers import combination_id, pairwise, valid_combinations
-from protocol.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config, named_configurations
+from protocol.model.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config, named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
-from protocol.model import model_for
+from protocol.model.next import model_for
 from protocol.run import explore_config, safety_properties
 
 NAMES = list(named_configurations())

@@ -11,10 +11,9 @@ import sys
 
 import pytest
 
-import invariants
-
+from protocol import properties as props
 from protocol.engine.checker import explore, explore_fingerprinted
-from protocol.config import ConfigError, lookup, named_configurations
+from protocol.model.config import ConfigError, lookup, named_configurations
 from protocol.run import explore_config
 from protocol.engine.fingerprints import (
     FingerprintSet,
@@ -30,7 +29,7 @@ from test_checker import IDLE, counter, mutex, mutual_exclusion
 
 NAMES = list(named_configurations())
 SAFETY = [name for name in NAMES
-          if not set(lookup(name).expected_violations()) & set(invariants.LIVENESS_PROPERTIES)]
+          if not set(lookup(name).expected_violations()) & set(props.LIVENESS_PROPERTIES)]
 
 # ------------------------------------------------------------------ the table
 

@@ -1,6 +1,6 @@
 """Property-based fuzzing: Hypothesis walks the checker's own transition system.
 
-A walk (protocol.simulate.walk, the walker of `python -m protocol simulate`)
+A walk (protocol.tools.simulate.walk, the walker of `python -m protocol simulate`)
 starts in the initial state and takes one enabled action instance per step,
 from `model_for(cfg).successors`, the very function the checker explores,
 checking TypeOK, I1, PhysicalLeSince and NoRegression at every step. Here
@@ -30,14 +30,14 @@ from hypothesis import find, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-import invariants
+from protocol import properties as props
 from helpers import checked
 from protocol.engine.checker import explore
-from protocol.config import Config, SWITCH_VALUES, named_configurations, without_refused
-from protocol.model import RUNTIME_ACTIONS, model_for
+from protocol.model.config import Config, SWITCH_VALUES, named_configurations, without_refused
+from protocol.model.next import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties
-from protocol.simulate import Checks, checks_for, walk
-from protocol.model import replay
+from protocol.tools.simulate import Checks, checks_for, walk
+from protocol.model.next import replay
 
 WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
 HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slow the shrinking
@@ -45,7 +45,7 @@ HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slo
 HUNT_EXAMPLES = 10 * settings.default.max_examples
 FIND_SEED = 0
 SAFETY_REFUTATIONS = [
-    named for named in named_configurations().values() if named.violates in invariants.SAFETY_PROPERTIES
+    named for named in named_configurations().values() if named.violates in props.SAFETY_PROPERTIES
 ]
 
 # Wider than exhaustive search reaches (spec section 1: defaults P=2, D=1, MaxTime=2).

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
-from protocol.config import lookup, named_configurations
-from protocol.generate import ACTION, COMMAND, COUNTEREXAMPLE, EFFECT, PREMISE, Target, generate, run_log, universe
-from protocol.log import parse
-from protocol.model import model_for
-from protocol.validate import validate
+from protocol.model.config import lookup, named_configurations
+from protocol.tools.generate import ACTION, COMMAND, COUNTEREXAMPLE, EFFECT, PREMISE, Target, generate, run_log, universe
+from protocol.tools.log import parse
+from protocol.model.next import model_for
+from protocol.tools.validate import validate
 
 
 # Holds's coverage (27,031 states, about 2 s) is the slow run's: the quick run makes
@@ -58,7 +58,7 @@ def test_holds_covers_every_kind_of_effect_it_can_have(holds):
     # what only the cap, the acquisition or the alias do
     assert {"CapRaised", "HoldAcquired", "Exported", "Reconnected"} <= {
         target.name for target in holds.unreachable if target.kind == EFFECT}
-    from protocol.events import EVENT_KINDS
+    from protocol.model.events import EVENT_KINDS
 
     assert effects | {t.name for t in holds.unreachable if t.kind == EFFECT} == set(EVENT_KINDS)
 
@@ -111,7 +111,7 @@ def test_a_refutations_counterexample_is_among_its_runs_and_validates_as_violati
 
 def test_the_cli_writes_the_runs_and_the_coverage_and_replaces_an_earlier_set(cli, tmp_path, routed, monkeypatch):
     # what the files hold is generate's (the test above); this is about writing them
-    import protocol.subcommands.generate as command
+    import protocol.cli.generate as command
 
     monkeypatch.setattr(command, "generate",
                         lambda named: routed if named == lookup("HoldsRouted") else generate(named))

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from helpers import checked
-from protocol import golden
-from protocol.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text, refutation_names
+from protocol.configurations import golden
+from protocol.configurations.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text, refutation_names
 
 REFUTATIONS = refutation_names()
 
@@ -44,9 +44,9 @@ def test_every_refutation_is_covered_and_no_stale_file_is_left():
 
 DETERMINISM_SCRIPT = """
 import json
-from protocol.config import lookup
-from protocol.export import trace_itf
-from protocol.golden import golden_text, refutation_names
+from protocol.model.config import lookup
+from protocol.render.export import trace_itf
+from protocol.configurations.golden import golden_text, refutation_names
 from protocol.run import check
 for name in refutation_names():
     named = lookup(name)
@@ -82,20 +82,20 @@ def test_the_chosen_traces_are_the_same_across_hash_seeds():
 
 @pytest.mark.slow
 def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
-    import protocol.docs as docs
-    import protocol.subcommands.docs as docs_command
+    import protocol.tools.docs as docs
+    import protocol.cli.docs as docs_command
     from protocol.cli import main
 
     # A checkout of its own in tmp_path, so that nothing here writes the real docs/ (other
     # tests read them, on another core under -n 2), with two refutations: enough to show
     # the diff, where every one would be checked four times.
     (tmp_path / "docs").mkdir()
-    (tmp_path / "refutations").mkdir()
+    (tmp_path / "protocol" / "configurations").mkdir(parents=True)
     (tmp_path / "docs" / "protocol.md").write_text(docs.stored(docs.PACKAGE_ROOT / "docs" / "protocol.md"))
     monkeypatch.setattr(docs_command, "find_checkout", lambda: tmp_path)
     few = [named for named in docs.refutations() if named.name in ("HoldsCap", "HoldsRouted")]
     monkeypatch.setattr(docs, "refutations", lambda: few)
-    trace = tmp_path / "refutations" / "HoldsCap.txt"
+    trace = tmp_path / "protocol" / "configurations" / "HoldsCap.txt"
     assert main(["docs", "--write"]) == 0
     trace.write_text("Counterexample to I1: 6 states\n")
     assert main(["docs", "--check"]) == 1
@@ -109,7 +109,7 @@ def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkey
 
 
 def test_the_traces_have_the_pinned_lengths():
-    from protocol.config import lookup
+    from protocol.model.config import lookup
 
     for name in REFUTATIONS:
         title = golden_path(name).read_text(encoding="utf-8").splitlines()[0]

@@ -258,15 +258,15 @@ def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
 
 def rendered_tables():
     """Every rich table the commands print, with the words it must show whole."""
-    from protocol.config import lookup
-    from protocol.matrix import Matrix, Outcome, plan
-    from protocol.render import configurations_table, summary_table
-    from protocol.render_bench import bench_table
-    from protocol.render_matrix import matrix_table
-    from protocol.render_simulate import simulation_table
+    from protocol.model.config import lookup
+    from protocol.tools.matrix import Matrix, Outcome, plan
+    from protocol.render.terminal import configurations_table, summary_table
+    from protocol.render.bench import bench_table
+    from protocol.render.matrix import matrix_table
+    from protocol.render.simulate import simulation_table
     from protocol.run import check
-    from protocol.simulate import simulate
-    from protocol.config import named_configurations
+    from protocol.tools.simulate import simulate
+    from protocol.model.config import named_configurations
 
     reduced = check(lookup("HoldsUnfair"), symmetry=True)
     printed = check(lookup("HoldsRouted"), fingerprints=True, liveness=False)
@@ -301,7 +301,7 @@ NARROW_TABLES = ("symmetry summary", "fingerprints summary", "simulate", "bench"
 @pytest.mark.parametrize("width", [60])
 def test_the_summaries_fit_60_columns_without_losing_a_word(width):
     """Issue 24: below 80 columns the nested properties table was cut ("CompactionNotStal…")."""
-    from protocol.render import plain_text
+    from protocol.render.terminal import plain_text
 
     for name, table, words in rendered_tables():
         if name not in NARROW_TABLES:
@@ -315,7 +315,7 @@ def test_the_summaries_fit_60_columns_without_losing_a_word(width):
 
 @pytest.mark.parametrize("width", [80, 200])
 def test_every_table_fits_the_width_without_losing_a_word(width):
-    from protocol.render import plain_text
+    from protocol.render.terminal import plain_text
 
     for name, table, words in rendered_tables():
         text = plain_text(table(width) if callable(table) else table, width)

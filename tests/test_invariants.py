@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, state
-from invariants import (
+from protocol.properties import (
     SAFETY_PROPERTIES, STATE_INVARIANTS, TRANSITION_PROPERTIES, WITNESSES,
     i1, no_regression, physical_le_since, type_ok,
 )
-from protocol.config import Config
-from protocol.state import LIVE, initial
+from protocol.model.config import Config
+from protocol.model.state import LIVE, initial
 
 CFG = Config()  # P=2, D=1, MaxTime=2
 

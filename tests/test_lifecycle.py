@@ -132,8 +132,8 @@ def test_an_ascii_stream_gets_fallbacks_not_an_encoding_error(cli, monkeypatch):
 @pytest.mark.slow  # HoldsAliasShared's check takes seconds
 def test_the_bench_table_fits_60_columns_without_losing_a_figure():
     """Low item: bench's footer and columns lost text at 60 columns."""
-    from protocol.render import plain_text
-    from protocol.render_bench import bench_table
+    from protocol.render.terminal import plain_text
+    from protocol.render.bench import bench_table
 
     record = {"config": "HoldsAcquire", "constants": {"P": 2, "D": 2, "MaxTime": 2}, "mode": "symmetry+liveness",
               "complete": True, "distinct_states": 12_345_678, "reduced_states": 2_712_345,
@@ -149,10 +149,10 @@ def test_the_bench_table_fits_60_columns_without_losing_a_figure():
 @pytest.mark.slow  # HoldsAliasShared's check takes seconds
 def test_a_note_wider_than_a_one_process_diagram_wraps_instead_of_being_cut():
     """Defect 8: HoldsAliasShared's notes started left of the diagram and ended right of it."""
-    from protocol.config import lookup
-    from protocol.narrate import story
+    from protocol.model.config import lookup
+    from protocol.render.narrate import story
     from protocol.run import check
-    from protocol.svg import sequence_svg
+    from protocol.render.svg import sequence_svg
 
     result = check(lookup("HoldsAliasShared"))
     trace = result.violation("I1")
@@ -178,15 +178,15 @@ def test_a_label_survives_the_trip_to_a_worker_and_back():
 
 def test_docs_derives_no_file_from_an_interrupted_check(monkeypatch):
     """Defect 1: `docs --write` under Ctrl-C wrote golden traces without their counterexample."""
-    import protocol.docs
+    import protocol.tools.docs
     from protocol.run import check
 
     def interrupted(named, **options):
         return check(named, max_states=50)  # what a check cut short returns
 
-    monkeypatch.setattr(protocol.docs, "check", interrupted)
+    monkeypatch.setattr(protocol.tools.docs, "check", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        protocol.docs.derived_files()
+        protocol.tools.docs.derived_files()
 
 
 # ------------------------------------------------------------------ signals
@@ -213,7 +213,7 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(cli, monkeypatch):
 
 
 def serving(explorer):
-    from protocol.explore_server import make_server
+    from protocol.tools.explorer import make_server
 
     server = make_server(explorer, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -243,8 +243,8 @@ def deep_state(base: str, steps: int = 25) -> int:
 @pytest.mark.quick
 def test_the_shortest_path_search_never_holds_up_other_requests():
     """Defect 7: /api/path froze the page for 29 s at -c D=2, and grew without bound."""
-    from protocol.config import lookup
-    from protocol.explore_server import Explorer
+    from protocol.model.config import lookup
+    from protocol.tools.explorer import Explorer
 
     explorer = Explorer(lookup("Holds").with_constants({"D": 2}))
     explorer.search_limit = 10_000  # the memory bound, small for the test
@@ -274,8 +274,8 @@ def test_the_shortest_path_search_never_holds_up_other_requests():
 
 
 def test_every_explorer_answer_is_json():
-    from protocol.config import lookup
-    from protocol.explore_server import Explorer
+    from protocol.model.config import lookup
+    from protocol.tools.explorer import Explorer
 
     server, base = serving(Explorer(lookup("HoldsRouted")))  # one exploration for every method
     try:
@@ -292,8 +292,8 @@ def test_every_explorer_answer_is_json():
 
 
 def test_the_explorer_shows_exactly_the_configurations_properties():
-    from protocol.config import lookup
-    from protocol.explore_server import Explorer
+    from protocol.model.config import lookup
+    from protocol.tools.explorer import Explorer
 
     plain = Explorer(lookup("HoldsRouted")).state_record(0)
     assert "ImportsBacked" not in plain["liveness_properties"]

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import publish_blind_to_standing, replace_action
-from protocol.config import lookup
+from protocol.model.config import lookup
 from protocol.engine.checker import explore
 from protocol.engine.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
                                leads_to_masks, strongly_connected_components)
 from protocol.run import check
-from protocol.model import replay
+from protocol.model.next import replay
 
 
 def graph(n: int, edges, fair=("f",)) -> FairGraph:
@@ -173,7 +173,7 @@ def test_tarjan_splits_like_networkx(case):
 
 
 def test_the_bench_splits_a_graph_by_tarjan_and_by_networkx():
-    from protocol.bench import measure
+    from protocol.tools.bench import measure
 
     ours, theirs = (measure("Holds", {"P": 2, "D": 1, "MaxTime": 1}, mode, max_states=10**6)
                     for mode in ("scc:tarjan", "scc:networkx"))
@@ -377,7 +377,7 @@ def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch, w
     """An interrupt after the search leaves liveness unknown and the run not as
     expected, and the one line on stderr says what was cut short."""
     import protocol.run
-    from protocol.subcommands.check import interrupted_why
+    from protocol.cli.check import interrupted_why
 
     def interrupted(run, cfg):
         raise KeyboardInterrupt
@@ -395,9 +395,9 @@ def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch, w
 def test_a_trace_counts_a_state_its_cycle_passes_twice_once():
     """Spec section 7: each state of prefix and cycle once, even when fairness makes
     the cycle pass a state twice."""
-    from protocol.state import initial
-    from protocol.config import HOLDS
-    from protocol.trace import Step, Trace
+    from protocol.model.state import initial
+    from protocol.model.config import HOLDS
+    from protocol.model.trace import Step, Trace
 
     first = initial(HOLDS)
     second = first._replace(upper=1)

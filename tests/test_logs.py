@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
-from protocol.config import lookup, named_configurations
-from protocol.itf import trace_itf
-from protocol.log import LogError, header_line, parse, step_line
-from protocol.model import model_for
-from protocol.validate import applied_command, recorded_step, validate
+from protocol.model.config import lookup, named_configurations
+from protocol.tools.itf import trace_itf
+from protocol.tools.log import LogError, header_line, parse, step_line
+from protocol.model.next import model_for
+from protocol.tools.validate import applied_command, recorded_step, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -126,7 +126,7 @@ def test_an_itf_trace_without_actions_or_source_needs_config_and_takes_any_step(
 
 @lru_cache(maxsize=None)
 def generated_run_text() -> str:
-    from protocol.generate import run_log
+    from protocol.tools.generate import run_log
 
     coverage = generated("HoldsRouted")
     run = max(coverage.runs, key=lambda r: len(r.steps))
@@ -319,7 +319,7 @@ def test_the_schema_accepts_every_line_of_the_examples_and_refuses_a_stray_key()
 
 
 def test_the_schema_names_the_keys_the_reader_accepts():
-    from protocol.log import HEADER_KEYS, STEP_KEYS
+    from protocol.tools.log import HEADER_KEYS, STEP_KEYS
 
     schema = json.loads((ROOT / "protocol" / "schemas" / "protocol-log-1.schema.json").read_text())
     assert set(schema["$defs"]["header"]["properties"]) == set(HEADER_KEYS)
@@ -349,9 +349,9 @@ def test_the_terminal_report_narrates_the_states_and_what_differs(cli):
 
 
 def test_a_log_that_pins_nothing_down_is_refused_in_one_line(cli, tmp_path, monkeypatch):
-    import protocol.validate
+    import protocol.tools.validate
 
-    monkeypatch.setattr(protocol.validate, "MAX_FITTING_STATES", 100)
+    monkeypatch.setattr(protocol.tools.validate, "MAX_FITTING_STATES", 100)
     silent = ["CreatePeek", "DropPeek", "AdvancePolicy", "Ingest", "MaintStep", "InterStep", "Publish"]
     path = tmp_path / "vague.jsonl"
     path.write_text(json.dumps({"format": "protocol-log/1", "config": "Holds", "silent": silent}) + "\n")

@@ -18,7 +18,7 @@ GRAPHML = "{http://graphml.graphdrawing.org/xmlns}"
 
 def test_graphml_writes_booleans_as_its_boolean_type_spells_them():
     """networkx declared the key `boolean` and wrote Python's True/False (XML Schema: true/false)."""
-    from protocol.export import graph_graphml
+    from protocol.render.export import graph_graphml
 
     graph = nx.DiGraph()
     graph.add_node(0, initial=True, on_trace=False, label="0")
@@ -68,8 +68,8 @@ def narrowest_grid_px(page: str) -> float:
 @pytest.mark.slow  # checks the whole matrix at P=1, MaxTime=1
 def test_the_matrix_grid_fits_a_1280_px_window_remark_column_included():
     """The report's grid clipped its remark column at 1280 px: eight unbreakable property names."""
-    from protocol.matrix import run_matrix
-    from protocol.report import matrix_section
+    from protocol.tools.matrix import run_matrix
+    from protocol.render.report import matrix_section
 
     page = matrix_section(run_matrix({"P": 1, "D": 1, "MaxTime": 1}))
     assert narrowest_grid_px(page) <= 1280 - 2 * 28, narrowest_grid_px(page)  # the body's padding
@@ -92,7 +92,7 @@ class GoneReader:
 
 
 def test_a_reader_gone_away_ends_the_run_silently_with_the_one_exit_code(cli, monkeypatch):
-    from protocol.subcommands.common import EXIT_BROKEN_PIPE
+    from protocol.cli.common import EXIT_BROKEN_PIPE
 
     monkeypatch.setattr("sys.stdout", GoneReader())
     code, out, err = cli("list")
@@ -140,7 +140,7 @@ def body_words(text: str) -> set[str]:
 def small_matrix():
     import attrs
 
-    from protocol.matrix import Matrix, Outcome, plan
+    from protocol.tools.matrix import Matrix, Outcome, plan
 
     rows = plan({"P": 2, "D": 1, "MaxTime": 2})
     outcome = Outcome({"I1": (True, None), "CompactionNotStalled": (False, 12), "TypeOK": (True, None),
@@ -153,9 +153,9 @@ def small_matrix():
 def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
     """`list` and `matrix` folded words mid-word at 60 columns (standing_h / old=False), and the
     matrix's last verdict columns and its caption's ends were cut off the screen."""
-    from protocol.config import named_configurations
-    from protocol.render import configurations_table, plain_text
-    from protocol.render_matrix import matrix_table
+    from protocol.model.config import named_configurations
+    from protocol.render.terminal import configurations_table, plain_text
+    from protocol.render.matrix import matrix_table
 
     if table == "list":
         draw = lambda width: configurations_table(named_configurations().values(), width)  # noqa: E731

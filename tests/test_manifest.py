@@ -1,4 +1,4 @@
-"""The manifest (refutations/manifest.toml): every named configuration gives, at its own
+"""The manifest (protocol/configurations/manifest.toml): every named configuration gives, at its own
 constants, the verdicts, shortest lengths, distinct states and depth pinned there.
 
 One test per configuration, as tlaplus/Examples checks its manifest.json.
@@ -12,13 +12,13 @@ import shutil
 
 import pytest
 
-import invariants
-import refutations
+from protocol import properties
+from protocol import configurations as configs
 from helpers import checked
 from protocol.cli import main
-from protocol.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
-from protocol.config import MANIFEST_KEYS as KEYS
-from protocol.repin import repinned
+from protocol.model.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
+from protocol.model.config import MANIFEST_KEYS as KEYS
+from protocol.configurations.pin import repinned
 
 NAMES = list(named_configurations())
 
@@ -37,15 +37,15 @@ def test_each_configuration_gives_what_the_manifest_pins(name):
 def test_every_configuration_pins_its_counts_and_names_only_known_properties():
     for name, named in named_configurations().items():
         assert named.pinned is not None, f"{name} pins no distinct states and depth"
-        assert set(named.expected_violations()) <= set(invariants.BY_NAME), name
+        assert set(named.expected_violations()) <= set(properties.BY_NAME), name
         assert named.doc, f"{name} says nowhere why it holds or fails"
 
 
 def test_a_refutation_module_holds_only_its_docstring():
     """The why stays beside the code; what it must give is data in the manifest."""
-    for name, table in refutations.manifest().items():
+    for name, table in configs.manifest().items():
         if "module" in table:
-            assert refutations.why(table["module"]).strip(), name
+            assert configs.why(table["module"]).strip(), name
 
 
 def test_section_10_configurations_are_defined_at_one_process():
@@ -59,7 +59,7 @@ def test_a_refutation_may_name_several_properties():
 
 
 def test_a_manifest_entry_with_a_switch_that_cannot_act_is_refused():
-    tables = refutations.manifest()
+    tables = configs.manifest()
     broken = {"doc": "a design", "switches": {"reconnect": True}}  # reconnect without the cap
     with pytest.raises(ConfigError, match=r"manifest.toml, \[Broken\]: switch reconnect=True needs cap=True"):
         _named_from("Broken", broken, {**tables, "Broken": broken})
@@ -83,8 +83,8 @@ SMALL = "HoldsCapReconnect"
 def manifest_copy(tmp_path, monkeypatch):
     """A copy of the manifest that the tool reads instead of the real one."""
     copy = tmp_path / "manifest.toml"
-    shutil.copyfile(refutations.manifest_path(), copy)
-    monkeypatch.setenv(refutations.MANIFEST_ENV, str(copy))
+    shutil.copyfile(configs.manifest_path(), copy)
+    monkeypatch.setenv(configs.MANIFEST_ENV, str(copy))
     return copy
 
 
@@ -126,7 +126,7 @@ INVALID = [
      "[HoldsCapReconnect], `based_on`: no configuration 'HoldCap' to base [HoldsCapReconnect] on: "
      "did you mean `HoldsCap`?"),
     ('module = "holds_routed"', 'module = "holds_routd"',
-     "[HoldsRouted], `module`: no module refutations/holds_routd.py"),
+     "[HoldsRouted], `module`: no module protocol/configurations/holds_routd.py"),
     ('module = "holds_cap"', 'module = "holds_cap"\nbased_on = "HoldsCapReconnect"',
      "[HoldsCap], `based_on`: a cycle (HoldsCap -> HoldsCapReconnect -> HoldsCap): break it"),
     ('switches = { reconnect = true }', 'switches = { reconnect = true, cap = false }',
@@ -192,7 +192,7 @@ def test_a_missing_manifest_is_one_line(manifest_copy, capsys):
 
 
 def test_the_manifest_header_explains_every_key():
-    header = "".join(line for line in refutations.manifest_path().read_text().splitlines(True)
+    header = "".join(line for line in configs.manifest_path().read_text().splitlines(True)
                      if line.startswith("#"))
     assert [key for key in KEYS if f"`{key}`" not in header] == []
 
@@ -246,7 +246,7 @@ def test_repinning_touches_only_the_two_figures_and_adds_missing_ones():
 def test_the_size_class_is_the_manifests_size_else_the_pinned_states_against_one_threshold():
     for named in named_configurations().values():
         assert named.size_class == (named.size or ("quick" if named.pinned[0] <= QUICK_STATES else "slow"))
-    tables = refutations.manifest()
+    tables = configs.manifest()
     small = {"doc": "d", "distinct_states": QUICK_STATES, "depth": 3}
     assert _named_from("Small", small, tables).size_class == "quick"
     assert _named_from("Small", {**small, "distinct_states": QUICK_STATES + 1}, tables).size_class == "slow"

@@ -10,8 +10,8 @@ import itertools
 import pytest
 
 from protocol.cli import main
-from protocol.config import HOLDS, SWITCHES, Config, named_configurations, refused_switch
-from protocol.matrix import (
+from protocol.model.config import HOLDS, SWITCHES, Config, named_configurations, refused_switch
+from protocol.tools.matrix import (
     LIVENESS,
     Matrix,
     Outcome,
@@ -29,8 +29,8 @@ from protocol.matrix import (
     same_system,
     sufficient,
 )
-from protocol.render import console_for
-from protocol.render_matrix import render_matrix
+from protocol.render.terminal import console_for
+from protocol.render.matrix import render_matrix
 
 IN_MATRIX = [name for name, switch in SWITCHES.items() if switch.in_matrix]
 # Small enough that the whole matrix runs in seconds, large enough that every

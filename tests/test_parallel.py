@@ -18,12 +18,12 @@ import pytest
 
 from helpers import cli, ctrl_c_reaches_it, publish_blind_to_standing, replace_action  # noqa: F401  (cli: a fixture)
 
-from protocol import actions
-from protocol.config import lookup, named_configurations
-from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
-from protocol.model import model_for
+from protocol.model import actions
+from protocol.model.config import lookup, named_configurations
+from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
+from protocol.model.next import model_for
 from protocol.run import check
-from protocol.simulate import simulate_swarm
+from protocol.tools.simulate import simulate_swarm
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = list(named_configurations())
@@ -223,7 +223,7 @@ def test_no_partition_method_is_shadowed_by_a_ray_actor_attribute():
     """Ray builds an actor class from Partition and overwrites what they share (a method
     once named `_remote` was replaced by Ray's, with only a warning)."""
     actor = pytest.importorskip("ray.actor", reason="Ray is not installed: pip install '.[cluster]' to run this")
-    from protocol.engine.vector_partition import VectorPartition
+    from protocol.engine.vector.partition import VectorPartition
 
     ours = {name for partition in (Partition, VectorPartition)  # the packed and the vector engine's
             for cls in partition.__mro__[:-1] for name in vars(cls)  # its mixins' methods too

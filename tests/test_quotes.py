@@ -1,4 +1,4 @@
-"""The figures README.md and docs/ quote (protocol/docs.py, `quotes()`) follow the manifest:
+"""The figures README.md and docs/ quote (protocol/tools/docs.py, `quotes()`) follow the manifest:
 `docs --check` finds each quote and compares its figure with the manifest's, and
 `docs --write` puts the manifest's figure in."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import docs
+from protocol.tools import docs
 from protocol.cli import main
-from protocol.config import named_configurations
-from protocol.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
+from protocol.model.config import named_configurations
+from protocol.tools.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
 
 
 def test_every_declared_quote_is_in_its_file_with_the_manifests_figures():
@@ -59,7 +59,7 @@ def test_an_unreadable_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, ca
     def unreadable(_root):
         return stored(binary)
 
-    import protocol.subcommands.docs as subcommand
+    import protocol.cli.docs as subcommand
 
     monkeypatch.setattr(subcommand, "derived_files", unreadable)
     assert main(["docs", "--check"]) == 2
@@ -69,22 +69,22 @@ def test_an_unreadable_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, ca
 
 @pytest.mark.parametrize("state", ["missing", "empty"])
 def test_a_missing_or_empty_derived_file_is_one_line_exit_2(tmp_path, monkeypatch, capsys, state):
-    import protocol.subcommands.docs as subcommand
+    import protocol.cli.docs as subcommand
 
     (tmp_path / "docs").mkdir()
-    (tmp_path / "refutations").mkdir()
+    (tmp_path / "protocol" / "configurations").mkdir(parents=True)
     (tmp_path / "docs" / "protocol.md").write_text(stored(PACKAGE_ROOT / "docs" / "protocol.md"))
     monkeypatch.setattr(subcommand, "find_checkout", lambda: tmp_path)
     few = [named for named in docs.refutations() if named.name == "HoldsCapReconnect"]
     monkeypatch.setattr(docs, "refutations", lambda: few)
     assert main(["docs", "--write"]) == 0
-    trace = tmp_path / "refutations" / "HoldsCapReconnect.txt"
+    trace = tmp_path / "protocol" / "configurations" / "HoldsCapReconnect.txt"
     trace.unlink() if state == "missing" else trace.write_text("")
     capsys.readouterr()
     assert main(["docs", "--check"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
-    assert f"refutations/HoldsCapReconnect.txt is {state}: regenerate it with" in captured.err
+    assert f"protocol/configurations/HoldsCapReconnect.txt is {state}: regenerate it with" in captured.err
 
 
 def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_seconds():

@@ -9,11 +9,11 @@ from __future__ import annotations
 import attrs
 import pytest
 
-import invariants
+from protocol import properties
 from helpers import checked
-from protocol.config import named_configurations
+from protocol.model.config import named_configurations
 from protocol.run import check
-from protocol.model import replay
+from protocol.model.next import replay
 
 SAFETY = ["TypeOK", "I1", "PhysicalLeSince", "NoRegression"]
 
@@ -73,7 +73,7 @@ def test_the_shortest_trace_replays_and_breaks_the_property_only_at_its_end(name
     replayed = replay(cfg, [str(label) for label in labels])
     assert [step.state for step in replayed] == [step.state for step in trace.steps]
     assert len(replayed) == length
-    holds = invariants.STATE_INVARIANTS[prop]
+    holds = properties.STATE_INVARIANTS[prop]
     assert [holds(step.state, cfg) for step in replayed] == [True] * (length - 1) + [False]
 
 

@@ -16,12 +16,12 @@ import pytest
 from rich.console import Console
 
 from helpers import checked
-from protocol.config import HOLDS, lookup
-from protocol.narrate import initial_words, narrate, story
-from protocol.render import plain_text, render_result, trace_table
-from protocol.state import initial
-from protocol.model import replay
-from protocol.trace import Trace
+from protocol.model.config import HOLDS, lookup
+from protocol.render.narrate import initial_words, narrate, story
+from protocol.render.terminal import plain_text, render_result, trace_table
+from protocol.model.state import initial
+from protocol.model.next import replay
+from protocol.model.trace import Trace
 
 WIDTH = 100
 ROW = re.compile(r"^ {1,3}(\d+) {2,3}\S")  # a row's number; the step's own lines are indented further

@@ -18,13 +18,13 @@ from contextlib import contextmanager
 import pytest
 
 from helpers import checked, cli, ctrl_c_reaches_it  # noqa: F401 - cli is a fixture
-from protocol.config import named_configurations
-from protocol.explore_server import Explorer, make_server
-from protocol.matrix import Matrix, Outcome, plan
-from protocol.model import model_for
-from protocol.narrate import story
-from protocol.report import matrix_section, report_html
-from protocol.svg import cycle_svg, sequence_svg
+from protocol.model.config import named_configurations
+from protocol.tools.explorer import Explorer, make_server
+from protocol.tools.matrix import Matrix, Outcome, plan
+from protocol.model.next import model_for
+from protocol.render.narrate import story
+from protocol.render.report import matrix_section, report_html
+from protocol.render.svg import cycle_svg, sequence_svg
 
 REFUTATIONS = [name for name, named in named_configurations().items() if named.violates]
 PAGE_LIMIT = 500_000
@@ -274,7 +274,7 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
 
 def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
     """`Property.applies`: ImportsBacked belongs only to the re-export configurations."""
-    from protocol.config import lookup
+    from protocol.model.config import lookup
 
     for name, has_imports in (("Holds", False), ("HoldsAlias", True)):
         explorer = Explorer(lookup(name))

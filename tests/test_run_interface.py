@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from invariants import reachable
+from protocol.properties import reachable
 
-from protocol.config import lookup
+from protocol.model.config import lookup
 from protocol.engine.interface import Run
-from protocol.engine.parallel import explore_parallel
-from protocol.model import model_for
+from protocol.engine.partitioned.search import explore_parallel
+from protocol.model.next import model_for
 from protocol.run import explore_config
 from test_fast import readable_run_at_its_constants
 

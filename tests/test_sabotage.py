@@ -2,8 +2,8 @@
 
 Each sabotage is a deliberately broken variant of one action of the model,
 built here only (never among the product's configurations): a copy of
-`protocol.model.instances(cfg)` in which the named action's functions are
-replaced by a wrapper around the real one from protocol/actions.py, bound
+`protocol.model.next.instances(cfg)` in which the named action's functions are
+replaced by a wrapper around the real one from protocol/model/actions.py, bound
 with `functools.partial` to the very same arguments. The checker explores
 it breadth-first (stopping at the first violation, which is therefore a
 shortest one) and must report a counterexample to the named property, of
@@ -20,13 +20,13 @@ import attrs
 import pytest
 
 from helpers import checked
-from protocol import actions
+from protocol.model import actions
 from protocol.engine.checker import explore
-from protocol.config import lookup
-from protocol.model import instances
+from protocol.model.config import lookup
+from protocol.model.next import instances
 from protocol.run import safety_properties
-from protocol.commands import COMPACT, CREATE
-from protocol.state import DROPPED, initial, replace_at
+from protocol.model.commands import COMPACT, CREATE
+from protocol.model.state import DROPPED, initial, replace_at
 
 # ------------------------------------------------------------- the variants
 

@@ -2,7 +2,7 @@
 must report the property that guards it, with its shortest length.
 
 As in tests/test_sabotage.py, each sabotage wraps the real action of
-protocol/actions.py; here the model's action table is patched for the one
+protocol/model/actions.py; here the model's action table is patched for the one
 check, so the packed engine and the liveness checker (the two new properties
 are leads-to) run on the broken model exactly as `check` runs on a named one.
 Each check stops at the first violation, breadth-first the shortest: the one the
@@ -15,10 +15,10 @@ import attrs
 import pytest
 
 from helpers import replace_action
-from protocol import actions
-from protocol.config import lookup
+from protocol.model import actions
+from protocol.model.config import lookup
 from protocol.run import check
-from protocol.state import BOTTOM, held, replace_at
+from protocol.model.state import BOTTOM, held, replace_at
 
 
 def publish_without_writer_floor(s, cfg, p, record=None):

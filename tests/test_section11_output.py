@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from helpers import checked
-from protocol.export import summary_markdown, trace_mermaid
-from protocol.render import plain_text, summary_table
-from protocol.report import verdicts_html
-from protocol.subcommands.check import json_line
+from protocol.render.export import summary_markdown, trace_mermaid
+from protocol.render.terminal import plain_text, summary_table
+from protocol.render.report import verdicts_html
+from protocol.cli.check import json_line
 
 
 def test_physical_le_since_does_not_apply_with_cuts_in_every_summary():
@@ -30,7 +30,7 @@ def test_a_summary_without_cuts_says_nothing_of_it():
 
 def test_the_lost_wakeup_reads_and_draws_as_such():
     trace = checked("HoldsSealTap").violation("PeeksServed")
-    from protocol.narrate import story
+    from protocol.render.narrate import story
 
     words = [step.words for step in story(trace, checked("HoldsSealTap").config).steps]
     assert "the peek reads the published upper 0 and parks" in words[3]
@@ -41,7 +41,7 @@ def test_the_lost_wakeup_reads_and_draws_as_such():
 
 def test_a_filtered_report_is_said_and_drawn():
     trace = checked("HoldsReportOwnerFilter").violation("CtlHoldReleased")
-    from protocol.narrate import story
+    from protocol.render.narrate import story
 
     words = story(trace, checked("HoldsReportOwnerFilter").config).steps[-1].words
     assert "the report of process 0 is filtered: the multiplexer no longer owns peek 0" in words

@@ -199,7 +199,7 @@ def checkout_copy(tmp_path: Path) -> Path:
 
 def derived(copy: Path) -> dict:
     return {path: path.read_text() for path in [copy / "docs" / "refutations.md",
-                                                 *sorted((copy / "refutations").glob("*.txt"))]}
+                                                 *sorted((copy / "protocol" / "configurations").glob("*.txt"))]}
 
 
 @pytest.mark.parametrize("mode", ["--write", "--check"])

@@ -9,13 +9,13 @@ import time
 import pytest
 from rich.console import Console
 
-import invariants
+from protocol import properties as props
 from helpers import checked
 from protocol.cli import main
-from protocol.config import lookup
-from protocol.render_simulate import walk_progress_bar
-from protocol.simulate import simulate
-from protocol.model import replay
+from protocol.model.config import lookup
+from protocol.render.simulate import walk_progress_bar
+from protocol.tools.simulate import simulate
+from protocol.model.next import replay
 
 ACCEPTANCE = ["-c", "P=3", "-c", "D=3", "-c", "MaxTime=3"]
 
@@ -42,8 +42,8 @@ def test_a_refutation_is_found_as_a_real_run_no_shorter_than_breadth_first():
     assert trace.length >= checked("HoldsRouted").violation("I1").length
     replayed = replay(result.config, [step.action for step in trace.steps[1:]])
     assert [step.state for step in replayed] == [step.state for step in trace.steps]
-    assert not invariants.i1(trace.steps[-1].state, result.config)
-    assert all(invariants.i1(step.state, result.config) for step in trace.steps[:-1])
+    assert not props.i1(trace.steps[-1].state, result.config)
+    assert all(props.i1(step.state, result.config) for step in trace.steps[:-1])
 
 
 def test_a_shipped_design_gives_no_finding():

@@ -9,10 +9,10 @@ under both in the quick run, at a third less CPU than two sweeps."""
 import pytest
 
 from helpers import combination_id
-from protocol.config import SWITCH_VALUES, Config
-from protocol.engine import vector as vector_engine
-from protocol.engine.vector import vector_refusal
-from protocol.model import model_for
+from protocol.model.config import SWITCH_VALUES, Config
+from protocol.engine.vector import search as vector_engine
+from protocol.engine.vector.search import vector_refusal
+from protocol.model.next import model_for
 from protocol.run import explore_config, liveness_verdicts
 from test_fast import PAIRWISE, PREFIX, THE_REST, assert_same_runs, is_seal_combination, readable_exploration, \
     sweep_constants

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-import invariants
-from protocol.config import ConfigError, named_configurations
+from protocol import properties as props
+from protocol.model.config import ConfigError, named_configurations
 from protocol.engine.fast import BITS, Engine, unreduced_counts
 from protocol.run import explore_config
 from protocol.run import check
 from protocol.engine.symmetry import Reduction, canonicalizer
-from protocol.model import model_for, replay
+from protocol.model.next import model_for, replay
 from test_fast import some_packed_states
 
 # The model declares where processes are not interchangeable (the cap makes process 0 special).
@@ -54,7 +54,7 @@ def test_reduction_keeps_verdicts_lengths_depth_and_unreduced_counts(name, const
 
 # Liveness lassos under symmetry are replayed in test_a_reduced_lasso_is_a_real_run_that_stalls.
 SAFETY_REFUTED = [n for n in SYMMETRIC
-                  if named_configurations()[n].violates not in (None, *invariants.LIVENESS_PROPERTIES)]
+                  if named_configurations()[n].violates not in (None, *props.LIVENESS_PROPERTIES)]
 
 
 @pytest.mark.parametrize("name", SAFETY_REFUTED)
@@ -148,7 +148,7 @@ def test_a_reduced_lasso_is_a_real_run_that_stalls(constants):
 
 
 def test_the_bench_measures_liveness_under_symmetry_with_the_unreduced_counts():
-    from protocol.bench import measure
+    from protocol.tools.bench import measure
 
     constants = {"P": 2, "D": 1, "MaxTime": 1}
     full, reduced = (measure("Holds", constants, mode, max_states=10**6)
@@ -165,7 +165,7 @@ def test_a_reduced_cycle_where_a_stall_may_lie_is_refused_in_one_line(monkeypatc
     import protocol.engine.liveness
     from protocol.cli import main
     from protocol.engine.liveness import QuotientCycle
-    from protocol.engine.vector_liveness import VectorGraph
+    from protocol.engine.vector.liveness import VectorGraph
 
     def cyclic(*_):
         raise QuotientCycle("a stalled region of the reduced graph has a cycle")

@@ -13,17 +13,19 @@ import json
 import attrs
 import pytest
 
-import invariants.leads_to
+from protocol import properties as props
+
+import protocol.properties.leads_to
 from protocol.cli import main
-from protocol.config import lookup
+from protocol.model.config import lookup
 from protocol.run import check
 
 
 @pytest.fixture
 def unreachable_premise(monkeypatch):
     """CompactionNotStalled's premise `sent >= t` made to ask for t + 100: never reached."""
-    sent_at_least = invariants.leads_to.sent_at_least
-    monkeypatch.setattr(invariants.leads_to, "sent_at_least", lambda s, t: sent_at_least(s, t + 100))
+    sent_at_least = props.leads_to.sent_at_least
+    monkeypatch.setattr(props.leads_to, "sent_at_least", lambda s, t: sent_at_least(s, t + 100))
 
 
 SMALL = {"MaxTime": 1}  # Holds at MaxTime=1: a fraction of a second
@@ -68,7 +70,7 @@ def test_a_vacuous_property_not_required_is_shown_but_as_expected(unreachable_pr
 
 
 def test_the_review_page_shows_a_vacuous_property(unreachable_premise):
-    from protocol.report import verdicts_html
+    from protocol.render.report import verdicts_html
 
     assert "holds (vacuous)" in verdicts_html(check(lookup("Holds").with_constants(SMALL)))
 
@@ -112,8 +114,8 @@ def test_fingerprints_keep_no_states_to_look_in(capsys):
 
 
 def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacuous():
-    from invariants import LIVENESS, names_for
-    from protocol.config import named_configurations
+    from protocol.properties import LIVENESS, names_for
+    from protocol.model.config import named_configurations
 
     for named in named_configurations().values():
         expected_to_hold = [name for name in names_for(named.config, LIVENESS)
@@ -126,8 +128,8 @@ def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacu
 
 
 def test_every_reachable_name_in_the_manifest_is_a_declared_predicate():
-    from invariants.reachable import REACHABLE
-    from protocol.config import named_configurations
+    from protocol.properties.reachable import REACHABLE
+    from protocol.model.config import named_configurations
 
     for named in named_configurations().values():
         assert set(named.reachable) <= set(REACHABLE), named.name
@@ -164,7 +166,7 @@ def test_the_sequential_run_says_which_premises_were_reached():
 
 
 def test_the_review_page_says_where_each_expected_state_was_first_reached():
-    from protocol.report import summary_html
+    from protocol.render.report import summary_html
 
     page = summary_html(check(lookup("Holds").with_constants(SMALL)))
     assert "reachable: a peek is rendered</th><td>at depth 3" in page

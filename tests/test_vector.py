@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.config import SWITCH_VALUES, ConfigError, named_configurations
+from protocol.model.config import SWITCH_VALUES, ConfigError, named_configurations
 from protocol.engine import liveness
-from protocol.engine.vector import KeyLayout, WideKeys, vector_refusal
-from protocol.engine.vector_liveness import VectorGraph
-from protocol.model import model_for
+from protocol.engine.vector.search import KeyLayout, WideKeys, vector_refusal
+from protocol.engine.vector.liveness import VectorGraph
+from protocol.model.next import model_for
 from protocol.run import explore_config, liveness_verdicts
 
 NAMES = list(named_configurations())
@@ -215,7 +215,7 @@ def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monk
     # Wide keys (three processes, many components) leave no room beside them for the
     # positions: with 10 bits left they are sorted in chunks of 1,024 positions, with
     # fewer than 8 the keys alone are sorted. Pretend the keys are that wide.
-    import protocol.engine.vector as vector_module
+    import protocol.engine.vector.search as vector_module
 
     combined_sort = vector_module.Search.first_occurrences
 
@@ -262,9 +262,9 @@ def test_check_refuses_the_vector_engine_where_it_does_not_apply(cli):
 
 
 def test_bench_measures_both_engines_side_by_side():
-    from protocol.bench import measure
-    from protocol.render import plain_text
-    from protocol.render_bench import engines_table
+    from protocol.tools.bench import measure
+    from protocol.render.terminal import plain_text
+    from protocol.render.bench import engines_table
 
     constants = {"P": 1, "D": 1, "MaxTime": 1}
     records = [measure("Holds", constants, mode, max_states=10**6)
@@ -283,7 +283,7 @@ def test_bench_measures_both_engines_side_by_side():
 def test_levels_expanded_in_slices_give_the_same_exploration(monkeypatch, options):
     # A level is expanded a slice of states at a time (to bound the memory in flight):
     # slices of 7 states must give the same ids, edges, cuts and traces as whole levels.
-    import protocol.engine.vector as vector_module
+    import protocol.engine.vector.search as vector_module
 
     monkeypatch.setattr(vector_module, "SLICE", 7)
     cfg = named_configurations()["HoldsCap"].config
@@ -295,7 +295,7 @@ def test_levels_expanded_in_slices_give_the_same_exploration(monkeypatch, option
 def test_keys_too_wide_mid_search_fall_back_to_the_packed_engine(monkeypatch):
     # Pretend a key holds one word of 12 bits: HoldsCap's components outgrow it during
     # the search, and the default explores with the packed engine instead, saying why.
-    import protocol.engine.vector as vector_module
+    import protocol.engine.vector.search as vector_module
 
     monkeypatch.setattr(vector_module, "WORD", 12)
     monkeypatch.setattr(vector_module, "WORDS", 1)

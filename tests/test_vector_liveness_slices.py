@@ -7,8 +7,8 @@ from contextlib import contextmanager
 import numpy as np
 from hypothesis import given, strategies as st
 
-from protocol.engine import vector_liveness
-from protocol.engine.vector_liveness import VectorGraph, in_degrees
+from protocol.engine.vector import liveness as vector_liveness
+from protocol.engine.vector.liveness import VectorGraph, in_degrees
 
 
 @st.composite

@@ -12,12 +12,12 @@ import pytest
 
 from helpers import combination_id, replace_action
 
-from protocol import actions
-from protocol.config import Config, ConfigError, NamedConfig, lookup
-from protocol.engine import vector
-from protocol.engine.parallel import Partition, ProcessPool, WorkerLost, explore_parallel
-from protocol.engine.vector_partition import VectorPartition, explore_vector_parallel
-from protocol.model import model_for
+from protocol.model import actions
+from protocol.model.config import Config, ConfigError, NamedConfig, lookup
+from protocol.engine.vector import search as vector
+from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLost, explore_parallel
+from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel
+from protocol.model.next import model_for
 from protocol.run import check, explore_config
 from test_fast import PAIRWISE, THE_REST, sweep_constants
 from test_signals import one_line, signalled

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, strategies as st
 
 from helpers import combination_id
-from protocol.config import Config, NamedConfig, named_configurations
+from protocol.model.config import Config, NamedConfig, named_configurations
 from protocol.engine import liveness
 from protocol.engine.liveness import QuotientCycle, Symmetry
-from protocol.engine.vector import vector_refusal
-from protocol.engine.vector_liveness import VectorGraph
-from protocol.model import model_for, replay
+from protocol.engine.vector.search import vector_refusal
+from protocol.engine.vector.liveness import VectorGraph
+from protocol.model.next import model_for, replay
 from protocol.run import check
 from test_fast import PAIRWISE, THE_REST, sweep_constants
 from test_liveness import flip, start_finish, toy

@@ -6,7 +6,7 @@ its initial states, its action instances (each with a label, a step
 function, the process it acts on, its footprint and its fairness family),
 how a state splits into global and per-process components, its properties
 for the configuration at hand, and whether its processes are
-interchangeable. `protocol/model.py` builds one for a configuration.
+interchangeable. `protocol/model/next.py` builds one for a configuration.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from bisect import bisect_right
 from operator import itemgetter
 from typing import Callable, Hashable, Iterable, Mapping, NamedTuple, Sequence
 
-from . import Model
-from .interface import Counts, Run, Unavailable, any_premise, decoded_masks
-from .liveness import FairGraph
+from protocol.engine import Model
+from protocol.engine.interface import Counts, Run, Unavailable, any_premise, decoded_masks
+from protocol.engine.liveness import FairGraph
 
 
 class Violation(NamedTuple):
@@ -508,7 +508,7 @@ class FingerprintedExploration(Exploration):
 
     def collision_probability(self) -> dict:
         """TLC's two estimates of the chance that two distinct states shared a fingerprint."""
-        from .fingerprints import actual_collision_probability, optimistic_collision_probability
+        from protocol.engine.fingerprints import actual_collision_probability, optimistic_collision_probability
 
         return {
             "optimistic": optimistic_collision_probability(self.count, self.generated),
@@ -550,7 +550,7 @@ def explore_fingerprinted(
     """
     if record_edges:
         raise ValueError("a fingerprinted search keeps no edges: explore() records them")
-    from .fingerprints import FingerprintSet
+    from protocol.engine.fingerprints import FingerprintSet
 
     run = FingerprintedExploration(realize)
     if decode is not None:

@@ -39,8 +39,8 @@ from itertools import repeat
 from operator import and_, rshift
 from typing import Callable, NamedTuple, Protocol
 
-from . import CONTROLLER, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
-from .checker import Exploration, Guarded, explore
+from protocol.engine import CONTROLLER, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
+from protocol.engine.checker import Exploration, Guarded, explore
 
 class Successor(NamedTuple):
     """One successor in the generated successor code (`Engine.successor_body`): each field
@@ -544,7 +544,7 @@ def leads_to_masks(engine: Engine, states: list, pairs) -> list[tuple[bytearray,
     """liveness.leads_to_masks for packed states, evaluating each predicate once per
     interned component where the pair says it reads only the globals or only its
     process's locals (`engine.LeadsTo`); other pairs decode every state."""
-    from .liveness import leads_to_masks as by_state
+    from protocol.engine.liveness import leads_to_masks as by_state
 
     shift = engine.P * BITS
     global_ids = list(map(rshift, states, repeat(shift)))
@@ -598,7 +598,7 @@ class ReducedLiveness:
     def reduced_violation(self, decide: Callable, name: str, pairs):
         """`decide(symmetry)` (a liveness.Symmetry for these labels and pairs), with a
         stall that may go round a cycle of the reduced graph refused in one line."""
-        from .liveness import QuotientCycle, Symmetry
+        from protocol.engine.liveness import QuotientCycle, Symmetry
 
         perms = self.permutations
         symmetry = Symmetry([perms.split(label)[1] for label in range(len(self.labels))],
@@ -651,7 +651,7 @@ class PackedExploration(ReducedLiveness, Exploration):
     def find_violation(self, graph, initial, masks, name: str, pairs):
         if self.reduction is None:
             return super().find_violation(graph, initial, masks, name, pairs)
-        from . import liveness
+        from protocol.engine import liveness
 
         return self.reduced_violation(
             lambda symmetry: liveness.find_violation_reduced(graph, initial, masks, symmetry), name, pairs)
@@ -666,7 +666,7 @@ def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:
     """Per pair, whether its premise holds in one of the packed `states`: a trigger in its
     masks is one; else, for a premise on the globals, some interned globals among the
     states' that satisfy it; else some decoded state."""
-    from .interface import any_premise
+    from protocol.engine.interface import any_premise
 
     reached = [any(triggers) for triggers, _ in masks]
     unsettled = [i for i, found in enumerate(reached) if not found]
@@ -693,7 +693,7 @@ def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = 
     and paths are realised as real runs of the model. With `fingerprints`, only
     64-bit fingerprints of the states seen are kept (`checker.explore_fingerprinted`).
     """
-    from . import symmetry as sym
+    from protocol.engine import symmetry as sym
 
     canonical_edge, perms, realize = None, None, None
     if symmetry:
@@ -722,8 +722,8 @@ def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = 
 def fingerprinted_search(engine):
     """`explore_fingerprinted` for this engine: packed ints fingerprinted, paths
     replayed through the engine's own successors."""
-    from .checker import explore_fingerprinted
-    from .fingerprints import fingerprint_int
+    from protocol.engine.checker import explore_fingerprinted
+    from protocol.engine.fingerprints import fingerprint_int
 
     return partial(explore_fingerprinted, fingerprint=fingerprint_int, replay_successors=engine.successors)
 

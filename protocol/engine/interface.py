@@ -26,8 +26,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Callable, Hashable, NamedTuple, Sequence
 
-from . import LeadsTo, Model
-from .liveness import Counterexample, FairGraph, find_violation, leads_to_masks
+from protocol.engine import LeadsTo, Model
+from protocol.engine.liveness import Counterexample, FairGraph, find_violation, leads_to_masks
 
 
 class Counts(NamedTuple):

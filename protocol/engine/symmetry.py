@@ -28,7 +28,7 @@ from itertools import permutations
 from math import factorial
 from typing import Callable
 
-from . import Label
+from protocol.engine import Label
 
 
 class Permutations:

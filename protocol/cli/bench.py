@@ -1,0 +1,170 @@
+"""`protocol bench`: measure the search on a ladder of constants. One line per
+measurement as it is taken (JSON Lines with --json), then the table; Ctrl-C
+keeps what was measured."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from protocol.tools.bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS, ladder, machine
+from protocol.model.config import Config, lookup, parse_constant
+from protocol.cli.common import (
+    MAX_STATES_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number,
+    wide_console,
+)
+
+PIPE_WIDTH = 200
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help,
+        description="For each rung of constants and for Holds and HoldsAcquire: distinct states, "
+                    "transitions, seconds for safety, for safety and liveness, and for both under "
+                    "symmetry; distinct states per second; peak memory. Each run in a fresh process.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per measurement, as taken")
+    add_constants_option(parser)
+    parser.add_argument("--rung", action="append", default=[], metavar="P=2,D=2,MaxTime=2",
+                        help="measure these constants instead of the default ladder; repeatable "
+                             "(-c NAME=VALUE gives a single rung)")
+    parser.add_argument("--config", action="append", default=[], metavar="NAME",
+                        help=f"configurations to measure (default: {', '.join(CONFIGURATIONS)})")
+    parser.add_argument("--scc", action="store_true",
+                        help="also time splitting each whole graph into strongly connected components, "
+                             "by our Tarjan and by networkx (with their peak memory)")
+    parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"),
+                        default=DEFAULT_MAX_STATES, metavar="N",
+                        help="a rung past N distinct states does not fit and is skipped "
+                             f"(default {DEFAULT_MAX_STATES:,})")
+    parser.add_argument("--workers", metavar="1,2", type=worker_counts,
+                        help="measure safety and safety+liveness with each of these worker counts side by "
+                             "side (states/s per worker, bytes exchanged per state, speed-up over one), "
+                             "instead of every mode")
+    parser.add_argument("--engines", action="store_true",
+                        help="measure safety and safety+liveness with the packed and the vector engine side "
+                             "by side (CPU seconds, states per CPU second, bytes per state, the vector "
+                             "engine's parts), instead of every mode")
+    parser.set_defaults(run=run)
+
+
+def worker_counts(text: str) -> tuple:
+    """`--workers 1,2,auto` as worker counts; argparse turns a bad one into a usage line."""
+    from protocol.cli.common import workers_count
+
+    counts = tuple(workers_count(part.strip()) for part in text.split(",") if part.strip())
+    if not counts:
+        raise argparse.ArgumentTypeError("give worker counts, e.g. 1,2")
+    if len(set(counts)) < len(counts):  # auto may be the same count as one given
+        raise argparse.ArgumentTypeError(f"{text} gives a worker count twice: give each once")
+    return counts
+
+
+def rungs_from(args) -> tuple:
+    if args.rung and args.constant:
+        raise UsageError("give the constants with -c (one rung) or --rung (a ladder), not both")
+    if args.constant:
+        rungs = ({**Config().constants, **constants_from(args)},)
+    elif args.rung:
+        rungs = tuple(rung(text) for text in args.rung)
+        twice = [text for number, text in enumerate(args.rung) if rungs[number] in rungs[:number]]
+        if twice:
+            raise UsageError(f"--rung {twice[0]} given twice: give each rung once")
+    else:
+        rungs = LADDER
+    for constants in rungs:
+        Config(**constants)  # refuse a bad rung before anything is measured
+    return rungs
+
+
+def rung(text: str) -> dict:
+    """One `--rung P=2,D=2,MaxTime=2` as a constants dict; a constant given twice is refused."""
+    constants: dict = {}
+    for part in (p for p in text.split(",") if p.strip()):
+        name, value = parse_constant(part, "--rung")
+        if name in constants:
+            raise UsageError(f"--rung {text}: {name} given twice: give it once")
+        constants[name] = value
+    return constants
+
+
+def line(record: dict) -> str:
+    """One measurement as a line of text, printed as soon as it is taken."""
+    constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
+    head = f"{record['config']} {constants} {record['mode']}:"
+    if "error" in record:
+        return f"{head} error: {record['error']}"
+    if not record.get("complete"):
+        return f"{head} cut at {record['distinct_states']:,} distinct states (does not fit)"
+    figures = [f"{record['distinct_states']:,} distinct states"]
+    if record.get("reduced_states") is not None:
+        figures.append(f"{record['reduced_states']:,} reduced")
+    if "edges" in record:
+        figures.append(f"{record['edges']:,} edges")
+    figures.append(f"{record['seconds']:.2f} s")
+    if "cpu_seconds" in record:
+        figures.append(f"{record['cpu_seconds']:.2f} s CPU")
+    figures.append(f"{record['peak_memory_mb']:,} MB peak")
+    if "workers" in record:
+        figures.append(f"{record['states_per_second_per_worker']:,} states/s per worker, "
+                       f"{record['bytes_per_state']} bytes exchanged per state")
+    return f"{head} " + ", ".join(figures)
+
+
+def run(args) -> int:
+    if args.workers and args.scc:
+        raise UsageError("--workers measures safety and safety+liveness only, not the --scc split: give one")
+    names_twice = sorted({name for name in args.config if args.config.count(name) > 1})
+    if names_twice:
+        raise UsageError(f"--config {names_twice[0]} given twice: name each configuration once")
+    rungs = rungs_from(args)
+    names = tuple(lookup(name).name for name in args.config) or CONFIGURATIONS
+    modes = MODES + (SCC_MODES if args.scc else ())
+    if args.workers:
+        from protocol.tools.bench import WORKER_MODES, worker_mode
+
+        modes = tuple(worker_mode(mode, workers) for mode in WORKER_MODES for workers in args.workers)
+    if args.engines:
+        from protocol.tools.bench import ENGINE_MODES, ENGINES, engine_mode
+
+        if args.workers:
+            raise UsageError("--engines compares the sequential engines: drop --engines or --workers")
+        modes = tuple(engine_mode(mode, engine) for mode in ENGINE_MODES for engine in ENGINES)
+    records: list[dict] = []
+    interrupted = False
+    with output_to(None) as sink:
+        console = wide_console(sink, PIPE_WIDTH)
+        show = (lambda r: print(json.dumps(r), file=sink, flush=True)) if args.json else \
+               (lambda r: print(line(r), file=sink, flush=True))
+        if args.json:
+            show({"machine": machine()})
+
+        def on_record(record: dict) -> None:
+            records.append(record)
+            show(record)
+
+        try:
+            chosen = args.config or args.rung or args.constant  # the default run adds the widenings
+            ladder(rungs, names, modes, max_states=args.max_states, on_record=on_record,
+                   widenings=() if chosen else WIDENINGS)
+        except KeyboardInterrupt:
+            interrupted = True  # what was measured is printed already, and tabled below
+        if not args.json and records:
+            from protocol.render.bench import bench_table, scc_table
+
+            if not args.engines:
+                console.print(bench_table(records, machine(), args.max_states, width=console.width))
+            from protocol.render.bench import workers_table
+
+            if args.workers:
+                console.print(workers_table(records))
+            if args.engines:
+                from protocol.render.bench import engines_table
+
+                console.print(engines_table(records))
+            split = scc_table(records)
+            if split is not None:
+                console.print(split)
+        return settle(sink, complete=not interrupted, as_expected=True, interrupted=interrupted,
+                      why=f"{len(records)} measurements taken, the rest not")

@@ -1,0 +1,374 @@
+"""What every subcommand shares, decided once.
+
+- Errors: a usage error is one line and exit 2 (`UsageError`, `ConfigError`);
+  a failed run (an output that cannot be written) one line and exit 1 (`RunFailure`).
+- The fate of a run (`settle`): a run that was interrupted or cut short
+  exits 1 whatever its verdicts say, and its output file is not replaced.
+- Output (`output_to`): written to a temporary file beside the target and
+  moved into place only when the run produced it, so an existing file
+  survives a refusal, an interrupt or a write error. Text going to a file or
+  a pipe loses the trailing spaces rich pads table lines with.
+- Bounds on every numeric option, derived from the engine and the memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from protocol.model.config import lookup, named_configurations, parse_constant
+from protocol.lifecycle import how
+
+EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
+# Every command, when the reader of its standard output goes away (`| head`): silently (no
+# line: the reader chose to stop), with the exit of a run whose output was not all delivered.
+EXIT_BROKEN_PIPE = EXIT_NOT_AS_EXPECTED
+
+
+class UsageError(Exception):
+    """A usage error: printed as one line, exit 2."""
+
+
+class RunFailure(Exception):
+    """A run that could not finish its job (an output that cannot be written): one line, exit 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    help_command: str | None = None  # on the top-level parser: the subcommand named
+
+    def _print_message(self, message, file=None):
+        """--help and --version: argparse ignores a failed write (exit 0 into /dev/full); here
+        it is one line and exit 1, as for every other output."""
+        if not message:
+            return
+        stream = file or sys.stderr
+        try:
+            stream.write(message)
+            stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write standard output: {error.strerror or error}") from None
+
+    def error(self, message):  # one line, not argparse's usage block
+        prog = f"{self.prog} {self.help_command}" if self.help_command else self.prog
+        raise UsageError(f"{message} (see `{prog} --help`)")
+
+
+def warn(line: str) -> None:
+    print(f"protocol: {line}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ bounds
+
+def physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 16 << 30
+
+
+# The most compact store (--fingerprints) keeps about 30 bytes per state
+# (docs/checker.md); more states than fit in the memory at that rate cannot
+# be kept by any search, so a larger --max-states is a typo, not a plan.
+MAX_STATES_LIMIT = physical_memory() // 30
+# A DOT or GraphML file of more states is more than any layout tool draws, and
+# networkx holds about 1 kB per state and its edges while writing it.
+GRAPH_STATES_LIMIT = 1_000_000
+# A walk keeps every state it visits, to show it as a trace.
+DEPTH_LIMIT = 1_000_000
+WALKS_LIMIT = 100_000_000
+SEED_LIMIT = 2**64 - 1
+JOBS_LIMIT = 2 * (os.cpu_count() or 1)  # more workers than that only share the same CPUs
+WORKERS_LIMIT = max(JOBS_LIMIT, 64)  # partitions: a cluster may have more cores than this machine
+
+
+def whole_number(low: int, high: int, why: str = ""):
+    """An argparse type: a whole number in [low, high]; argparse turns the error into one usage line."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text.strip()) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number: give {low} <= N <= {high:,}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value:,} is out of range: give {low} <= N <= {high:,}" + (f" ({why})" if why else ""))
+        return value
+
+    return parse
+
+
+def add_constants_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c", "--constant", action="append", default=[], metavar="NAME=VALUE",
+        help="override a constant (P, D, MaxTime); repeatable: -c P=3 -c D=2",
+    )
+
+
+def constants_from(args) -> dict:
+    """The -c constants; a constant given twice is refused, not silently the last one."""
+    constants: dict = {}
+    for text in args.constant:
+        name, value = parse_constant(text)
+        if name in constants and constants[name] != value:
+            raise UsageError(f"-c {name} given twice ({name}={constants[name]} and {name}={value}): give it once")
+        constants[name] = value
+    return constants
+
+
+def selected_configurations(args) -> list:
+    """The named configurations the command names (or all of them), with -c applied."""
+    if args.all and args.names:
+        raise UsageError("give configuration names or --all, not both")
+    if not args.all and not args.names:
+        raise UsageError(f"name a configuration or give --all; known: {', '.join(named_configurations())}")
+    chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
+    constants = constants_from(args)
+    return [named.with_constants(constants) for named in chosen]
+
+
+def workers_count(text: str) -> int:
+    """An argparse type: a worker count, or `auto` for the cores this process may use."""
+    if text == "auto":
+        from protocol.engine.partitioned.search import available_cores
+
+        return available_cores()
+    return whole_number(1, WORKERS_LIMIT, "more workers than that only share the same cores")(text)
+
+
+def add_workers_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--workers", type=workers_count, default=1, metavar="N|auto", help=help)
+
+
+def refuse_together(args, first: str, second: str, why: str = "") -> None:
+    """Refuse two options that contradict each other (both truthy in `args`)."""
+    names = [first, second]
+    values = [getattr(args, name.lstrip("-").replace("-", "_").split()[0]) for name in names]
+    if all(values):
+        raise UsageError(f"{first} and {second} cannot be given together" + (f": {why}" if why else ""))
+
+
+# ------------------------------------------------------------------ output
+
+def add_output_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--output", metavar="FILE", help=help)
+
+
+def check_writable(path: str | None) -> None:
+    """Refuse an --output path that cannot be written, before anything is run or written."""
+    if path is None:
+        return
+    if not path.strip():
+        raise UsageError("--output was given an empty file name: give a file name")
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"--output {path} is a directory: give a file name")
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"--output {path} is not writable: choose another file")
+
+
+# What a stream that cannot encode our symbols (PYTHONIOENCODING=ascii, a latin-1
+# terminal) receives instead: one character for one, so that the tables rich laid
+# out stay aligned (rich draws their borders in ASCII there by itself).
+ASCII_FALLBACKS = str.maketrans({
+    "\u2192": ">", "\u2190": "<", "\u2717": "x", "\u2713": "v", "\u21ba": "@", "\u21bb": "@",
+    "\u2013": "-", "\u2014": "-", "\u2026": ".", "\u2039": "<", "\u203a": ">", "\u00ab": "<",
+    "\u00bb": ">", "\u2605": "*", "\u00d7": "x", "\u2500": "-", "\u2502": "|", "\u2022": "*",
+})
+
+
+def encodable(text: str, encoding: str | None) -> str:
+    """`text` as a stream in `encoding` can take it: the ASCII fallbacks, then '?' for the rest."""
+    if not encoding or encoding.lower().replace("-", "").startswith("utf"):
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    text = text.translate(ASCII_FALLBACKS)
+    try:
+        return text.encode(encoding, errors="replace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", errors="replace").decode("ascii")
+
+
+class Sink:
+    """The stream a subcommand writes to: it strips trailing spaces from lines
+    going to a file or a pipe, writes ASCII fallbacks where the stream's
+    encoding lacks a symbol, remembers whether anything was written, and
+    turns a write error into a one-line RunFailure."""
+
+    def __init__(self, stream, where: str, strip: bool, path: str | None = None):
+        self.stream, self.where, self.strip, self.path = stream, where, strip, path
+        self.encoding_of_stream = getattr(stream, "encoding", None)
+        self.written = False
+        self.kept = True
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        if text:
+            self.written = True
+        if not self.strip:
+            self._raw(text)
+            return len(text)
+        lines = (self.pending + text).split("\n")
+        self.pending = lines.pop()
+        if lines:
+            self._raw("".join(line.rstrip() + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending.strip() == "":
+            pass
+        else:
+            self._raw(self.pending)
+            self.pending = ""
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
+
+    def _raw(self, text: str) -> None:
+        try:
+            self.stream.write(encodable(text, self.encoding_of_stream))
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def discard(self) -> None:
+        """Do not move what was written into place (the run did not produce it)."""
+        self.kept = False
+
+    def __getattr__(self, name):  # encoding, fileno, ... as the stream has them
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def output_to(path: str | None):
+    """A `Sink` on standard output, or on a temporary file moved onto --output
+    `path` when the body ends normally, wrote something and did not `discard`.
+
+    A device or pipe named by --output (/dev/null, /dev/full) is written
+    directly: it cannot be replaced by a rename, and holds no file to keep.
+    """
+    if path is None:
+        sink = Sink(sys.stdout, "standard output", strip=not sys.stdout.isatty())
+        yield sink
+        sink.flush()
+        return
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        stream = open_or_refuse(path, lambda: open(path, "w", encoding="utf-8"))
+        with closing_quietly(stream, path):
+            sink = Sink(stream, f"--output {path}", strip=True)
+            yield sink
+            sink.flush()
+        return
+    handle, temporary = open_or_refuse(path, lambda: tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    try:
+        stream = os.fdopen(handle, "w", encoding="utf-8")
+        with closing_quietly(stream, path):
+            sink = Sink(stream, f"--output {path}", strip=True, path=path)
+            yield sink
+            sink.flush()
+            try:
+                os.fsync(stream.fileno())
+            except OSError as error:
+                raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
+        if sink.kept and sink.written:
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~current_umask()
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+@contextmanager
+def closing_quietly(stream, path: str):
+    """Close `stream` after the body; a close that fails (its last flush) is a
+    RunFailure, unless the body already failed, whose error is the one to tell."""
+    try:
+        yield stream
+    except BaseException:
+        try:
+            stream.close()
+        except OSError:
+            pass
+        raise
+    try:
+        stream.close()
+    except OSError as error:
+        raise RunFailure(f"cannot write --output {path}: {error.strerror}") from None
+
+
+def open_or_refuse(path: str, opening):
+    try:
+        return opening()
+    except OSError as error:
+        raise UsageError(f"cannot write --output {path}: {error.strerror}") from None
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def make_console(sink=None, width: int | None = None):
+    from protocol.render.terminal import console_for
+
+    return console_for(file=sink, width=width)
+
+
+def wide_console(sink, pipe_width: int):
+    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width`
+    (a terminal keeps its own, and the tables fit it)."""
+    console = make_console(sink)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = make_console(sink, width=pipe_width)
+    return console
+
+
+# ------------------------------------------------------------------ the fate of a run
+
+def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False, why: str = "") -> int:
+    """The exit code of a run, decided here for every subcommand.
+
+    0 only when the run went to the end and every verdict is as expected. A
+    run interrupted (Ctrl-C, SIGTERM, SIGHUP) or cut short (--max-states,
+    --stop-on-violation, a skipped configuration) exits 1: what it did not
+    decide is unknown, and nothing is derived from an unknown. Only a complete
+    run writes an --output file: otherwise the file keeps what the last
+    complete run wrote, and the one line says so.
+    """
+    kept = ""
+    if sink is not None and sink.path is not None and (interrupted or not complete):
+        sink.discard()
+        kept = f"; {sink.where} left as it was" if os.path.exists(sink.path) else f"; nothing written to {sink.where}"
+    if interrupted:
+        warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
+    elif kept:
+        warn(f"the run is incomplete{kept} (only a complete run writes it)")
+    ok = complete and as_expected and not interrupted
+    return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED

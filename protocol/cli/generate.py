@@ -1,0 +1,131 @@
+"""`protocol generate NAME --output DIR`: the runs that test an implementation, as logs.
+
+A small set of shortest runs that together reach every action instance, every
+command kind applied by every runtime, every leads-to premise, and a
+refutation's counterexample (docs/logs.md). DIR gets `run-01.jsonl`, ... and
+`coverage.json`, and only when the whole set was made: the files are written
+to a temporary directory beside DIR and moved into place at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from protocol.model.actions import ACTIONS
+from protocol.model.config import lookup
+from protocol.tools.generate import Coverage, generate, run_log
+from protocol.cli.common import (
+    EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, constants_from, current_umask, make_console,
+    output_to,
+)
+
+OWN_FILES = ("run-", "coverage.json")
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help,
+        description="Write a small set of shortest runs of the model that together cover every action "
+                    "instance, every command kind each runtime applies, every leads-to premise and a "
+                    "refutation's counterexample, as protocol-log/1 logs, with a coverage report.",
+    )
+    parser.add_argument("name", metavar="NAME", help="a configuration name (see `list`)")
+    add_constants_option(parser)
+    parser.add_argument("--output", metavar="DIR", required=True,
+                        help="the directory to write the runs to (created; an earlier generate's files replaced)")
+    parser.add_argument("--silent", action="append", default=[], metavar="ACTION",
+                        help="leave this action out of the logs, as a recorder that does not see it would "
+                             "(repeatable: --silent Publish --silent Ingest)")
+    parser.add_argument("--no-observe", action="store_true",
+                        help="write the steps only, no observations of the variables they change")
+    parser.add_argument("--json", action="store_true", help="print the coverage report as one JSON object")
+    parser.set_defaults(run=run)
+
+
+def refuse_bad_arguments(args) -> None:
+    known = [action.name for action in ACTIONS]
+    for name in args.silent:
+        if name not in known:
+            raise UsageError(f"--silent {name}: unknown action; the actions are {', '.join(known)}")
+    target = Path(args.output)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--output {args.output} is a file: give a directory")
+    if not target.parent.is_dir() and not target.parent == Path(""):
+        raise UsageError(f"--output {args.output}: directory {target.parent} does not exist; create it first")
+    if target.is_dir():
+        foreign = sorted(p.name for p in target.iterdir() if not p.name.startswith(OWN_FILES))
+        if foreign:
+            raise UsageError(f"--output {args.output} holds {foreign[0]}, which generate did not write: "
+                             "give an empty or new directory")
+
+
+def run(args) -> int:
+    named = lookup(args.name).with_constants(constants_from(args))
+    refuse_bad_arguments(args)
+    coverage = generate(named)
+    files = {run_name(index): run_log(named.name, named.config, run.steps, tuple(args.silent),
+                                      observe=not args.no_observe)
+             for index, run in enumerate(coverage.runs)}
+    report = json_report(coverage, args.silent)
+    files["coverage.json"] = json.dumps(report, indent=1) + "\n"
+    write_directory(Path(args.output), files)
+    with output_to(None) as sink:
+        if args.json:
+            print(json.dumps(report), file=sink, flush=True)
+        else:
+            from protocol.render.generate import render_coverage
+
+            render_coverage(make_console(sink), coverage, args.output, [run_name(i) for i in range(len(coverage.runs))])
+    return EXIT_AS_EXPECTED
+
+
+def run_name(index: int) -> str:
+    return f"run-{index + 1:02d}.jsonl"
+
+
+def write_directory(target: Path, files: dict) -> None:
+    """Write `files` into `target` all at once: into a fresh directory beside it, then swapped in."""
+    parent = target.parent if str(target.parent) else Path(".")
+    try:
+        fresh = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".partial"))
+    except OSError as error:
+        raise UsageError(f"cannot write --output {target}: {error.strerror}") from None
+    old = None
+    try:
+        for name, text in files.items():
+            with open(fresh / name, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        os.chmod(fresh, 0o777 & ~current_umask())
+        if target.exists():
+            old = parent / f".{target.name}.old-{os.getpid()}"
+            os.replace(target, old)
+        os.replace(fresh, target)
+    except OSError as error:
+        if old is not None and not target.exists():
+            os.replace(old, target)
+        raise RunFailure(f"cannot write --output {target}: {error.strerror or error}") from None
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def json_report(coverage: Coverage, silent) -> dict:
+    cfg = coverage.named.config
+    return {
+        "config": coverage.named.name,
+        "constants": cfg.constants,
+        "switches": cfg.switches,
+        "silent": list(silent),
+        "distinct_states": coverage.distinct_states,
+        "runs": [{"file": run_name(index), "states": len(run.steps), "made_for": str(run.first),
+                  "counterexample": run.counterexample, "covers": [str(t) for t in run.covers]}
+                 for index, run in enumerate(coverage.runs)],
+        "covered": {str(target): run_name(index) for target, index in coverage.covered.items()},
+        "unreachable": [str(target) for target in coverage.unreachable],
+        "seconds": round(coverage.seconds, 3),
+    }

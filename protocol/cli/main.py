@@ -1,0 +1,120 @@
+"""The command line: `python -m protocol check Holds`, `check --all`, `list`, ...
+
+Exit codes: 0 when every verdict is as expected, 1 when any is not or the run
+was interrupted, cut short or failed (Ctrl-C, --max-states, --stop-on-violation,
+a skipped configuration, an output that cannot be written, a reader of standard
+output that went away: EXIT_BROKEN_PIPE), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from protocol.model.config import ConfigError
+from protocol.engine import ModelError
+from protocol.lifecycle import deferred, how, interrupted, run_lifecycle
+from protocol.cli.common import (
+    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn,
+)
+
+# name -> (module under protocol/cli/, one-line help). Only the module of
+# the subcommand being run is imported; the others appear in --help by this line.
+SUBCOMMANDS = {
+    "check": ("check", "explore named configurations and compare verdicts with expectations"),
+    "list": ("list", "list the named configurations and what they expect"),
+    "pin": ("pin", "re-pin the distinct states and depth of named configurations in the manifest"),
+    "simulate": ("simulate", "random walks over the model, checking every property at every step"),
+    "matrix": ("matrix", "check every combination of the mechanism switches; derive the minimal sets"),
+    "graph": ("graph", "export the reachable state graph (dot or graphml)"),
+    "bench": ("bench", "measure the search on a ladder of constants (prints figures)"),
+    "docs": ("docs", "regenerate or check docs/refutations.md, the golden traces and the quoted figures"),
+    "report": ("report", "write one self-contained HTML page of checked configurations, for review"),
+    "explore": ("explore", "step through the model's states in a browser (a local web server)"),
+    "validate": ("validate", "check that a recorded run (a log or an ITF trace) is a behaviour of the model"),
+    "generate": ("generate", "write a small set of shortest runs covering the model, as logs, for testing code"),
+}
+
+
+def version() -> str:
+    """The version pyproject.toml gives (the package may run from a checkout, not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("protocol")
+    except metadata.PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        found = re.search(r'^version = "([^"]+)"', pyproject.read_text(), re.M) if pyproject.exists() else None
+        return found.group(1) if found else "unknown"
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser, with the full parser of `command` and a one-line entry for every other."""
+    parser = Parser(prog="protocol", description=__doc__.splitlines()[0])
+    parser.help_command = command  # an unrecognized argument is that subcommand's to explain
+    parser.add_argument("--version", action="version", version=f"protocol {version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, (module, help) in SUBCOMMANDS.items():
+        if name == command:
+            importlib.import_module(f"protocol.cli.{module}").add_parser(subparsers, name, help)
+        else:
+            subparsers.add_parser(name, help=help)
+    return parser
+
+
+def named_command(argv: list[str]) -> str | None:
+    """The subcommand argv names: its first word that is not an option."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in SUBCOMMANDS else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    with run_lifecycle():
+        try:
+            return dispatch(argv)
+        except KeyboardInterrupt:  # a signal while the run was saying how it ended (an error's line)
+            warn(f"interrupted ({how()})")
+            return EXIT_NOT_AS_EXPECTED
+
+
+def dispatch(argv: list[str]) -> int:
+    try:
+        with deferred():  # importing the subcommand's module: see lifecycle.deferred
+            args = build_parser(named_command(argv)).parse_args(argv)
+        if not getattr(args, "run", None):
+            raise UsageError("name a command: " + ", ".join(SUBCOMMANDS))
+        return args.run(args)
+    except (UsageError, ConfigError) as error:
+        warn(str(error))
+        return EXIT_USAGE
+    except (RunFailure, ModelError) as error:  # no verdict: a worker lost, a model breaking a contract
+        warn(str(error))
+        silence_stdout()
+        return EXIT_NOT_AS_EXPECTED
+    except KeyboardInterrupt:  # before any result was there to report
+        warn(f"interrupted ({how()}) before any result; nothing written")
+        return EXIT_NOT_AS_EXPECTED
+    except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception:
+        if not interrupted():
+            raise
+        # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
+        # one raised in a class body's __set_name__ while a module loads)
+        warn(f"interrupted ({how()}) before any result; nothing written")
+        return EXIT_NOT_AS_EXPECTED
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the final flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        pass

@@ -1,0 +1,81 @@
+"""`protocol matrix`: every combination of the mechanism switches, checked, and the
+minimal sufficient sets of mechanisms derived from a complete table."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from protocol.model.config import Config
+from protocol.tools.matrix import Matrix, derivation_record, markdown, plan, row_record, run_matrix
+from protocol.cli.common import (
+    JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number, wide_console,
+)
+
+PIPE_WIDTH = 80  # a pipe (`matrix | head`) gets what a terminal would; the table wraps, it loses nothing
+
+
+def add_parser(subparsers, name: str, help: str) -> None:
+    parser = subparsers.add_parser(
+        name, help=help,
+        description="Check every combination of compaction x standing_hold x cap x acquire x "
+                    "physical (fairness on) and derive the minimal sufficient sets of mechanisms.",
+    )
+    add_constants_option(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per row as it is checked (JSON Lines), then the derived sets")
+    parser.add_argument("--format", choices=("table", "markdown"), default=None,
+                        help="table (rich, the default) or markdown")
+    parser.add_argument("--jobs", "-j", type=whole_number(1, JOBS_LIMIT, "two per CPU"), default=1, metavar="N",
+                        help="check N combinations at a time in worker processes (default 1)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.json and args.format is not None:
+        raise UsageError(f"--json and --format {args.format} both choose the output: give one")
+    constants = {**Config().constants, **constants_from(args)}
+    Config(**constants)  # refuse bad constants before anything runs
+    rows = plan(constants)
+    with output_to(None) as sink:
+        console = wide_console(sink, PIPE_WIDTH)
+        if args.json:
+            matrix = run_matrix(constants, args.jobs, on_done=streamer(rows, sink))
+            print(json.dumps(derivation_record(matrix)), file=sink, flush=True)
+        else:
+            matrix = run_with_progress(constants, args.jobs, rows, console)
+            if args.format == "markdown":
+                print(markdown(matrix), file=sink, flush=True)
+            else:
+                from protocol.render.matrix import render_matrix
+
+                render_matrix(console, matrix)
+        return settle(sink, complete=matrix.complete, as_expected=matrix.as_expected,
+                      interrupted=matrix.interrupted,
+                      why="combinations not checked to the end are unknown; no minimal set derived")
+
+
+def streamer(rows: list, sink):
+    """on_done for --json: each row's record as soon as it is checked, then the rows
+    that are the same system. Remarks that need the whole table come at the end."""
+    def on_done(row, outcome) -> None:
+        done = [attrs.evolve(row, outcome=outcome)]
+        done += [other for other in rows if other.same_as == row.number]
+        partial = Matrix(tuple(done[0] if r.number == row.number else r for r in rows))
+        for each in done:
+            print(json.dumps(row_record(each, partial, minimal=[])), file=sink, flush=True)
+
+    return on_done
+
+
+def run_with_progress(constants, jobs: int, rows: list, console) -> Matrix:
+    if not console.is_terminal:
+        return run_matrix(constants, jobs)
+    from protocol.render.matrix import MatrixProgress
+
+    with MatrixProgress(console, len(rows)) as progress:
+        def advance(row, outcome) -> None:  # a row and the rows that are the same system
+            progress.advance(row, 1 + sum(other.same_as == row.number for other in rows))
+
+        return run_matrix(constants, jobs, on_done=advance)

@@ -1,0 +1,1 @@
+"""The partitioned search: the state space split by fingerprint across workers."""

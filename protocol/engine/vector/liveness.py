@@ -1,0 +1,488 @@
+"""Leads-to under weak fairness on the vector engine's graph, as array operations.
+Knows nothing of the protocol.
+
+The same decision as liveness.py (see its docstring for the semantics), on
+the edges as integer arrays in compressed rows: the enabled fair families
+per state by one `bitwise_or.reduceat`; the states on or after a cycle by
+Kahn's peeling a frontier at a time; the strongly connected components of
+what is left by `scipy.sparse.csgraph`; the stalled region grown a frontier
+at a time; each component's fairness (a family disabled in one of its
+states or taken by an edge inside it) by `bitwise_or` over its states and
+edges. Where a pair fails, the lasso is liveness.py's own (`shortest_prefix`,
+`lasso`), run on the same ids and edge order as the packed engine's graph,
+so the verdicts and the lassos are the same.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Sequence
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from protocol.engine import GLOBALS, PROCESS
+from protocol.engine import liveness
+from protocol.engine.liveness import Counterexample, Lasso, QuotientCycle
+
+# A frontier is expanded this many states at a time: its edges in flight take a few
+# tens of bytes each, so this bounds the memory of one step to a few hundred MB.
+CHUNK = 1 << 21
+# Up to this many leads-to pairs, an acyclic product region is swept with the pairs as
+# bits (a table of 2**pairs masks per label); beyond, searched over (state, pair).
+SWEPT_PAIRS = 12
+
+
+def rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edge indices out of `nodes` (in their order), and the node of each."""
+    index, source = edge_rows(offsets, nodes)
+    return index, nodes[source]
+
+
+def edge_rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edge indices out of `nodes` (in their order), and the position in `nodes` of each's source."""
+    starts = offsets[nodes]
+    counts = offsets[nodes + 1] - starts
+    total = int(counts.sum())
+    source = np.repeat(np.arange(len(nodes)), counts)
+    index = np.arange(total) - (np.cumsum(counts) - counts)[source] + starts[source]
+    return index, source
+
+
+def chunks(nodes: np.ndarray, size: int = CHUNK):
+    """`nodes` in consecutive pieces of at most `size`, which bounds the edges in flight."""
+    for start in range(0, len(nodes), size):
+        yield nodes[start:start + size]
+
+
+def in_degrees(targets: np.ndarray, n: int, dtype) -> np.ndarray:
+    """Per state, the edges into it. `np.bincount` takes its input as 64-bit integers: on
+    the whole of a large graph's int32 targets that copy alone is twice their size (8 GB
+    at P=3, D=2, MaxTime=3 under symmetry), so the targets go a slice of about n at a
+    time, each slice's copy no bigger than the counts themselves."""
+    incoming = np.zeros(n, dtype=dtype)
+    step = max(n, CHUNK)
+    for start in range(0, len(targets), step):
+        np.add(incoming, np.bincount(targets[start:start + step], minlength=n), out=incoming, casting="unsafe")
+    return incoming
+
+
+class VectorGraph:
+    """The reachable graph in compressed rows, with each state's enabled fair families
+    (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
+
+    def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence,
+                 parts: dict | None = None):
+        """`parts`, when given, accumulates the CPU seconds of each part of the decision."""
+        self.parts = {} if parts is None else parts
+        self.n = len(offsets) - 1
+        self.offsets, self.labels, self.targets = offsets, labels, targets
+        self.families = list(families)
+        if len(self.families) > 64:
+            raise ValueError("more than 64 fair families: the vector liveness packs them in one word")
+        bit_of = {family: 1 << i for i, family in enumerate(self.families)}
+        self.label_bit = [bit_of.get(family, 0) if family is not None else 0 for family in label_family]
+        self.all_families = (1 << len(self.families)) - 1
+        self.family_dtype = smallest_unsigned(len(self.families))
+        self._rounds = None  # Kahn's peeling, round by round: a topological order where acyclic
+        with self.timed("liveness:enabled"):
+            self.enabled = self._enabled_masks()
+        self._cyclic = None
+
+    @contextmanager
+    def timed(self, part: str):
+        started = time.process_time()
+        try:
+            yield
+        finally:
+            self.parts[part] = self.parts.get(part, 0.0) + time.process_time() - started
+
+    def _enabled_masks(self) -> np.ndarray:
+        enabled = np.zeros(self.n, dtype=self.family_dtype)
+        if not self.all_families or not len(self.targets):
+            return enabled
+        label_bits = np.array(self.label_bit, dtype=self.family_dtype)
+        for start in range(0, self.n, CHUNK):  # a chunk of states at a time: the edges' bits in flight
+            stop = min(start + CHUNK, self.n)
+            offsets = self.offsets[start:stop + 1]
+            bits = label_bits[self.labels[offsets[0]:offsets[-1]]]
+            busy = np.flatnonzero(np.diff(offsets) > 0)
+            enabled[start + busy] = np.bitwise_or.reduceat(bits, offsets[busy] - offsets[0])
+        return enabled
+
+    def stutters(self) -> np.ndarray:
+        """Per state, True when no fair family is enabled in it."""
+        return (self.enabled & self.family_dtype(self.all_families)) == 0
+
+    def cyclic(self) -> np.ndarray:
+        """Per state, True when it lies in a strongly connected component with an edge inside."""
+        if self._cyclic is None:
+            with self.timed("liveness:cycles"):
+                self._cyclic = self._find_cyclic()
+        return self._cyclic
+
+    def _find_cyclic(self) -> np.ndarray:
+        cyclic = np.zeros(self.n, dtype=bool)
+        rest = self.after_cycles()
+        if rest.any():  # split only what peeling left: every cycle is in there
+            component, nodes, inside = self.components_within(rest)
+            sizes = np.bincount(component)
+            cyclic[nodes] = sizes[component] > 1
+            loops = inside[0][inside[0] == inside[1]]  # self-loops, as local indices
+            cyclic[nodes[loops]] = True
+        return cyclic
+
+    def after_cycles(self) -> np.ndarray:
+        """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
+        ids = np.int32 if self.n < 2**31 else np.int64  # the rounds are kept: as narrow as they fit
+        incoming = in_degrees(self.targets, self.n, ids)
+        ready = np.flatnonzero(incoming == 0).astype(ids)
+        self._rounds = []
+        while len(ready):
+            self._rounds.append(ready)
+            freed = []
+            for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
+                index, _ = rows(self.offsets, part)
+                hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
+                incoming[hit] -= times.astype(ids)
+                freed.append(hit[incoming[hit] == 0])
+            ready = np.sort(np.concatenate(freed)).astype(ids)  # each freed once: by its last edge in
+        return incoming > 0
+
+    def components_within(self, within: np.ndarray):
+        """The strongly connected components of the states in `within` and the edges among
+        them: (component per selected state, the selected states, the inner edges as
+        (source, destination) local indices)."""
+        nodes = np.flatnonzero(within)
+        local = np.full(self.n, -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        index, source = rows(self.offsets, nodes)
+        target = self.targets[index]
+        keep = within[target]
+        src, dst = local[source[keep]], local[target[keep]]
+        matrix = csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(len(nodes), len(nodes)))
+        _, component = connected_components(matrix, directed=True, connection="strong")
+        return component, nodes, (src, dst, index[keep])
+
+    def may_stay(self) -> np.ndarray:
+        return self.stutters() | self.cyclic()
+
+    # ------------------------------------------------------------ deciding
+
+    def stalled_regions(self, pairs: dict) -> dict:
+        """pair number -> its stalled region (`stalled_region`). On an acyclic graph all of
+        them in one sweep in topological order (Kahn's rounds), a pair per bit: a state's
+        bits are final once the round before it is done."""
+        if len(pairs) <= 1 or self.cyclic().any():
+            return {number: self.stalled_region(*masks) for number, masks in pairs.items()}
+        numbers = list(pairs)
+        dtype = smallest_unsigned(len(numbers))
+        reached = np.zeros(self.n, dtype=dtype)
+        unmet_bits = np.zeros(self.n, dtype=dtype)
+        for bit, number in enumerate(numbers):
+            triggers, unmet = pairs[number]
+            reached[triggers] |= dtype(1 << bit)
+            unmet_bits[unmet] |= dtype(1 << bit)
+        for nodes in self._rounds:
+            nodes = nodes[reached[nodes] != 0]
+            if not len(nodes):
+                continue
+            index, source = rows(self.offsets, nodes)
+            target = self.targets[index]
+            passed = reached[source] & unmet_bits[target]
+            for bit in range(len(numbers)):
+                hit = target[(passed & dtype(1 << bit)) != 0]
+                reached[hit] |= dtype(1 << bit)
+        return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
+
+    def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
+        """The states where the conclusion fails, reachable from a trigger without it holding."""
+        region = triggers.copy()
+        frontier = np.flatnonzero(triggers)
+        while len(frontier):
+            index, _ = rows(self.offsets, frontier)
+            reached = self.targets[index]
+            reached = np.unique(reached[unmet[reached] & ~region[reached]])
+            region[reached] = True
+            frontier = reached
+        return region
+
+    def fair_components(self, region: np.ndarray) -> "FairComponents":
+        """As liveness.fair_components: the region's states from which a fair behaviour can
+        stay in it forever."""
+        cyclic = self.cyclic()
+        mask = region & ~cyclic & self.stutters()
+        component = np.full(self.n, -1, dtype=np.int64)
+        inner = region & cyclic
+        if inner.any():
+            local, nodes, (src, dst, index) = self.components_within(inner)
+            count = int(local.max()) + 1
+            everything = self.family_dtype(self.all_families)
+            satisfied = np.zeros(count, dtype=self.family_dtype)
+            np.bitwise_or.at(satisfied, local, everything & ~self.enabled[nodes])
+            same = local[src] == local[dst]
+            bits = np.array(self.label_bit, dtype=self.family_dtype)[self.labels[index[same]]]
+            np.bitwise_or.at(satisfied, local[src[same]], bits)
+            fair = satisfied[local] == everything
+            mask[nodes[fair]] = True
+            component[nodes[fair]] = local[fair]
+        return FairComponents(mask, component)
+
+    def find_violation(self, initial: Sequence[int], pairs) -> Counterexample | None:
+        """liveness.find_violation on this graph: the same verdict and lasso."""
+        best = None
+        live = [number for number, (triggers, _) in enumerate(pairs) if triggers.any()]
+        if live:
+            may_stay = self.may_stay()
+            live = [number for number in live if (pairs[number][1] & may_stay).any()]
+        with self.timed("liveness:region"):
+            regions = self.stalled_regions({number: pairs[number] for number in live})
+        for number in live:
+            triggers, unmet = pairs[number]
+            region = regions[number]
+            with self.timed("liveness:fairness"):
+                fair = self.fair_components(region)
+            if not fair.mask.any():
+                continue
+            with self.timed("liveness:lasso"):
+                prefix = liveness.shortest_prefix(self.walker(), initial, triggers.view(np.uint8),
+                                                  region.view(np.uint8), fair)
+            if best is None or len(prefix) < len(best[1]):
+                best = (number, prefix, fair)
+        if best is None:
+            return None
+        number, prefix, fair = best
+        return Counterexample(number, liveness.lasso(self.walker(), prefix, fair.component_of(prefix[-1][1])))
+
+    # ------------------------------------------- under symmetry reduction
+
+    def find_violation_reduced(self, initial: Sequence[int], pairs, symmetry: liveness.Symmetry):
+        """liveness.find_violation_reduced on this graph: the same decision (each pair
+        followed through the permutations its edges apply, on the product of
+        representatives and pair indices; QuotientCycle where a stall might go round a
+        cycle) and the same lasso: the region swept or searched (`product_region`), the
+        shortest prefix to a stall a level at a time (`product_prefix`)."""
+        if not any(triggers.any() for triggers, _ in pairs):
+            return None
+        unmet_anywhere = np.zeros(self.n, dtype=bool)
+        for _, unmet in pairs:
+            unmet_anywhere |= unmet
+        if not (unmet_anywhere & self.may_stay()).any():
+            return None
+        del unmet_anywhere
+        moved = np.array(liveness.pair_map_per_label(symmetry), dtype=np.int64).reshape(-1, len(pairs))
+        with self.timed("liveness:region"):
+            region = self.product_region(pairs, moved)
+        if (region & self.cyclic()).any():
+            raise QuotientCycle("a stalled region of the reduced graph has a cycle")
+        if not (region & self.stutters()).any():
+            return None
+        with self.timed("liveness:lasso"):
+            steps, pair = self.product_prefix(initial, pairs, moved, np.stack([unmet for _, unmet in pairs]))
+        loop = len(steps) - 1
+        reasons = tuple((family, "disabled", loop) for family in self.families)
+        return Counterexample(liveness.first_pair(steps, pair, symmetry), Lasso(tuple(steps), loop, None, reasons))
+
+    def followed(self, nodes: np.ndarray, width: int, moved: np.ndarray, first: int):
+        """The edges out of product nodes (state * width + phase, phase `first` + j
+        following pair j): (edge index, the position of its source among `nodes`,
+        destination, the phase at the source, the pair at the destination, -1 where
+        the source follows none)."""
+        index, source = edge_rows(self.offsets, nodes // width)
+        phase = (nodes % width)[source]
+        pair = np.full(len(index), -1, dtype=np.int64)
+        following = phase >= first
+        pair[following] = moved[self.labels[index[following]].astype(np.int64), phase[following] - first]
+        return index, source, self.targets[index].astype(np.int64), phase, pair
+
+    def product_region(self, pairs, moved: np.ndarray) -> np.ndarray:
+        """liveness.product_region: the representatives where some pair, followed through
+        the permutations, is reachable from its trigger without its conclusion holding.
+        On an acyclic graph one sweep in topological order (Kahn's rounds), the pairs
+        stalled at a state as the bits of a mask, each edge permuting it by a table;
+        otherwise a frontier search over (state, pair)."""
+        if not self.cyclic().any() and len(pairs) <= SWEPT_PAIRS:
+            return self.swept_product_region(pairs, moved)
+        return self.searched_product_region(pairs, moved, np.stack([unmet for _, unmet in pairs]))
+
+    def searched_product_region(self, pairs, moved: np.ndarray, unmet: np.ndarray) -> np.ndarray:
+        m = len(pairs)
+        seen = np.zeros(self.n * m, dtype=bool)  # product node: state * m + pair index
+        frontier = np.concatenate([np.flatnonzero(triggers) * m + j for j, (triggers, _) in enumerate(pairs)])
+        seen[frontier] = True
+        while len(frontier):
+            found = []
+            for part in chunks(frontier):
+                _, _, target, _, pair = self.followed(part, m, moved, 0)
+                node = target * m + pair
+                new = np.unique(node[unmet[pair, target] & ~seen[node]])
+                seen[new] = True
+                found.append(new)
+            frontier = np.concatenate(found)
+        return seen.reshape(self.n, m).any(axis=1)
+
+    def swept_product_region(self, pairs, moved: np.ndarray) -> np.ndarray:
+        m = len(pairs)
+        dtype = smallest_unsigned(m)
+        bits = [dtype(1 << j) for j in range(m)]
+        reached, unmet_bits = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
+        for j, (triggers, unmet) in enumerate(pairs):
+            reached[triggers] |= bits[j]
+            unmet_bits[unmet] |= bits[j]
+        masks = np.arange(1 << m)
+        permuted = np.zeros((len(moved), 1 << m), dtype=dtype)  # label, mask at the source -> mask after
+        for j in range(m):
+            permuted |= np.where(masks & (1 << j), np.left_shift(1, moved[:, j:j + 1]), 0).astype(dtype)
+        for nodes in self._rounds:  # a round's states have no edge among them: any split of it will do
+            for part in chunks(nodes[reached[nodes] != 0]):
+                index, source = edge_rows(self.offsets, part)
+                target = self.targets[index]
+                passed = permuted[self.labels[index], reached[part][source]] & unmet_bits[target]
+                for bit in bits:
+                    hit = target[(passed & bit) != 0]
+                    reached[hit] |= bit
+        return reached != 0
+
+    def product_prefix(self, initial, pairs, moved: np.ndarray, unmet: np.ndarray):
+        """liveness.product_prefix, a breadth-first level at a time: each level's nodes in
+        the order the queue of liveness.py would hold them (by source in order, edge in
+        recorded order, then the phases entered: 0, then each triggered pair's), each
+        node kept at its first occurrence. ([(label or None, state)], the pair at the end)."""
+        m, width, stutters = len(pairs), len(pairs) + 1, self.stutters()
+        triggered = np.stack([triggers for triggers, _ in pairs], axis=1)  # state x pair index
+        seen = np.zeros(self.n * width, dtype=bool)
+        levels = []  # per level: (nodes, the position of each's parent in the level before, label)
+        start = np.asarray(initial, dtype=np.int64)
+        nodes = self.entered(start, triggered, width).reshape(-1)
+        order = np.arange(len(nodes)) // width
+        keep = nodes >= 0
+        nodes, _ = first_occurrences(nodes[keep], order[keep], seen)
+        levels.append((nodes, np.full(len(nodes), -1, dtype=np.int64), np.full(len(nodes), -1, dtype=np.int64)))
+        while True:
+            nodes = levels[-1][0]
+            done = np.flatnonzero((nodes % width > 0) & stutters[nodes // width])
+            if len(done):
+                return self.unwound(levels, int(done[0]), width)
+            if not len(nodes):
+                raise ValueError("no stall is reachable: the region was not computed from this graph")
+            found, parents, labels, base = [], [], [], 0
+            for part in chunks(nodes):
+                index, source, target, phase, pair = self.followed(part, width, moved, 1)
+                candidates = self.entered(target, triggered, width)  # from phase 0
+                following = phase > 0
+                candidates[following] = -1
+                on = following & unmet[np.maximum(pair, 0), target]
+                candidates[on, 0] = target[on] * width + 1 + pair[on]
+                flat = candidates.reshape(-1)
+                edge = np.arange(len(flat)) // width
+                keep = flat >= 0
+                new, first = first_occurrences(flat[keep], edge[keep], seen)
+                found.append(new)
+                parents.append(base + source[first])
+                labels.append(self.labels[index[first]].astype(np.int64))
+                base += len(part)
+            levels.append((np.concatenate(found), np.concatenate(parents), np.concatenate(labels)))
+
+    def entered(self, states: np.ndarray, triggered: np.ndarray, width: int) -> np.ndarray:
+        """Per state, the product nodes entering it from phase 0 gives, in liveness.py's
+        order: phase 0, then phase 1 + j for each pair j triggered there (-1 where not)."""
+        candidates = np.full((len(states), width), -1, dtype=np.int64)
+        candidates[:, 0] = states * width
+        phases = states[:, None] * width + np.arange(1, width)
+        candidates[:, 1:] = np.where(triggered[states], phases, -1)
+        return candidates
+
+    def unwound(self, levels, position: int, width: int) -> tuple[list, int]:
+        """The path the levels stored to the node at `position` of the last level, and its pair."""
+        node = int(levels[-1][0][position])
+        path = []
+        for nodes, parent, label in reversed(levels):
+            path.append((None if label[position] < 0 else int(label[position]), int(nodes[position]) // width))
+            position = int(parent[position])
+        path.reverse()
+        return path, node % width - 1
+
+    def walker(self) -> "ListGraph":
+        """The graph as Python lists, for liveness.py's path searches (only where a pair fails)."""
+        if getattr(self, "_walker", None) is None:
+            self._walker = ListGraph(self)
+        return self._walker
+
+
+def first_occurrences(nodes: np.ndarray, order: np.ndarray, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The `nodes` not `seen` yet, each at its first occurrence, in order (marked seen now),
+    and the `order` entry (the edge or the state it came from) of each."""
+    fresh = ~seen[nodes]
+    nodes, order = nodes[fresh], order[fresh]
+    unique, first = np.unique(nodes, return_index=True)
+    first.sort()
+    seen[unique] = True
+    return nodes[first], order[first]
+
+
+def smallest_unsigned(bits: int):
+    """The narrowest unsigned numpy type holding `bits` bits."""
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        if bits <= 8 * np.dtype(dtype).itemsize:
+            return dtype
+    raise ValueError(f"{bits} bits do not fit one machine word")
+
+
+class FairComponents:
+    """liveness.FairComponents over arrays: `mask` per state, and the fair component of each
+    state that lies in one with an edge inside (-1 elsewhere)."""
+
+    def __init__(self, mask: np.ndarray, component: np.ndarray):
+        self.mask, self.component = mask, component
+
+    def component_of(self, v: int) -> frozenset:
+        here = self.component[v]
+        if here < 0:
+            return frozenset((v,))
+        return frozenset(np.flatnonzero(self.component == here).tolist())
+
+
+class ListGraph:
+    """What liveness.py's `shortest_prefix` and `lasso` read of a graph, as Python lists."""
+
+    def __init__(self, graph: VectorGraph):
+        self.n, self.families, self.label_bit = graph.n, graph.families, graph.label_bit
+        self.all_families = graph.all_families
+        self.offsets = graph.offsets.tolist()
+        self.targets = graph.targets.tolist()
+        self.labels = graph.labels.tolist()
+        self.enabled = graph.enabled.tolist()
+
+    def edges_from(self, v: int):
+        start, end = self.offsets[v], self.offsets[v + 1]
+        return zip(self.labels[start:end], self.targets[start:end])
+
+
+def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays: per
+    interned component where the pair reads only the globals (premise) and its
+    process's locals (conclusion), else on every decoded state."""
+    engine = run.engine
+    masks, by_component = [], {}  # pair index -> (premise per globals id, unmet per locals id)
+    for i, pair in enumerate(pairs):
+        if pair.premise_reads == GLOBALS and pair.conclusion_reads == PROCESS:
+            premise_of = np.array([bool(pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)))
+                                   for g in engine.globals], dtype=bool)
+            unmet_of = np.array([not pair.conclusion(engine.assemble(engine.initial_globals, [loc] * engine.P))
+                                 for loc in engine.locals], dtype=bool)
+            by_component[i] = (premise_of, unmet_of)
+            masks.append((np.empty(run.distinct_states, dtype=bool), np.empty(run.distinct_states, dtype=bool)))
+            continue
+        triggers, unmet = liveness.leads_to_masks(run.decoded_states(),
+                                                  [(pair.premise, pair.conclusion)])[0]
+        masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
+                      np.frombuffer(bytes(unmet), dtype=bool).copy()))
+    for offset, G, L in run.level_components() if by_component else ():  # not the whole graph at once
+        here = slice(offset, offset + len(G))
+        for i, (premise_of, unmet_of) in by_component.items():
+            triggers, unmet = masks[i]
+            unmet[here] = unmet_of[L[pairs[i].process]]
+            triggers[here] = premise_of[G] & unmet[here]
+    return masks

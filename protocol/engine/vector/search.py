@@ -1,0 +1,1260 @@
+"""The vector engine: a breadth-first level at a time, in numpy. Knows nothing of the protocol.
+
+The packed engine (fast.py) stays the source of truth: it interns the
+components (globals, per-process locals), runs the readable actions once
+per component and checks the by-component properties as it does so. This
+engine mirrors its memos into numpy tables, filled lazily for the entries
+a level needs, and moves the per-state work out of the interpreter:
+
+- a state is one uint64 *key* packing its component ids, the globals'
+  highest, then process P-1's locals down to process 0's; the widths grow
+  with the interned components, and the keys already stored are re-keyed
+  (which keeps them sorted: the order is lexicographic on the ids). Keys
+  never hash: two states share a key only when they are equal. Where the
+  ids need more than 64 bits, a key takes two or three words (`WideLayout`:
+  one numpy void, big-endian words, sorted byte-wise, which is the order of
+  the ids); past three words the model is refused (`WideKeys`), and `check`
+  explores it with the packed engine instead.
+- a level is expanded by gathers: a table per controller globals (a CSR of
+  its steps), per local action (projection of what it reads of the
+  globals, local), per append (append, local), per wide action (globals,
+  local, looked up sorted);
+- the successors are laid out in the packed engine's order (parents in
+  order, each parent's successors in enumeration order), deduplicated by
+  one `np.sort` of the keys with their position in the low bits (or an
+  argsort where they do not fit), the first occurrence of each key kept,
+  and filtered against the sorted keys seen so far with `searchsorted`.
+
+The trace choice is the packed engine's, exactly: a new state's id is its
+order of first occurrence in that layout, its parent the state whose
+expansion first produced it. So ids, parents, edges, counts, depth, the
+first violation of every property and every counterexample are those of
+the packed engine (tests/test_vector.py). Per state it keeps its key
+twice (per level in id order, and sorted with the keys seen), the parent's
+position in the previous level and the label of the step: about 22 bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from math import factorial
+from typing import Callable, Sequence
+
+import numpy as np
+
+from protocol.engine import GLOBALS, LOCAL, WHOLE, WIDE, Model
+from protocol.engine.checker import Exploration, Progress, Violation, timed
+from protocol.engine.fast import BITS, Engine, ReducedLiveness
+from protocol.engine.interface import Counts, any_premise
+
+UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
+# A level is expanded this many states at a time, which bounds the memory a level's
+# successors take in flight (about 30 bytes each); ids and order are the same for any size.
+# Multiword keys take a quarter of it per word added: their sort's arrays are several
+# times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
+SLICE = 1 << 21
+
+
+class WideKeys(Exception):
+    """The component ids need more bits than one machine word holds."""
+
+
+class Growing:
+    """A numpy array that grows (doubling) as the interned components do, new entries `fill`."""
+
+    def __init__(self, shape: tuple, fill: int, dtype=np.int32):
+        self.fill, self.array = fill, np.full(shape, fill, dtype=dtype)
+
+    def ensure(self, *sizes: int) -> np.ndarray:
+        shape = self.array.shape
+        if all(size <= have for size, have in zip(sizes, shape)):
+            return self.array
+        grown = tuple(max(have, 1 << max(size - 1, 1).bit_length()) for size, have in zip(sizes, shape))
+        array = np.full(grown, self.fill, dtype=self.array.dtype)
+        array[tuple(slice(0, have) for have in shape)] = self.array
+        self.array = array
+        return array
+
+
+class Tables:
+    """numpy mirrors of the packed engine's memos, filled lazily from it."""
+
+    def __init__(self, engine: Engine, parts: dict | None = None):
+        self.engine = engine
+        self.parts = {} if parts is None else parts
+        self.ctrl_start = Growing((64,), -1, np.int64)  # global id -> first row in the flat arrays
+        self.ctrl_count = Growing((64,), 0, np.int64)
+        self.ctrl_label: list[int] = []
+        self.ctrl_next: list[int] = []
+        self.ctrl_append: list[int] = []
+        self.flat = (np.zeros(0, np.int64),) * 3
+        self.appended = Growing((16, 1024), UNKNOWN)  # (append id, local id) -> local id
+        self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
+        self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
+        self.wide: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # wide index -> sorted keys, rows
+
+    def spent(self, since: float) -> None:
+        """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
+        self.parts["components"] = self.parts.get("components", 0.0) + time.process_time() - since
+
+    def controller(self, G: np.ndarray):
+        """Per frontier row: how many controller steps, and where they start in the flat arrays."""
+        engine = self.engine
+        start = self.ctrl_start.ensure(len(engine.globals))
+        missing = np.unique(G[start[G] < 0])
+        if len(missing):
+            clock = time.process_time()
+            for g in missing.tolist():  # one segment of controller instances: no whole one among them
+                steps = [] if not engine.controller_memos else engine.controller_memos[0][g]
+                if steps is None:
+                    steps = engine.controller_successors(0, g)
+                start = self.ctrl_start.ensure(len(engine.globals))
+                count = self.ctrl_count.ensure(len(engine.globals))
+                start[g], count[g] = len(self.ctrl_label), len(steps)
+                for label, g2, app in steps:
+                    self.ctrl_label.append(label)
+                    self.ctrl_next.append(g2)
+                    self.ctrl_append.append(app)
+            self.flat = tuple(np.array(column, dtype=np.int64)
+                              for column in (self.ctrl_label, self.ctrl_next, self.ctrl_append))
+            self.spent(clock)
+        count = self.ctrl_count.ensure(len(engine.globals))
+        return count[G], self.ctrl_start.array[G]
+
+    def lookup(self, memo: Growing, shape: Callable[[], tuple], rows, columns: np.ndarray,
+               compute: Callable[[int, int], int]) -> np.ndarray:
+        """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
+        `compute(row, column)` (the readable actions, through the packed engine) first."""
+        return self.lookup_columns(memo, shape, rows, [columns], compute)[0]
+
+    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
+                       compute: Callable[[int, int], int]) -> list[np.ndarray]:
+        """`lookup` for several columns against the same rows: the missing entries of all
+        computed in one pass (in the order of their index, as one column's are)."""
+
+        def take_all(table: np.ndarray, missing: list | None = None) -> list[np.ndarray]:
+            base = None if rows is None else rows * table.shape[1]
+            found = []
+            for column in columns:  # one index array alive at a time: the memory in flight stays small
+                index = column if base is None else base + column
+                found.append(table.reshape(-1).take(index))
+                if missing is not None and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
+                    missing.append(index[found[-1] == UNKNOWN])
+            return found
+
+        missing = []
+        table = memo.ensure(*shape())
+        found = take_all(table, missing)
+        if missing:
+            clock = time.process_time()
+            rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
+            computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
+            table = memo.ensure(*shape())  # the readable actions may have interned components
+            table[rows_missing, columns_missing] = computed
+            found = take_all(table)
+            self.spent(clock)
+        return found
+
+    def append(self, app: np.ndarray, lids: np.ndarray) -> np.ndarray:
+        """Local `lids` with what `app` stands for appended (app 0: nothing)."""
+        engine = self.engine
+        return self.lookup(self.appended, lambda: (len(engine.appends), len(engine.locals)), app, lids,
+                           lambda a, lid: lid if a == 0 else engine.append_to(a, lid))
+
+    def projections(self, name: str, G: np.ndarray) -> np.ndarray | None:
+        """Per row, the id of what local action `name` reads of the globals (None: it reads none)."""
+        engine = self.engine
+        if not engine.local_reads[name]:
+            return None
+        of = engine.projection_of[name]
+        table = self.projection[name]
+        known = getattr(table, "known", 0)
+        if known < len(of):
+            array = table.ensure(len(of))
+            array[known:len(of)] = of[known:]
+            table.known = len(of)
+        return table.array[G].astype(np.int64)
+
+    def local_step(self, name: str, projection: np.ndarray | None, lids: np.ndarray) -> np.ndarray:
+        """The next local after `name` from `lids` under `projection`, -1 where disabled."""
+        engine = self.engine
+        rows = engine.local_memos[name]
+
+        def compute(proj: int, lid: int) -> int:
+            value = rows[proj][lid]
+            return engine.local_successor(name, lid, proj) if value is None else value
+
+        return self.lookup(self.local[name], lambda: (len(engine.projections[name]), len(engine.locals)),
+                           projection, lids, compute)
+
+    def wide_step(self, wide: int, G: np.ndarray, lids: np.ndarray):
+        """A wide instance per row: (enabled, next globals, next local, append id to the others)."""
+        engine = self.engine
+        pairs = G.astype(np.int64) * (1 << 32) + lids
+        keys, rows = self.wide.get(wide, (np.zeros(0, np.int64), np.zeros((0, 3), np.int64)))
+        position = np.searchsorted(keys, pairs)
+        hit = position < len(keys)
+        hit[hit] = keys[position[hit]] == pairs[hit]
+        if not hit.all():
+            new = np.unique(pairs[~hit])
+            computed = []
+            for pair in new.tolist():
+                g, lid = divmod(pair, 1 << 32)
+                found = engine.wide_memo.get((wide, g, lid), 0)
+                if found == 0:
+                    found = engine.wide_successor(wide, g, lid)
+                computed.append((-1, -1, -1) if found is None else found)
+            keys = np.concatenate([keys, new])
+            rows = np.concatenate([rows, np.array(computed, dtype=np.int64).reshape(-1, 3)])
+            order = np.argsort(keys, kind="stable")
+            keys, rows = keys[order], rows[order]
+            self.wide[wide] = (keys, rows)
+            position = np.searchsorted(keys, pairs)
+        found = rows[position]
+        return found[:, 0] >= 0, found[:, 0], found[:, 1], found[:, 2]
+
+
+# The bits a key word holds, and the most words a key takes: past WORDS * WORD bits the
+# vector engine refuses the model (`WideKeys`). Tests narrow WORD to reach the multiword
+# keys on small models.
+WORD = 64
+WORDS = 3
+
+
+class KeyLayout:
+    """How a key packs the component ids into one uint64: `local_bits` per process, the
+    globals above. `KeyLayout.of` gives this layout where the ids fit one word, else a
+    `WideLayout` of two or three words with the same operations."""
+
+    words = 1
+    dtype = np.dtype(np.uint64)
+
+    def __init__(self, P: int, global_bits: int, local_bits: int):
+        self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
+        self.bits = global_bits + P * local_bits
+        if self.bits > WORD:
+            raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
+                           f"{local_bits} per process), more than one machine word")
+        self.shifts = [np.uint64(p * local_bits) for p in range(P)]
+        self.global_shift = np.uint64(P * local_bits)
+        self.local_mask = np.uint64((1 << local_bits) - 1)
+
+    @staticmethod
+    def of(P: int, global_bits: int, local_bits: int) -> "KeyLayout":
+        """The one-word layout where the ids fit one word, else the multiword one."""
+        if global_bits + P * local_bits <= WORD:
+            return KeyLayout(P, global_bits, local_bits)
+        return WideLayout(P, global_bits, local_bits)
+
+    @classmethod
+    def fitting(cls, P: int, globals_: int, locals_: int, at_least: "KeyLayout | None" = None) -> "KeyLayout":
+        global_bits, local_bits = max(globals_.bit_length(), 1), max(locals_.bit_length(), 1)
+        if at_least is not None:
+            global_bits = max(global_bits, at_least.global_bits)
+            local_bits = max(local_bits, at_least.local_bits)
+        return cls.of(P, global_bits, local_bits)
+
+    def same(self, other: "KeyLayout") -> bool:
+        return (self.global_bits, self.local_bits) == (other.global_bits, other.local_bits)
+
+    def encode(self, G: np.ndarray, L: Sequence[np.ndarray]) -> np.ndarray:
+        key = G.astype(np.uint64) << self.global_shift
+        for p in range(self.P):
+            key |= L[p].astype(np.uint64) << self.shifts[p]
+        return key
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        G = (keys >> self.global_shift).astype(np.int64)
+        L = [((keys >> self.shifts[p]) & self.local_mask).astype(np.int64) for p in range(self.P)]
+        return G, L
+
+    def ids(self, key) -> tuple[int, list[int]]:
+        """One key's globals id and locals ids, in Python ints (a numpy call per key costs more)."""
+        key, mask = int(key), (1 << self.local_bits) - 1
+        return key >> int(self.global_shift), [(key >> int(shift)) & mask for shift in self.shifts]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """`keys[rows]` with process p's locals `old` replaced by `new` (only its bits change)."""
+        moved = (old[rows] ^ new[rows]).astype(np.uint64)
+        moved <<= self.shifts[p]
+        moved ^= keys[rows]
+        return moved
+
+    def rekey(self, keys: np.ndarray, to: "KeyLayout") -> np.ndarray:
+        """`keys` under layout `to`; sorted keys stay sorted."""
+        if self.same(to):
+            return keys
+        return to.encode(*self.decode(keys))
+
+
+class WideLayout(KeyLayout):
+    """A key of two or three words, as one unstructured numpy void of 8 bytes per word:
+    the words big-endian, the most significant first, so that numpy's byte-wise order
+    of voids (sort, searchsorted, equality) is the order of the number they spell. The
+    ids are laid out from the top as in one word (the globals', then process P-1's
+    down to process 0's), none split between words, so that the order stays the
+    lexicographic order of the ids and re-keying keeps sorted keys sorted. The bits
+    left at the bottom of the last word carry a successor's position while a level
+    is sorted, where it fits (else a word is added for it)."""
+
+    def __init__(self, P: int, global_bits: int, local_bits: int):
+        self.P, self.global_bits, self.local_bits = P, global_bits, local_bits
+        self.bits = global_bits + P * local_bits
+        places, word, free = [], 0, WORD
+        for width in [global_bits] + [local_bits] * P:  # the globals, then process P-1 .. 0
+            if width > free:
+                word, free = word + 1, WORD
+            free -= width
+            places.append((word, np.uint64(max(free, 0))))
+        self.words = word + 1
+        if self.words > WORDS or max(global_bits, local_bits) > WORD:  # a word fewer than one id needs
+            raise WideKeys(f"the keys need {self.bits} bits ({global_bits} for the globals, "
+                           f"{local_bits} per process), and the vector engine's keys hold at most "
+                           f"{WORDS} words of {WORD} bits, no id split between two")
+        self.room = free  # the bits free at the bottom of the last word
+        self.dtype = np.dtype(f"V{8 * self.words}")
+        self.global_place, self.local_places = places[0], places[1:][::-1]  # local_places[p]: process p's
+        self.global_mask, self.local_mask = np.uint64((1 << global_bits) - 1), np.uint64((1 << local_bits) - 1)
+
+    def words_of(self, keys: np.ndarray) -> np.ndarray:
+        """The keys' words, one row per key (a view: writing it writes the keys)."""
+        return keys.view(">u8").reshape(len(keys), self.words)
+
+    def encode(self, G: np.ndarray, L: Sequence[np.ndarray]) -> np.ndarray:
+        words = np.zeros((len(G), self.words), dtype=np.uint64)
+        for (word, shift), ids in zip([self.global_place, *self.local_places], [G, *L]):
+            words[:, word] |= ids.astype(np.uint64) << shift
+        return words.astype(">u8").view(self.dtype).reshape(len(G))
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        words = self.words_of(keys)
+
+        def field(place, mask) -> np.ndarray:
+            word, shift = place
+            return ((words[:, word].astype(np.uint64) >> shift) & mask).astype(np.int64)
+
+        return field(self.global_place, self.global_mask), [field(place, self.local_mask)
+                                                             for place in self.local_places]
+
+    def ids(self, key) -> tuple[int, list[int]]:
+        number = int.from_bytes(bytes(key), "big")
+
+        def field(place, bits: int) -> int:  # each word takes 64 bits of the number, whatever WORD says
+            word, shift = place
+            return (number >> (64 * (self.words - 1 - word) + int(shift))) & ((1 << bits) - 1)
+
+        return field(self.global_place, self.global_bits), [field(place, self.local_bits)
+                                                             for place in self.local_places]
+
+    def flip(self, keys: np.ndarray, p: int, old: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        word, shift = self.local_places[p]
+        flipped = keys[rows]
+        words = self.words_of(flipped)
+        words[:, word] ^= (old[rows] ^ new[rows]).astype(np.uint64) << shift
+        return flipped
+
+    def first_occurrences(self, keys: np.ndarray, positions: np.ndarray, record_edges: bool):
+        """`Search.first_occurrences` for these keys: one sort of the keys with each
+        one's position below it (in the last word's free bits, or in a word added);
+        for two words, where it fits, one machine-word sort of the first word's rank
+        and the second word's ids (`ranked`: several times faster than a byte-wise one)."""
+        total, index_bits = len(keys), max(len(keys) - 1, 1).bit_length()
+        ranked = self.ranked(keys, positions, index_bits) if self.words == 2 else None
+        if ranked is not None:
+            unique, first, sorted_positions, starts = ranked
+            return unique, first, [(sorted_positions, starts, None)] if record_edges else None
+        inside = index_bits <= self.room
+        words = self.words + (not inside)
+        tagged = np.zeros((total, words), dtype=">u8")
+        tagged[:, :self.words] = self.words_of(keys)
+        tagged[:, -1] |= positions.astype(np.uint64)
+        tagged = tagged.view(f"V{8 * words}").reshape(total)
+        tagged.sort()
+        tagged_words = tagged.view(">u8").reshape(total, words)
+        if inside:
+            low = np.uint64((1 << index_bits) - 1)
+            sorted_positions = (tagged_words[:, -1] & low).astype(np.int64)
+            tagged_words[:, -1] &= ~low
+        else:
+            sorted_positions = tagged_words[:, -1].astype(np.int64)
+        sorted_keys = np.ascontiguousarray(tagged_words[:, :self.words]).view(self.dtype).reshape(total)
+        starts = run_starts(sorted_keys)
+        return sorted_keys[starts], sorted_positions[starts], [(sorted_positions, starts, None)] if record_edges else None
+
+    def ranked(self, keys: np.ndarray, positions: np.ndarray, index_bits: int):
+        """Two-word keys sorted as one uint64 each: the rank of the first word among the
+        distinct first words (an argsort of them), then the second word's ids, then the
+        position; ranks are ordered as the words, so the order is the keys'. (distinct
+        keys, first position of each, the positions sorted, where each run starts), or
+        None where the rank, ids and positions do not fit 64 bits."""
+        words = self.words_of(keys)
+        first_words = words[:, 0].astype(np.uint64)
+        order = np.argsort(first_words)
+        sorted_first = first_words[order]
+        first_starts = run_starts(sorted_first)
+        distinct_first = sorted_first[first_starts]
+        field_bits = WORD - self.room  # the ids in the second word, above its free bits
+        rank_bits = max(len(distinct_first) - 1, 1).bit_length()
+        if rank_bits + field_bits + index_bits > 64:
+            return None
+        rank = np.empty(len(keys), dtype=np.uint64)
+        rank[order] = np.cumsum(first_starts) - 1
+        del order, sorted_first, first_words
+        combined = rank << np.uint64(field_bits + index_bits)
+        combined |= (words[:, 1].astype(np.uint64) >> np.uint64(self.room)) << np.uint64(index_bits)
+        combined |= positions.astype(np.uint64)
+        combined.sort()
+        sorted_positions = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+        heads = combined >> np.uint64(index_bits)
+        starts = run_starts(heads)
+        distinct = heads[starts]
+        unique = np.empty((len(distinct), 2), dtype=">u8")
+        unique[:, 0] = distinct_first[(distinct >> np.uint64(field_bits)).astype(np.int64)]
+        unique[:, 1] = (distinct & np.uint64((1 << field_bits) - 1)) << np.uint64(self.room)
+        return unique.view(self.dtype).reshape(len(distinct)), sorted_positions[starts], sorted_positions, starts
+
+
+def state_ids(ids: np.ndarray) -> np.ndarray:
+    """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
+    the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
+    return ids.astype(np.int32) if not len(ids) or ids.max() < 2**31 else ids
+
+
+def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Per position of sorted keys, whether a run of equal keys starts there."""
+    starts = np.ones(len(sorted_keys), dtype=bool)
+    if len(sorted_keys) and sorted_keys.dtype.kind == "V":  # multiword keys: no ufunc, the operator
+        starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    elif len(sorted_keys):
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+    return starts
+
+
+class SortedKeys:
+    """The keys seen, as a few sorted runs of geometrically shrinking sizes (with each key's
+    state id, when edges are recorded): adding a level's keys merges only the runs its
+    size reaches, so a key is copied a few times over the search, not once per level."""
+
+    def __init__(self, keys: np.ndarray, ids: np.ndarray | None):
+        self.runs = [(keys, ids)]
+
+    def __len__(self) -> int:
+        return sum(len(keys) for keys, _ in self.runs)
+
+    def find(self, unique: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Per key of the sorted `unique`, whether it was seen, and its id (-1 where not)."""
+        known = np.zeros(len(unique), dtype=bool)
+        ids = None if self.runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
+        for keys, run_ids in self.runs:
+            if not len(keys):
+                continue
+            where = np.searchsorted(keys, unique)
+            np.minimum(where, len(keys) - 1, out=where)  # past the end: compared with the last, unequal
+            hit = keys[where] == unique
+            known |= hit
+            if ids is not None:
+                ids[hit] = run_ids[where[hit]]
+        return known, ids
+
+    def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
+        """Add the sorted `keys` (none seen before)."""
+        self.runs.append((keys, ids))
+        while len(self.runs) > 1 and 2 * len(self.runs[-1][0]) >= len(self.runs[-2][0]):
+            (a, a_ids), (b, b_ids) = self.runs[-2], self.runs.pop()
+            if a_ids is None:
+                both = np.concatenate([a, b])
+                both.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
+                self.runs[-1] = (both, None)
+                continue
+            at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
+            from_a = np.ones(len(a) + len(b), dtype=bool)
+            from_a[at] = False
+            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=np.result_type(a_ids, b_ids))
+            keys[at], ids[at] = b, b_ids
+            keys[from_a], ids[from_a] = a, a_ids
+            self.runs[-1] = (keys, ids)
+
+    def rekey(self, old: "KeyLayout", new: "KeyLayout") -> None:
+        self.runs = [(old.rekey(keys, new), ids) for keys, ids in self.runs]
+
+
+class Level:
+    """One breadth-first level: its states' keys in id order (under `layout`), where
+    each came from (the parent's position in the previous level, the label id of
+    the step) and, with edges recorded, each state's successors in order."""
+
+    __slots__ = ("offset", "keys", "layout", "parent", "via", "degree", "targets", "labels")
+
+    def __init__(self, offset, keys, layout, parent=None, via=None):
+        self.offset, self.keys, self.layout, self.parent, self.via = offset, keys, layout, parent, via
+        self.degree = self.targets = self.labels = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class Slice:
+    """States `start`..`stop` of a level, expanded together: what `Search.expand` reads of
+    a level (its keys, layout, the id of its first state), and the edges it records."""
+
+    def __init__(self, level: Level, start: int, stop: int):
+        self.start, self.offset = start, level.offset + start
+        self.keys, self.layout = level.keys[start:stop], level.layout
+        self.degree = self.targets = self.labels = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def joined(pieces: list, offset: int) -> Level:
+    """The level made of the new states `pieces` found, [(keys, layout, parent, via, weight)]
+    in id order: the keys under the last (widest) layout."""
+    layout = pieces[-1][1]
+    keys = np.concatenate([piece_layout.rekey(keys, layout) for keys, piece_layout, *_ in pieces])
+    return Level(offset, keys, layout, np.concatenate([piece[2] for piece in pieces]),
+                 np.concatenate([piece[3] for piece in pieces]))
+
+
+class VectorExploration(ReducedLiveness, Exploration):
+    """The `Run` of a vector search (engine/interface.py): the same ids, parents, edges
+    and violations as the packed engine's, the states stored as keys per level; under
+    symmetry, liveness as the packed engine decides it (`ReducedLiveness`), on arrays."""
+
+    def __init__(self, engine: Engine):
+        super().__init__()
+        self.engine = engine
+        self.levels: list[Level] = []
+        self.states = self.index = None  # kept as keys, per level: see `state`
+        self.labels = list(engine.labels)
+        self.decode = engine.decode  # paths store the packed engine's ints
+        self.reduction = None  # with symmetry: symmetry.Permutations (labels carry the permutation)
+        self.level_weights: list[int] = []  # with symmetry: per level, the states its representatives stand for
+        self.weighted_transitions = 0
+        self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
+        self._edges = None
+
+    @property
+    def distinct_states(self) -> int:
+        return sum(len(level) for level in self.levels)
+
+    # ------------------------------------------------ states, paths, traces
+
+    def locate(self, state_id: int) -> tuple[Level, int]:
+        starts = [level.offset for level in self.levels]
+        k = int(np.searchsorted(starts, state_id, side="right")) - 1
+        return self.levels[k], state_id - self.levels[k].offset
+
+    def packed_state(self, key: int, layout: KeyLayout) -> int:
+        """The packed engine's int for the state of `key` (what paths store)."""
+        g, local_ids = layout.ids(key)
+        return self.engine.pack(g, local_ids)
+
+    def readable_state(self, key: int, layout: KeyLayout):
+        return self.engine.decode(self.packed_state(key, layout))
+
+    def state(self, state_id: int):
+        return self.engine.decode(self.packed_of(state_id))
+
+    def packed_of(self, state_id: int) -> int:
+        """The packed engine's int for state `state_id`."""
+        level, position = self.locate(state_id)
+        return self.packed_state(level.keys[position], level.layout)
+
+    def stored_path(self, state_id: int) -> list:
+        """The path the search stored to `state_id`: [(label or None, the packed engine's
+        int)], decoded by `decode` (or realised, under symmetry, by `realize`)."""
+        level, position = self.locate(state_id)
+        k = self.levels.index(level)
+        steps = []
+        while k > 0:
+            steps.append((self.labels[int(level.via[position])],
+                          self.packed_state(level.keys[position], level.layout)))
+            position = int(level.parent[position])
+            k -= 1
+            level = self.levels[k]
+        steps.append((None, self.packed_state(level.keys[position], level.layout)))
+        steps.reverse()
+        return steps
+
+    @property
+    def parent(self) -> np.ndarray:
+        """Per state id, its parent's id (-1 for the initial state)."""
+        parts = [np.full(len(self.levels[0]), -1, dtype=np.int64)] if self.levels else []
+        for previous, level in zip(self.levels, self.levels[1:]):
+            parts.append(previous.offset + level.parent.astype(np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    @parent.setter
+    def parent(self, value):  # Exploration.__init__ sets it; this run derives it
+        pass
+
+    @property
+    def via(self) -> list:
+        out = [None] * (len(self.levels[0]) if self.levels else 0)
+        for level in self.levels[1:]:
+            out += [self.labels[label] for label in level.via.tolist()]
+        return out
+
+    @via.setter
+    def via(self, value):
+        pass
+
+    # --------------------------------------------------------------- edges
+
+    def edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The recorded edges in the packed engine's order: (offsets, labels, destinations).
+        Gathered once from the levels, which then let go of theirs (memory stays near one copy)."""
+        if self._edges is None:
+            started = time.process_time()
+            levels = [level for level in self.levels if level.degree]  # each a list, one array per slice
+            n = self.distinct_states
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            total = sum(len(part) for level in levels for part in level.targets)
+            targets = np.empty(total, dtype=levels[0].targets[0].dtype if levels else np.int32)
+            labels = np.empty(total, dtype=levels[0].labels[0].dtype if levels else np.uint8)
+            done, after = 0, 1
+            for level in levels:  # consecutive from the first; only the last may be cut short
+                degree = np.concatenate(level.degree)
+                np.cumsum(degree, out=offsets[level.offset + 1:level.offset + 1 + len(degree)])
+                offsets[level.offset + 1:level.offset + 1 + len(degree)] += done
+                for part_targets, part_labels in zip(level.targets, level.labels):
+                    end = done + len(part_targets)
+                    targets[done:end], labels[done:end] = part_targets, part_labels
+                    done = end
+                level.degree = level.targets = level.labels = None
+                after = level.offset + 1 + len(degree)
+            offsets[after:] = done  # states not expanded (a cut search) have no edges
+            self._edges = (offsets, labels, targets)
+            self.parts["liveness:graph"] = self.parts.get("liveness:graph", 0.0) + time.process_time() - started
+        return self._edges
+
+    @property
+    def edge_src(self):
+        offsets, _, _ = self.edge_arrays()
+        return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+    @edge_src.setter
+    def edge_src(self, value):
+        pass
+
+    @property
+    def edge_label(self):
+        return self.edge_arrays()[1]
+
+    @edge_label.setter
+    def edge_label(self, value):
+        pass
+
+    @property
+    def edge_dst(self):
+        return self.edge_arrays()[2]
+
+    @edge_dst.setter
+    def edge_dst(self, value):
+        pass
+
+    # ------------------------------------------------------------ liveness
+
+    def components(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Per state id, its globals' id and each process's locals' id."""
+        G, L = [], [[] for _ in range(self.engine.P)]
+        for _, g, locals_ in self.level_components():
+            G.append(g)
+            for p, column in enumerate(locals_):
+                L[p].append(column)
+        return np.concatenate(G), [np.concatenate(column) for column in L]
+
+    def level_components(self):
+        """Per level: (the id of its first state, its states' globals' ids, each process's
+        locals' ids), decoded a level at a time."""
+        for level in self.levels:
+            yield (level.offset, *level.layout.decode(level.keys))
+
+    def initial_ids(self) -> list[int]:
+        return list(range(len(self.levels[0])))
+
+    # ------------------------------------------------------- the Run interface
+
+    def counts(self) -> Counts:
+        if self.reduction is not None:  # the unreduced counts, from the orbits' sizes
+            return Counts(sum(self.level_weights), self.weighted_transitions, self.depth, self.distinct_states,
+                          tuple(self.level_weights))
+        return Counts(self.distinct_states, self.transitions, self.depth, None,
+                      tuple(len(level) for level in self.levels))
+
+    def level_states(self, level: Level):
+        """The readable states of `level`, in id order."""
+        G, L = level.layout.decode(level.keys)
+        engine, columns = self.engine, [column.tolist() for column in L]
+        for i, g in enumerate(G.tolist()):
+            yield engine.assemble(engine.globals[g], [engine.locals[column[i]] for column in columns])
+
+    def decoded_states(self):
+        return (state for level in self.levels for state in self.level_states(level))
+
+    def first_reached(self, predicates: dict) -> dict:
+        found = dict.fromkeys(predicates)
+        looking = dict(predicates)
+        for depth, level in enumerate(self.levels, start=1):
+            for state in self.level_states(level):
+                for name in [name for name, holds in looking.items() if holds(state)]:
+                    found[name] = depth
+                    del looking[name]
+                if not looking:
+                    return found
+        return found
+
+    def find_violation(self, graph, initial, masks, name: str, pairs):
+        if self.reduction is None:
+            return graph.find_violation(initial, masks)
+        return self.reduced_violation(
+            lambda symmetry: graph.find_violation_reduced(initial, masks, symmetry), name, pairs)
+
+    def lasso_steps(self, lasso) -> tuple[list, object]:
+        if self.reduction is None:
+            return super().lasso_steps(lasso)
+        return self.realized_lasso(lasso, self.packed_of)
+
+    def premises_reached(self, name: str, pairs, masks) -> tuple:
+        """Per pair, a trigger in its masks, else (a premise on the globals) some interned
+        globals among the states' that satisfy it, else some decoded state."""
+        reached = [bool(triggers.any()) for triggers, _ in masks]
+        unsettled = [i for i, found in enumerate(reached) if not found]
+        engine = self.engine
+        if any(pairs[i].premise_reads == GLOBALS for i in unsettled):
+            present = np.unique(self.components()[0]).tolist()
+            for i in [i for i in unsettled if pairs[i].premise_reads == GLOBALS]:
+                reached[i] = any(pairs[i].premise(engine.assemble(engine.globals[g], [engine.empty_local] * engine.P))
+                                 for g in present)
+        decoded = [i for i in unsettled if pairs[i].premise_reads != GLOBALS]
+        if decoded:
+            found = any_premise(self.decoded_states(), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
+            for i, answer in zip(decoded, found):
+                reached[i] = answer
+        return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
+
+    def fair_graph(self, model: Model):
+        from protocol.engine.vector.liveness import VectorGraph
+
+        offsets, labels, targets = self.edge_arrays()
+        family_of = {instance.label: instance.family for instance in model.instances}
+        return VectorGraph(offsets, labels, targets, model.fair_families,
+                           [family_of.get(label) for label in self.labels], parts=self.parts)
+
+    def pair_masks(self, name: str, pairs) -> list:
+        from protocol.engine.vector.liveness import leads_to_masks
+
+        started = time.process_time()
+        masks = leads_to_masks(self, pairs)
+        self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+        return masks
+
+
+def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:
+    """Why the vector engine cannot explore `model` so, or None when it can (symmetry
+    and liveness it runs on every model it explores)."""
+    if fingerprints:
+        return "fingerprints are the packed engine's (--fingerprints)"
+    if len(model.initial_states) != 1:
+        return "the model has more than one initial state"
+    whole = [instance.label for instance in model.instances if instance.footprint.kind == WHOLE]
+    if whole:
+        return f"{whole[0]} reads every process's locals (a whole footprint), which only the packed engine runs"
+    return None
+
+
+def explore_vector(
+    model: Model,
+    *,
+    max_states: int | None = None,
+    stop_on_violation: bool = False,
+    record_edges: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    symmetry: bool = False,
+    engine: Engine | None = None,
+    **ignored,
+) -> VectorExploration:
+    """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
+    edges and violations (see the module docstring). Raises WideKeys when the keys
+    would not fit WORDS machine words.
+
+    With `symmetry`, one representative per orbit of process permutations, as the
+    packed engine's reduced search keeps: the locals' ids sorted, each label (and
+    each recorded edge's) extended with the permutation applied, the counts and the
+    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs."""
+    from protocol.engine import symmetry as sym
+
+    if symmetry:
+        model.refuse_unless_symmetric()
+    engine = engine or Engine(model)
+    run = VectorExploration(engine)
+    run.edges_recorded = record_edges
+    perms = None
+    if symmetry:
+        perms = run.reduction = sym.Permutations(model.processes)
+        run.labels = perms.labels(engine.labels)
+        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+        run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
+    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(),
+                    perms)
+    return timed(run, lambda _run: search.levels())
+
+
+class Search:
+    """The level loop of `explore_vector`, with its state: the sorted keys seen."""
+
+    def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started,
+                 perms=None):
+        self.run, self.engine, self.tables = run, engine, Tables(engine, run.parts)
+        self.perms = perms  # with symmetry: the permutations, numbered as the packed engine numbers them
+        if perms is not None:
+            P = engine.P
+            self.permutation_of = np.zeros(P ** P, dtype=np.int64)  # order (as base-P digits) -> its number
+            for order, number in perms.number.items():
+                self.permutation_of[sum(q * P ** i for i, q in enumerate(order))] = number
+        self.weight = 0  # the states admitted stand for this many (their orbits' sizes; their count without symmetry)
+        self.limit = max_states if max_states is not None else float("inf")
+        self.stop_on_violation, self.record_edges = stop_on_violation, record_edges
+        self.on_progress, self.started = on_progress, started
+        self.P = engine.P
+        self.instances = self._process_instances()
+        self.state_checks = dict(engine.readable_invariants)
+        # The invariants checked per pair of globals and one process's locals (Model.by_pair):
+        # a verdict per pair of ids, in a table filled as pairs are met (1 holds, 0 fails).
+        self.by_pair = {name: holds for name, holds in self.state_checks.items() if name in engine.model.by_pair}
+        self.pair_tables = {name: Growing((64, 1024), UNKNOWN, np.int8) for name in self.by_pair}
+        self.step_checks = dict(engine.readable_transitions)
+        self.parts = run.parts
+        self.pending = 0  # new states of the level being expanded, found by its slices so far
+
+    def _process_instances(self) -> list:
+        """(label id, kind, process, name, wide index) of each process instance, in order."""
+        out, wide = [], 0
+        for name, steps in self.engine.process_steps.items():
+            for label_id, _step, kind, p in steps:
+                out.append((label_id, kind, p, name, wide if kind == WIDE else None))
+                if kind == WIDE:
+                    wide += 1
+        return out
+
+    @property
+    def count(self) -> int:
+        """States admitted so far: the levels stored and this level's slices done."""
+        return self.run.distinct_states + self.pending
+
+    def timed(self, part: str, since: float) -> float:
+        now = time.process_time()
+        self.parts[part] = self.parts.get(part, 0.0) + now - since
+        return now
+
+    def woken(self, checks: dict) -> list:
+        """The properties to call on every state (step) now: those not checked per
+        component, and those whose component watch has filled."""
+        engine, violations = self.engine, self.run.violations
+        return [(name, holds) for name, holds in checks.items()
+                if name not in violations and name not in self.by_pair
+                and (name not in engine.by_component or engine.failures[name])]
+
+    def levels(self) -> None:
+        run, engine = self.run, self.engine
+        layout = KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals))
+        G0, L0 = engine.unpack(engine.initial)
+        initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
+        run.levels.append(Level(0, initial, layout))
+        self.layout = layout
+        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int32) if self.record_edges else None)
+        for name, holds in [*self.woken(self.state_checks), *self.by_pair.items()]:
+            if not holds(run.state(0)):
+                run.violations[name] = Violation(name, 0)
+        run.depth, run.transitions, run.expanded = 1, 0, 0
+        self.weight = 1  # the initial state is its own orbit (its processes start alike)
+        run.level_weights.append(1)
+        cut = (self.stop_on_violation and bool(run.violations)) or 1 >= self.limit
+        while not cut:
+            level = run.levels[-1]
+            offset, pieces, self.pending = level.offset + len(level), [], 0
+            if self.record_edges:
+                level.degree, level.targets, level.labels = [], [], []
+            try:
+                size = max(SLICE >> 2 * (level.layout.words - 1), 1)
+                for start in range(0, len(level), size):
+                    part = Slice(level, start, min(start + size, len(level)))
+                    cut, piece = self.expand(part, offset + self.pending)
+                    if self.record_edges:
+                        level.degree.append(part.degree)
+                        level.targets.append(part.targets)
+                        level.labels.append(part.labels)
+                    if piece is not None:
+                        pieces.append(piece)
+                        self.pending += len(piece[0])
+                    if cut:
+                        break
+            finally:  # Ctrl-C too: the slices done count, as the states they found
+                if pieces:
+                    run.levels.append(joined(pieces, offset))
+                    run.level_weights.append(sum(piece[4] for piece in pieces))
+                    run.depth += 1
+                self.pending = 0
+            if not pieces:  # a level with no new state: the search is over (or was cut in it)
+                break
+            if self.on_progress is not None:
+                self.on_progress(Progress(run.distinct_states, run.depth, len(run.levels[-1]),
+                                          time.perf_counter() - self.started))
+        run.complete = not cut
+
+    # ---------------------------------------------------------- one level
+
+    def successors(self, level: Level):
+        """Every successor of `level`'s states, through the tables: the controller's
+        (row, label, next globals, next locals per process) and, per process instance
+        in enumeration order, its enabled rows and their next local (and with a wide
+        one, the next globals and the locals of the other processes)."""
+        tables, P = self.tables, self.P
+        G, L = level.layout.decode(level.keys)
+        count, start = tables.controller(G)
+        total = int(count.sum())
+        first_of_row = np.cumsum(count) - count
+        at = np.repeat(start - first_of_row, count) + np.arange(total)
+        flat_label, flat_next, flat_append = tables.flat
+        c_append = flat_append[at]
+        controller = (count, flat_label[at], flat_next[at],
+                      [tables.append(c_append, np.repeat(L[p], count)) for p in range(P)])
+        blocks, projections = [], {}
+        for label_id, kind, p, name, wide in self.instances:
+            if kind == LOCAL:
+                if name not in projections:
+                    projections[name] = tables.projections(name, G)
+                found = tables.local_step(name, projections[name], L[p])
+                blocks.append((label_id, p, found >= 0, found, None))
+            else:
+                enabled, g2, nxt, app = tables.wide_step(wide, G, L[p])
+                rows = np.flatnonzero(enabled)
+                others = [nxt[rows] if q == p else tables.append(app[rows], L[q][rows]) for q in range(P)]
+                blocks.append((label_id, p, enabled, nxt, (g2[rows], others)))
+        return G, L, controller, blocks
+
+    def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
+        """Expand a slice of a level, its new states getting ids from `offset`: (whether the
+        search was cut, the new states as (keys, layout, parent, via, weight) or None)."""
+        run, engine, P = self.run, self.engine, self.P
+        clock = time.process_time()
+        filled = self.parts.get("components", 0.0)
+        G, L, (count, c_label, c_next, c_locals), blocks = self.successors(level)
+        n = len(G)
+        clock = self.timed("tables", clock)
+        self.parts["tables"] -= self.parts["components"] - filled  # the lookups alone
+        # keys, under a layout wide enough for every component interned so far
+        layout = KeyLayout.fitting(P, len(engine.globals), len(engine.locals), at_least=self.layout)
+        if not layout.same(self.layout):
+            self.seen.rekey(self.layout, layout)
+            self.layout = layout
+        parent_keys = level.layout.rekey(level.keys, layout)
+        degree = count.copy()
+        for _label, _p, enabled, _found, _wide in blocks:
+            degree += enabled
+        row_start = np.cumsum(degree) - degree
+        total = int(degree.sum())
+        index_bits = max(total - 1, 1).bit_length()
+        combined = layout.words == 1 and layout.bits + index_bits <= 64
+        shift = np.uint64(index_bits if combined else 0)
+        # each successor's key (with its position in the packed engine's order in the low
+        # bits where they fit), laid out block by block; the labels in packed order
+        keys = np.empty(total, dtype=layout.dtype)
+        positions = None if combined else np.empty(total, dtype=np.int64)
+        labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
+
+        def lay(start: int, block_keys: np.ndarray, position: np.ndarray) -> None:
+            end = start + len(block_keys)
+            if combined:  # shifted straight into place, the positions or'ed in
+                np.left_shift(block_keys, shift, out=keys[start:end])
+                keys[start:end] |= position.astype(np.uint64)
+            else:
+                positions[start:end] = position
+                keys[start:end] = block_keys
+
+        done = len(c_label)
+        position = np.repeat(row_start - (np.cumsum(count) - count), count) + np.arange(done)
+        block_keys, permutation = self.keyed(layout, c_next, c_locals)
+        lay(0, block_keys, position)
+        labels[position] = c_label if permutation is None else c_label * len(self.perms) + permutation
+        before = count.copy()
+        for label_id, p, enabled, found, wide in blocks:
+            rows = np.flatnonzero(enabled)  # gathers by index: a block is enabled in a fraction of the rows
+            position = row_start[rows] + before[rows]
+            permutation = None
+            if wide is not None:
+                block_keys, permutation = self.keyed(layout, *wide)
+            elif self.perms is None:  # only process p's locals change: flip their bits in the parent's key
+                block_keys = layout.flip(parent_keys, p, L[p], found, rows)
+            else:
+                block_keys, permutation = self.keyed(
+                    layout, G[rows], [found[rows] if q == p else L[q][rows] for q in range(P)])
+            lay(done, block_keys, position)
+            labels[position] = label_id if permutation is None else label_id * len(self.perms) + permutation
+            before += enabled
+            done += len(position)
+        clock = self.timed("gather", clock)
+        step_keys = self.keys_in_order(keys, positions, shift) if self.woken(self.step_checks) else None
+        # deduplicate: each key once, with its first position in the packed engine's order
+        unique, first, pieces = self.first_occurrences(keys, positions, shift, combined, layout)
+        clock = self.timed("sort", clock)
+        known, known_ids = self.seen.find(unique)
+        fresh = np.flatnonzero(~known)  # the new keys, sorted
+        order = np.argsort(first[fresh])
+        new_first = first[fresh][order]  # in id order
+        clock = self.timed("dedupe", clock)
+        # where the search stops within this level: --max-states, --stop-on-violation
+        new_weights = None
+        if self.perms is not None:  # each new representative stands for its orbit
+            new_weights = self.orbit_sizes(layout.decode(unique[fresh][order])[1])
+        admitted, counted, edges, expanded = self.cut(level, new_first, lambda: unique[fresh][order], labels,
+                                                      degree, row_start, layout, total, step_keys, new_weights)
+        run.expanded = level.offset + expanded
+        run.transitions += counted
+        admitted_weight = admitted if new_weights is None else int(new_weights[:admitted].sum())
+        if new_weights is not None:  # each step counted stands for its source's orbit
+            taken = np.clip(counted - row_start, 0, degree)
+            run.weighted_transitions += int((self.orbit_sizes(L) * taken).sum())
+        cut = counted < total or admitted < len(fresh) or (
+            self.stop_on_violation and bool(run.violations)) or self.weight + admitted_weight >= self.limit
+        self.weight += admitted_weight
+        rank = np.empty(len(fresh), dtype=np.int64)
+        rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
+        if self.record_edges:
+            self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
+                        degree, row_start, total, edges, n)
+        piece = None
+        if admitted:
+            kept = slice(None) if admitted == len(fresh) else rank < admitted
+            self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
+            ids_order = fresh[order[:admitted]]
+            parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
+            piece = (unique[ids_order], layout, parent.astype(np.int32),
+                     labels[new_first[:admitted]].astype(np.int16 if len(run.labels) < 2**15 else np.int32),
+                     admitted_weight)
+        self.timed("merge", clock)
+        return cut, piece
+
+    def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
+               degree, row_start, total, edges, n) -> None:
+        """Keep this level's edges in the packed engine's order: each state's out-degree,
+        then its successors' ids and labels."""
+        clock = time.process_time()
+        ids = np.empty(len(unique), dtype=np.int32 if offset + len(fresh) < 2**31 else np.int64)
+        ids[known] = known_ids[known]
+        ids[fresh] = offset + rank
+        targets = np.empty(total, dtype=ids.dtype)
+        for sorted_positions, starts, which in pieces:  # each run of equal keys gets its key's id
+            lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
+            targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+        rows = n
+        if edges < total:
+            rows = int(np.searchsorted(row_start, edges, side="left"))
+        level.degree = degree[:rows].astype(np.int32)
+        if edges < total and rows:
+            level.degree[-1] = edges - row_start[rows - 1]
+        level.targets = targets[:edges].copy() if edges < total else targets
+        level.labels = labels[:edges].copy() if edges < total else labels
+        self.timed("edges", clock)
+
+    def keyed(self, layout: KeyLayout, G: np.ndarray, L: list) -> tuple[np.ndarray, np.ndarray | None]:
+        """The keys of states with globals `G` and per-process locals `L`; with symmetry,
+        of their representatives (the locals' ids sorted, ties kept in process order),
+        with the number of the permutation applied (as symmetry.edge_canonicalizer)."""
+        if self.perms is None:
+            return layout.encode(G, L), None
+        locals_ = np.stack(L, axis=1)
+        order = np.argsort(locals_, axis=1, kind="stable")
+        ordered = np.take_along_axis(locals_, order, axis=1)
+        code = order @ (self.P ** np.arange(self.P))
+        return layout.encode(G, [ordered[:, i] for i in range(self.P)]), self.permutation_of[code]
+
+    def orbit_sizes(self, L: list) -> np.ndarray:
+        """Per representative (its locals' ids sorted), how many states its orbit holds:
+        P! over the factorial of each id's multiplicity."""
+        size = np.full(len(L[0]), factorial(self.P), dtype=np.int64)
+        run_length = np.ones(len(L[0]), dtype=np.int64)
+        for p in range(1, self.P):
+            run_length = np.where(L[p] == L[p - 1], run_length + 1, 1)
+            size //= run_length  # dividing by 2, 3, ... along a run divides by its factorial
+        return size
+
+    def first_occurrences(self, keys: np.ndarray, positions, shift, combined: bool, layout: KeyLayout):
+        """(the distinct keys sorted, the first position of each, and with edges recorded
+        the pieces that map every position to its key: [(positions in key order, where each
+        run of one key starts, the index of each run's key among the distinct ones, None:
+        the runs are the distinct keys in order)])."""
+        total = len(keys)
+        if layout.words > 1:
+            return layout.first_occurrences(keys, positions, self.record_edges)
+        if combined:  # the positions in the low bits: one sort
+            keys.sort()
+            low = np.uint64((1 << int(shift)) - 1)
+            heads = keys >> shift
+            starts = run_starts(heads)
+            unique = heads[starts]
+            first = (keys[starts] & low).astype(np.int64)
+            pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
+            return unique, first, pieces
+        room = 64 - layout.bits  # position bits that fit beside a key
+        chunk_bits = max(max(total - 1, 1).bit_length() - room, 0)
+        if room >= 8 and chunk_bits <= 10 and layout.bits + chunk_bits <= 64:  # at most 1,024 chunks
+            return self.first_occurrences_in_chunks(keys, positions, room, chunk_bits)
+        order = np.argsort(keys)  # no room at all: sort the keys alone, take each run's least position
+        sorted_keys, sorted_positions = keys[order], positions[order]
+        starts = run_starts(sorted_keys)
+        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
+        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
+
+    def first_occurrences_in_chunks(self, keys, positions, room: int, chunk_bits: int):
+        """`first_occurrences` where the positions do not fit beside the keys but their low
+        `room` bits do: the positions split into chunks of 2**room, each sorted with its
+        positions in the low bits; then every chunk's distinct keys, tagged with the chunk,
+        sorted together give each key's first chunk, where its first position is."""
+        chunk = (positions >> room).astype(np.uint16 if chunk_bits <= 16 else np.int64)
+        order = np.argsort(chunk, kind="stable")  # a radix sort: the chunks in order
+        bounds = np.searchsorted(chunk[order], np.arange((1 << chunk_bits) + 1))
+        low = np.uint64((1 << room) - 1)
+        per_chunk = []
+        for c in range(1 << chunk_bits):
+            part = order[bounds[c]:bounds[c + 1]]
+            if not len(part):
+                continue
+            combined = (keys[part] << np.uint64(room)) | (positions[part].astype(np.uint64) & low)
+            combined.sort()
+            starts = run_starts(combined >> np.uint64(room))
+            chunk_keys = combined[starts] >> np.uint64(room)
+            chunk_first = (combined[starts] & low).astype(np.int64) + (c << room)
+            sorted_positions = (combined & low).astype(np.int64) + (c << room) if self.record_edges else None
+            per_chunk.append((c, chunk_keys, chunk_first, sorted_positions, starts))
+        tagged = np.concatenate([(chunk_keys << np.uint64(chunk_bits)) | np.uint64(c)
+                                 for c, chunk_keys, *_ in per_chunk])
+        tagged.sort()
+        starts = run_starts(tagged >> np.uint64(chunk_bits))
+        unique = tagged[starts] >> np.uint64(chunk_bits)
+        first_chunk = (tagged[starts] & np.uint64((1 << chunk_bits) - 1)).astype(np.int64)
+        first = np.empty(len(unique), dtype=np.int64)
+        pieces = [] if self.record_edges else None
+        for c, chunk_keys, chunk_first, sorted_positions, chunk_starts in per_chunk:
+            mine = np.flatnonzero(first_chunk == c)
+            first[mine] = chunk_first[np.searchsorted(chunk_keys, unique[mine])]
+            if pieces is not None:
+                pieces.append((sorted_positions, chunk_starts, np.searchsorted(unique, chunk_keys)))
+        return unique, first, pieces
+
+    # --------------------------------------------------- properties, cuts
+
+    def cut(self, level, new_first, new_keys, labels, degree, row_start, layout, total, step_keys,
+            new_weights=None):
+        """Check the properties on this level's steps and new states and find where the
+        packed engine's search would stop in it: (new states admitted, transitions
+        counted, edges recorded, states fully expanded), recording the violations
+        within those."""
+        run = self.run
+        counted = edges = total
+        expanded = len(level)
+
+        def parent_of(position) -> int:
+            return int(np.searchsorted(row_start, position, side="right")) - 1
+
+        def end_of(row) -> int:
+            return int(row_start[row] + degree[row])
+
+        # --max-states bounds the states admitted (with symmetry, the states their orbits hold):
+        # the packed engine rejects the first new state that would pass it, or, once the
+        # bound is reached exactly, stops after the state being expanded
+        room = self.limit - self.weight
+        reached = np.arange(1, len(new_first) + 1) if new_weights is None else np.cumsum(new_weights)
+        if len(new_first) and reached[-1] > room:
+            fit = int(np.searchsorted(reached, room, side="right"))  # the new states within the bound
+            rejected = int(new_first[fit])
+            if fit and reached[fit - 1] == room and parent_of(rejected) != parent_of(new_first[fit - 1]):
+                last_parent = parent_of(new_first[fit - 1])
+                counted = edges = end_of(last_parent)
+                expanded = last_parent + 1
+            else:
+                counted, edges, expanded = rejected + 1, rejected, parent_of(rejected)
+        elif len(new_first) and reached[-1] == room:  # the last one admitted reaches the bound
+            last_parent = parent_of(new_first[-1])
+            counted = edges = end_of(last_parent)
+            expanded = last_parent + 1
+        found = self.violations_in(level, new_first, new_keys, labels, row_start, layout, counted, edges,
+                                   step_keys)
+        if self.stop_on_violation and found:
+            earliest = parent_of(min(position for position, _ in found))
+            if end_of(earliest) < counted:
+                counted = edges = end_of(earliest)
+                expanded = earliest + 1
+        offset = self.count
+        for position, violation in sorted(found, key=lambda item: item[0]):
+            is_step = violation.after is not None
+            if violation.prop not in run.violations and position < (counted if is_step else edges):
+                run.violations[violation.prop] = violation if is_step else Violation(
+                    violation.prop, offset + int(np.searchsorted(new_first, position)))
+        admitted = int(np.searchsorted(new_first, edges))
+        return admitted, counted, edges, expanded
+
+    def violations_in(self, level, new_first, new_keys, labels, row_start, layout, counted, edges,
+                      step_keys) -> list:
+        """[(position of the step, Violation)]: each woken property's first failure among
+        this level's steps (a transition property) or new states (an invariant)."""
+        found = []
+        for name, holds in self.by_pair.items():
+            if name not in self.run.violations and len(new_first):
+                ok = self.pairs_hold(name, holds, new_keys(), layout)
+                failing = [] if ok is None else np.flatnonzero(~ok & (new_first < edges))
+                if len(failing):
+                    found.append((int(new_first[failing[0]]), Violation(name, -1)))
+        state_checks, step_checks = self.woken(self.state_checks), self.woken(self.step_checks)
+        if not (state_checks or step_checks):
+            return found
+        readable = self.run.readable_state
+        for name, holds in state_checks:
+            for position, key in zip(new_first.tolist(), new_keys().tolist()):
+                if position >= edges:
+                    break
+                if not holds(readable(key, layout)):
+                    found.append((position, Violation(name, -1)))
+                    break
+        if step_checks:
+            parents = np.searchsorted(row_start, np.arange(counted), side="right") - 1
+        for name, holds in step_checks:
+            for position in range(counted):
+                parent = int(parents[position])
+                before = readable(level.keys[parent], level.layout)
+                after = readable(step_keys[position], layout)
+                if not holds(before, after):
+                    found.append((position, Violation(name, level.offset + parent,
+                                                      self.run.labels[int(labels[position])],
+                                                      self.run.packed_state(step_keys[position], layout))))
+                    break
+        return found
+
+    def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray | None:
+        """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
+        the state whose every process has that one's locals (one verdict per pair of ids);
+        None where it holds for all of them."""
+        engine = self.engine
+        G, L = layout.decode(keys)
+
+        def verdict(g: int, lid: int) -> int:
+            return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
+
+        verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
+                                              G, L, verdict)
+        if min(column.min(initial=1) for column in verdicts) == 1:
+            return None
+        ok = np.ones(len(keys), dtype=bool)
+        for column in verdicts:
+            ok &= column == 1
+        return ok
+
+    def keys_in_order(self, keys, positions, shift) -> np.ndarray:
+        """The level's successor keys in the packed engine's order (taken before the sort
+        reorders `keys`)."""
+        in_order = np.empty(len(keys), dtype=keys.dtype)
+        if positions is None:  # the positions are in the low bits
+            in_order[(keys & np.uint64((1 << int(shift)) - 1)).astype(np.int64)] = keys >> shift
+        else:
+            in_order[positions] = keys
+        return in_order

@@ -1,0 +1,1 @@
+"""The model: switches and configurations, the state, the commands, one function per action."""

@@ -1,0 +1,107 @@
+"""The engine's `Model` of a configuration: its action instances (from the
+declarations in actions.py), its state layout, its properties and its fairness.
+
+`Next` is a flat disjunction of action instances, enumerated in a fixed
+order (the spec's order, arguments ascending), so the search always picks
+the same shortest trace. Switches are read here, once per configuration.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+from protocol import properties as props
+from protocol.model import actions
+from protocol.model.actions import Action
+from protocol.engine import Instance, Label, Layout, Model
+from protocol.model import state as schema
+from protocol.model.state import initial
+from protocol.model.trace import Step
+
+__all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "fair_family", "instances", "model_for",
+           "replay", "successors_for"]
+
+
+def instances(cfg) -> list[tuple[Label, Callable]]:
+    """Every action instance of the configuration, in enumeration order: (label, step)."""
+    return [(instance.label, instance.step) for instance in engine_instances(cfg)]
+
+
+def engine_instances(cfg) -> list:
+    found = []
+    for action in actions.ACTIONS:
+        if not action.exists(cfg):
+            continue
+        for label_args, keywords in action.parameters(cfg):
+            label = Label(action.name, *label_args)
+            p = keywords.get("p") if action.fair else None
+            found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
+                                  action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
+    return found
+
+
+def instance_count(cfg) -> int:
+    """len(instances(cfg)), without listing them: what a step of a random walk evaluates."""
+    return sum(len(action.parameters(cfg)) for action in actions.ACTIONS if action.exists(cfg))
+
+
+def fair_family(label: Label) -> tuple | None:
+    """The weak-fairness family an action instance belongs to, or None if it is never fair."""
+    return tuple(label) if label.name in actions.RUNTIME_ACTIONS else None
+
+
+def __getattr__(name: str):
+    """ACTIONS, BY_NAME and RUNTIME_ACTIONS: the declarations of actions.py, as they are now."""
+    if name in ("ACTIONS", "BY_NAME", "RUNTIME_ACTIONS"):
+        return getattr(actions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def symmetry_refusal(cfg) -> str | None:
+    """Why the processes are not interchangeable, or None where they are."""
+    return "has the cap, which makes process 0 special" if cfg.cap else None
+
+
+def model_for(cfg) -> Model:
+    """The engine's model of configuration `cfg`: initial state, instances, properties."""
+    table = engine_instances(cfg)
+    bound = props.properties_for(cfg)
+    return Model(
+        initial_states=[initial(cfg)],
+        instances=table,
+        layout=Layout(schema.State, schema.GLOBAL_VARIABLES, schema.PROCESS_VARIABLES),
+        processes=cfg.P,
+        invariants={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.STATE},
+        transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.TRANSITION},
+        by_component=frozenset(p.name for p in bound if p.by_component),
+        by_pair=frozenset(p.name for p in bound if p.by_pair),
+        liveness={p.name: p.check(cfg) for p in bound if p.kind == props.LIVENESS},
+        fair_families=[i.family for i in table if i.family is not None],
+        symmetry_refusal=symmetry_refusal(cfg),
+    )
+
+
+def successors_for(cfg) -> Callable:
+    """The successor function of `cfg`: state -> [(action instance, next state)]."""
+    return model_for(cfg).successors
+
+
+def replay(cfg, actions, successors=None) -> list[Step]:
+    """Run the named action instances from the initial state; fail on a disabled one.
+
+    `actions` are labels or their printed form ("Publish(1)"). Used to check
+    that a stored trace is still a run of the model.
+    """
+    model = model_for(cfg)
+    successors = successors or model.successors
+    state = model.initial_states[0]
+    steps = [Step(None, state)]
+    for wanted in actions:
+        options = {str(label): (label, after) for label, after in successors(state)}
+        if str(wanted) not in options:
+            enabled = ", ".join(options) or "nothing"
+            raise ValueError(f"{wanted} is not enabled after step {len(steps) - 1}; enabled: {enabled}")
+        label, state = options[str(wanted)]
+        steps.append(Step(label, state))
+    return steps

@@ -1,0 +1,576 @@
+"""The state of model-spec sections 3, 10.2 and 11.2, declared once, as a schema.
+
+`VARIABLES` declares every state variable: its scope (global, or one value
+per process), its domain, whether it may only rise (NoRegression), its
+initial value and its one-line meaning. Its domain says how a value is
+checked (TypeOK), written in protocol words and written in ITF. From the
+schema come the `State` type, `initial`, TypeOK, NoRegression's variables,
+the ITF codec (`protocol/tools/itf.py`), the narration of a state and the variable
+table of docs/protocol.md.
+
+A state is an immutable, hashable NamedTuple of plain tuples, small ints,
+strings and frozensets. A per-process variable is a tuple indexed by
+process; the partial maps `readers[p]` and `acq[p]` are tuples indexed by
+peek id holding the hold's time, or None where the map has no entry. A
+variable that a configuration does not have (`present` is false: the alias
+variables without an alias) is None (per process: None for every process),
+so it never changes and is never shown. A frontier kept per index id
+(`policy`, `sent`; `writer`, `standing` with `alias = per_id`) is a tuple
+indexed by id, and a plain time where there is one value (spec 10.2), so
+that without an alias the valuations are exactly those of section 3.
+
+Section 11's variables are present only where their switch leaves its
+default (`pub`, `parked`, `dirty` with a seal; `reports` and `reported` with retirement reports;
+`cut` with physical cuts), so the defaults keep every earlier valuation. A
+writer entry that no AllowCompaction has set yet under `floor = agent` is
+`BOTTOM` (-1: below every time, so that a writer rising from it to a time is
+no regression and `max` and `min` order it as the spec's `⊥`).
+
+The spec's `rep[d]` (the set of processes that reported peek d retired) is
+kept as its transpose, `reported[p]` (the peeks process p reported), with the
+count `reports[d]` among the globals: the same information, one valuation for
+one, so the same distinct states; but no global value names a process, so
+the processes stay interchangeable (symmetry reduction), and the report that
+completes the set is seen by the reporting process's step alone.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import attrs
+
+from protocol.model.commands import (
+    EXPORT, INTERACTIVE, KINDS, MAINTENANCE, command_from_itf, command_text, command_to_itf, well_formed,
+)
+
+UNBORN, LIVE, DROPPED = 0, 1, 2
+DF_NAMES = ("Unborn", "Live", "Dropped")
+INDEX_NAMES = ("X", "Y")  # index id 0 is X; id 1 is Y, which re-exports X (spec 10.1)
+GLOBAL, PROCESS = "global", "process"
+BOTTOM = -1  # ⊥: a writer entry no AllowCompaction has set (floor = agent), below every time
+
+
+def index_count(cfg) -> int:
+    """I of spec 10.2: two index ids with a re-export alias, else one."""
+    return 1 if getattr(cfg, "alias", "none") == "none" else 2
+
+
+# ------------------------------------------------------------------ domains
+
+
+def _time_ok(value, cfg) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= cfg.MaxTime
+
+
+def _id_ok(value, bound: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < bound
+
+
+def _argument_ok(name: str, value, cfg) -> bool:
+    """A command argument in its domain: d a peek id, i an index id, t and f times."""
+    if name == "d":
+        return _id_ok(value, cfg.D)
+    if name == "i":
+        return _id_ok(value, index_count(cfg))
+    return _time_ok(value, cfg)
+
+
+def _dense(mapping: dict, size: int, default=None) -> tuple:
+    return tuple(mapping.get(key, default) for key in range(size))
+
+
+def itf_number(value):
+    """Plain Python from an ITF number (`{"#bigint": "..."}` is read too)."""
+    if isinstance(value, dict) and "#bigint" in value:
+        return int(value["#bigint"])
+    return value
+
+
+def itf_map(pairs) -> dict:
+    return {"#map": [[key, value] for key, value in pairs]}
+
+
+def from_itf_map(encoded) -> dict:
+    return {itf_number(key): value for key, value in encoded["#map"]}
+
+
+class Sizes(NamedTuple):
+    """What decoding an ITF value needs to know of the configuration's shape."""
+
+    P: int
+    D: int
+
+
+class Time:
+    """A time `0..MaxTime`."""
+
+    def initial(self, cfg):
+        return 0
+
+    def problem(self, value, cfg) -> str | None:
+        return None if _time_ok(value, cfg) else f"is not a time 0..{cfg.MaxTime}"
+
+    def text(self, value) -> str:
+        return str(value)
+
+    def to_itf(self, value):
+        return value
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return itf_number(encoded)
+
+    def entries(self, value) -> tuple:
+        """The times a frontier value holds (NoRegression compares them one by one)."""
+        return (value,)
+
+
+def _entry_text(value) -> str:
+    return "⊥" if value == BOTTOM else str(value)
+
+
+def _entry_to_itf(value):
+    """A frontier entry in ITF: a time, or ⊥ as the Quint-style variant `{"tag": "Bottom"}`."""
+    return {"tag": "Bottom", "value": {"#tup": []}} if value == BOTTOM else value
+
+
+def _entry_from_itf(encoded):
+    return BOTTOM if isinstance(encoded, dict) and encoded.get("tag") == "Bottom" else itf_number(encoded)
+
+
+@attrs.frozen
+class Frontier(Time):
+    """A time per index id where `per_index(cfg)` (a tuple indexed by id), else one time;
+    where `bottom(cfg)`, an entry may also be ⊥ (BOTTOM), and starts there."""
+
+    per_index: Callable = attrs.field(eq=False)
+    bottom: Callable = attrs.field(default=lambda cfg: False, eq=False)
+
+    def initial(self, cfg):
+        entry = BOTTOM if self.bottom(cfg) else 0
+        return (entry,) * index_count(cfg) if self.per_index(cfg) else entry
+
+    def _entry_ok(self, value, cfg) -> bool:
+        return _time_ok(value, cfg) or (value == BOTTOM and type(value) is int and self.bottom(cfg))
+
+    def problem(self, value, cfg) -> str | None:
+        if not self.per_index(cfg):
+            if self._entry_ok(value, cfg):
+                return None
+            return f"is not a time 0..{cfg.MaxTime}" + (" or ⊥" if self.bottom(cfg) else "")
+        if isinstance(value, tuple) and len(value) == index_count(cfg) and all(self._entry_ok(v, cfg) for v in value):
+            return None
+        return f"is not a time 0..{cfg.MaxTime} per index id"
+
+    def text(self, value) -> str:
+        return "<" + ", ".join(map(_entry_text, value)) + ">" if isinstance(value, tuple) else _entry_text(value)
+
+    def to_itf(self, value):
+        return itf_map((i, _entry_to_itf(v)) for i, v in enumerate(value)) if isinstance(value, tuple) \
+            else _entry_to_itf(value)
+
+    def from_itf(self, encoded, sizes: Sizes):
+        if isinstance(encoded, dict) and "#map" in encoded:
+            entries = from_itf_map(encoded)
+            return _dense({i: _entry_from_itf(t) for i, t in entries.items()}, len(entries))
+        return _entry_from_itf(encoded)
+
+    def entries(self, value) -> tuple:
+        return value if isinstance(value, tuple) else (value,)
+
+
+@attrs.frozen
+class PerPeek:
+    """One value per peek id: a status (`df`), a time (`as_of`) or an index id (`ix`)."""
+
+    what: str  # "status", "time", "index" or "count" (of processes)
+
+    def initial(self, cfg):
+        return (UNBORN if self.what == "status" else 0,) * cfg.D
+
+    def _value_ok(self, value, cfg) -> bool:
+        if self.what == "status":
+            return value in range(len(DF_NAMES))
+        if self.what == "time":
+            return _time_ok(value, cfg)
+        if self.what == "count":
+            return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= cfg.P
+        return _id_ok(value, index_count(cfg))
+
+    def problem(self, value, cfg) -> str | None:
+        if isinstance(value, tuple) and len(value) == cfg.D and all(self._value_ok(v, cfg) for v in value):
+            return None
+        return f"is not a {self.what} per peek id"
+
+    def text(self, value) -> str:
+        shown = (DF_NAMES[v] for v in value) if self.what == "status" else map(str, value)
+        return "<" + ", ".join(shown) + ">"
+
+    def to_itf(self, value):
+        return itf_map((d, DF_NAMES[v] if self.what == "status" else v) for d, v in enumerate(value))
+
+    def from_itf(self, encoded, sizes: Sizes):
+        entries = from_itf_map(encoded)
+        if self.what == "status":
+            return _dense({d: DF_NAMES.index(v) for d, v in entries.items()}, sizes.D)
+        return _dense({d: itf_number(v) for d, v in entries.items()}, sizes.D)
+
+
+class PeekSet:
+    """A set of peek ids."""
+
+    def initial(self, cfg):
+        return frozenset()
+
+    def problem(self, value, cfg) -> str | None:
+        if isinstance(value, frozenset) and all(_id_ok(d, cfg.D) for d in value):
+            return None
+        return "is not a set of peek ids"
+
+    def text(self, value) -> str:
+        return "{" + ", ".join(map(str, sorted(value))) + "}"
+
+    def to_itf(self, value):
+        return {"#set": sorted(value)}
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return frozenset(itf_number(v) for v in encoded["#set"])
+
+
+class IndexSet(PeekSet):
+    """A set of index ids (0 for X, 1 for Y): a set of peek ids' text and ITF, other ids."""
+
+    def problem(self, value, cfg) -> str | None:
+        if isinstance(value, frozenset) and all(_id_ok(i, index_count(cfg)) for i in value):
+            return None
+        return "is not a set of index ids"
+
+
+class PartialMap:
+    """A partial map peek id -> hold time, stored as a tuple per peek id with None for no entry."""
+
+    def initial(self, cfg):
+        return (None,) * cfg.D
+
+    def problem(self, value, cfg) -> str | None:
+        if isinstance(value, tuple) and len(value) == cfg.D and all(v is None or _time_ok(v, cfg) for v in value):
+            return None
+        return "is not a map peek id -> time"
+
+    def text(self, value) -> str:
+        return "{" + ", ".join(f"{d}: {t}" for d, t in enumerate(value) if t is not None) + "}"
+
+    def to_itf(self, value):
+        return itf_map((d, t) for d, t in enumerate(value) if t is not None)
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return _dense({d: itf_number(t) for d, t in from_itf_map(encoded).items()}, sizes.D)
+
+
+@attrs.frozen
+class Queue:
+    """A FIFO of the commands `runtime` applies."""
+
+    runtime: str
+
+    def initial(self, cfg):
+        return ()
+
+    def problem(self, value, cfg) -> str | None:
+        if not isinstance(value, tuple) or not all(well_formed(c, self.runtime) for c in value):
+            return f"holds a command the {self.runtime} runtime cannot receive"
+        for command in value:
+            names = KINDS[command[0]].field_names(command)
+            if not all(_argument_ok(name, v, cfg) for name, v in zip(names, command[1:])):
+                return f"holds {command_text(command)}, an argument of which is out of range"
+        return None
+
+    def text(self, value) -> str:
+        return "[" + ", ".join(command_text(c) for c in value) + "]"
+
+    def to_itf(self, value):
+        return [command_to_itf(c) for c in value]
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return tuple(command_from_itf(c) for c in encoded)
+
+
+# ------------------------------------------------------------------ the schema
+
+
+def always(cfg) -> bool:
+    return True
+
+
+def with_alias(cfg) -> bool:
+    return getattr(cfg, "alias", "none") != "none"
+
+
+def per_id(cfg) -> bool:
+    return getattr(cfg, "alias", "none") == "per_id"
+
+
+def with_seal(cfg) -> bool:
+    return getattr(cfg, "seal", "none") != "none"
+
+
+def with_reports(cfg) -> bool:
+    return getattr(cfg, "ctl_release", "cancel") == "report"
+
+
+def with_cuts(cfg) -> bool:
+    return getattr(cfg, "physical", "from_since") == "from_cuts"
+
+
+def agent_floor(cfg) -> bool:
+    return getattr(cfg, "floor", "adoption") == "agent"
+
+
+def initial_maintenance_queue(cfg) -> tuple:
+    """With an alias, Y exists from the start and each maintenance runtime has yet to export it."""
+    return ((EXPORT,),) if with_alias(cfg) else ()
+
+
+@attrs.frozen
+class Variable:
+    name: str
+    scope: str  # GLOBAL or PROCESS
+    domain: object
+    meaning: str  # one line, in the world's terms
+    rises: bool = False  # NoRegression: no step may lower it (every entry, for a frontier per id)
+    present: Callable = attrs.field(default=always, eq=False)  # whether a configuration has it
+    initial_value: Callable | None = attrs.field(default=None, eq=False)  # cfg -> value; else the domain's
+
+    def initial(self, cfg):
+        if not self.present(cfg):
+            return None
+        return self.initial_value(cfg) if self.initial_value else self.domain.initial(cfg)
+
+
+TIME = Time()
+VARIABLES = (
+    # Global: the controller, the environment and the multiplexer.
+    Variable("policy", GLOBAL, Frontier(with_alias), "the controller's own compaction policy for the index (how far it would let the index compact if no peek held it); one per index id with an alias",
+             rises=True),
+    Variable("sent", GLOBAL, Frontier(with_alias),
+             "the last frontier the controller issued in `AllowCompaction` for the index; one per index id with an alias", rises=True),
+    Variable("upper", GLOBAL, TIME, "the index's write frontier: how far its data is complete (one arrangement, whichever id names it)", rises=True),
+    Variable("df", GLOBAL, PerPeek("status"), "the controller's view of peek dataflow `d`: `Unborn`, `Live` (it holds a read hold), `Dropped`"),
+    Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it"),
+    Variable("ix", GLOBAL, PerPeek("index"), "the index id peek `d` reads: 0 for X, 1 for Y (alias only)",
+             present=with_alias),
+    Variable("reports", GLOBAL, PerPeek("count"), "how many processes have reported peek `d`'s dataflow retired (with `ctl_release = report`; which ones is `reported[p]`)",
+             present=with_reports),
+    Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
+    Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
+    # Per process p.
+    Variable("mq", PROCESS, Queue(MAINTENANCE), "process `p`'s maintenance command stream, as the multiplexer emitted it (FIFO); with an alias it starts with `Export`",
+             initial_value=initial_maintenance_queue),
+    Variable("iq", PROCESS, Queue(INTERACTIVE), "process `p`'s interactive command stream (FIFO)"),
+    Variable("writer", PROCESS, Frontier(per_id, agent_floor),
+             "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`; ⊥ until the first with `floor = agent`", rises=True),
+    Variable("standing", PROCESS, Frontier(per_id),
+             "the standing hold: the last compaction frontier `p`'s interactive runtime applied; one per index id with `alias = per_id`", rises=True),
+    Variable("since", PROCESS, TIME, "the published logical `since` of the shared arrangement on `p` (one publication point for both ids)", rises=True),
+    Variable("physical", PROCESS, TIME, "the physical compaction frontier `p`'s publisher forwarded",
+             rises=True),
+    Variable("readers", PROCESS, PartialMap(), "import registrations of dataflows rendered on `p`'s interactive runtime: dataflow -> hold"),
+    Variable("acq", PROCESS, PartialMap(), "holds installed on `p`'s maintenance runtime by `AcquireHolds` (retired): dataflow -> hold"),
+    Variable("released", PROCESS, PeekSet(), "releases recorded on `p` but not yet acted on by maintenance (retired)"),
+    Variable("stranded", PROCESS, PeekSet(),
+             "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", present=with_alias),
+    Variable("pub", PROCESS, TIME, "the upper `p`'s publisher sink has published: how far the chain covers (with a seal)",
+             rises=True, present=with_seal),
+    Variable("parked", PROCESS, PeekSet(), "peeks rendered on `p` and not yet served: they wait for the seal (with a seal)",
+             present=with_seal),
+    Variable("dirty", PROCESS, IndexSet(), "index ids notified on `p` and not yet re-examined (with a seal)",
+             present=with_seal),
+    Variable("reported", PROCESS, PeekSet(), "the peeks whose dataflow `p` has reported retired to the controller (with `ctl_release = report`)",
+             present=with_reports),
+    Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
+             present=with_cuts),
+)
+
+
+def state_type(variables) -> type:
+    """The NamedTuple of a schema's variables, in the schema's order."""
+    return NamedTuple("State", [(variable.name, object) for variable in variables])
+
+
+def check_schema(state_class: type, variables) -> None:
+    """Fail at import, naming the variable, if the state type and the schema disagree."""
+    declared = tuple(variable.name for variable in variables)
+    if tuple(state_class._fields) != declared:
+        for position, (field, name) in enumerate(zip(state_class._fields, declared)):
+            if field != name:
+                raise TypeError(f"State field {position} is {field!r} but the schema declares {name!r} there")
+        raise TypeError(f"State has fields {state_class._fields} but the schema declares {declared}")
+    globals_seen = True
+    for variable in variables:
+        if variable.scope not in (GLOBAL, PROCESS):
+            raise TypeError(f"variable {variable.name!r} has scope {variable.scope!r}: give GLOBAL or PROCESS")
+        if variable.scope == GLOBAL and not globals_seen:
+            raise TypeError(f"global variable {variable.name!r} follows a per-process one: declare globals first")
+        globals_seen = variable.scope == GLOBAL
+
+
+class Derived(NamedTuple):
+    """What this module derives from a schema, named as the module's attributes."""
+
+    State: type
+    BY_NAME: dict
+    GLOBAL_VARIABLES: tuple
+    PROCESS_VARIABLES: tuple
+    RISING: tuple
+
+
+def derived(variables) -> Derived:
+    """The state type and the variable lists of a schema, checked against each other."""
+    state_class = state_type(variables)
+    check_schema(state_class, variables)
+    return Derived(
+        state_class,
+        {variable.name: variable for variable in variables},
+        tuple(v.name for v in variables if v.scope == GLOBAL),
+        tuple(v.name for v in variables if v.scope == PROCESS),
+        tuple(v.name for v in variables if v.rises),
+    )
+
+
+_DERIVED: dict = {}  # id(variables) -> (variables, what they derive)
+
+
+def current() -> Derived:
+    """What the schema `VARIABLES` derives, computed once per schema: a schema extended
+    at run time (tests/test_extending.py) is derived anew, the same one again is not
+    (so `State` stays one class while the schema does)."""
+    held = _DERIVED.get(id(VARIABLES))
+    if held is None or held[0] is not VARIABLES:
+        held = _DERIVED[id(VARIABLES)] = (VARIABLES, derived(VARIABLES))
+    return held[1]
+
+
+def __getattr__(name: str):
+    """`State`, `BY_NAME`, `GLOBAL_VARIABLES`, `PROCESS_VARIABLES`, `RISING`: derived from the
+    schema when asked for (`schema.State`), never bound at import."""
+    if name in Derived._fields:
+        return getattr(current(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+current()  # fail at import, naming the variable, if the schema is inconsistent
+
+
+def initial(cfg) -> State:
+    """The single initial state of spec sections 3 and 10.2."""
+    values = []
+    for variable in VARIABLES:
+        value = variable.initial(cfg)
+        values.append(value if variable.scope == GLOBAL else (value,) * cfg.P)
+    return current().State(*values)
+
+
+def variables_table() -> str:
+    """The variable table of docs/protocol.md, derived from the schema (`docs --write`)."""
+    rows = ["| variable | scope | only rises | stands for |", "|---|---|---|---|"]
+    for v in VARIABLES:
+        name = f"`{v.name}[p]`" if v.scope == PROCESS else f"`{v.name}`"
+        rows.append(f"| {name} | {v.scope} | {'yes' if v.rises else ''} | {v.meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def shown(state) -> list[Variable]:
+    """The variables this state has (the alias variables only with an alias)."""
+    return [v for v in VARIABLES if getattr(state, v.name) is not None
+            and not (v.scope == PROCESS and all(x is None for x in getattr(state, v.name)))]
+
+
+# ------------------------------------------------------------------ derived
+
+
+def ctl_since(s: State, i: int = 0) -> int:
+    """The controller's read frontier for index i: its policy, held back by the as_of of
+    every peek on i whose read hold it still keeps (spec 11.2's `held`)."""
+    floor = frontier_at(s.policy, i)
+    for d, status in enumerate(s.df):
+        if status != UNBORN and s.as_of[d] < floor and index_of_peek(s, d) == i and ctl_holds(s, d):
+            floor = s.as_of[d]
+    return floor
+
+
+def ctl_holds(s: State, d: int) -> bool:
+    """held(d) of spec 11.2: the controller keeps peek d's read hold while it is live and,
+    with retirement reports, after the drop until every process has reported it retired."""
+    status = s.df[d]
+    if status == LIVE:
+        return True
+    return status == DROPPED and s.reports is not None and s.reports[d] < len(s.since)
+
+
+def servable(s: State, p: int, d: int) -> bool:
+    """Peek d can be served on p: its import reads the arrangement and p's published
+    upper has passed its as_of (the data it reads is sealed)."""
+    return backed(s, p, d) and s.pub[p] > s.as_of[d]
+
+
+def ids(s: State, cfg, p: int) -> frozenset:
+    """The index ids a seal on p notifies: X, and Y once exported there when a
+    re-export installs its own seal signal (`seal_alias = closure`)."""
+    if s.ix is not None and cfg.seal_alias == "closure" and exported(s, p):
+        return frozenset((0, 1))
+    return frozenset((0,))
+
+
+def notify(s: State, p: int, notified) -> State:
+    """notify(p, S) (part of a step): mark dirty on p every id of S that a parked peek
+    reads; an id no parked peek reads is not recorded (re-examining it changes nothing)."""
+    read = {index_of_peek(s, d) for d in s.parked[p]}
+    marked = s.dirty[p] | (read & set(notified))
+    if marked == s.dirty[p]:
+        return s
+    return s._replace(dirty=replace_at(s.dirty, p, frozenset(marked)))
+
+
+def index_of_peek(s: State, d: int) -> int:
+    """ix[d]: the index id peek d reads (0 without an alias)."""
+    return 0 if s.ix is None else s.ix[d]
+
+
+def exported(s: State, p: int) -> bool:
+    """Process p's maintenance runtime has rendered Y's re-export (spec 10.2)."""
+    return (EXPORT,) not in s.mq[p]
+
+
+def stranded_on(s: State, p: int) -> frozenset:
+    """stranded[p]: empty where the configuration has no alias (and so no entry)."""
+    return s.stranded[p] or frozenset()
+
+
+def backed(s: State, p: int, d: int) -> bool:
+    """Peek d's import on p reads the published arrangement, not an empty placeholder."""
+    return index_of_peek(s, d) == 0 or (exported(s, p) and d not in stranded_on(s, p))
+
+
+def frontier_at(value, i: int) -> int:
+    """Entry i of a frontier kept per index id; the frontier itself where there is one."""
+    return value if isinstance(value, int) else value[i]
+
+
+def with_frontier(value, i: int, new: int):
+    """The frontier with entry i set to `new` (the whole frontier where there is one)."""
+    return new if isinstance(value, int) else replace_at(value, i, new)
+
+
+def held(partial_map: tuple) -> dict:
+    """The entries of a partial map peek -> hold."""
+    return {d: t for d, t in enumerate(partial_map) if t is not None}
+
+
+def replace_at(values: tuple, index: int, value) -> tuple:
+    """`values` with position `index` set to `value`."""
+    return values[:index] + (value,) + values[index + 1:]
+
+
+def append_all(queues: tuple, *commands) -> tuple:
+    """Append `commands` to the queue of every process, in increasing p."""
+    return tuple(queue + commands for queue in queues)

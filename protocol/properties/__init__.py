@@ -1,0 +1,155 @@
+"""The properties of model-spec sections 5, 10.4 and 11.4, declared once, named as in the spec.
+
+Each `Property` names its kind (a state invariant, a transition property, or
+a liveness property given as leads-to pairs), its predicate, its witnesses
+(for the last row of a counterexample, in protocol words), whether the
+packed engine may check it once per component, and the configurations it
+belongs to: a property belongs where the switches give it meaning
+(ImportsBacked only with a re-export alias, where it can fail).
+
+State invariants take `(state, cfg)`; transition properties take
+`(before, after, cfg)`; each returns True when the property holds.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from protocol.properties.i1 import i1, i1_witnesses
+from protocol.properties.leads_to import (
+    LeadsTo, compaction_not_stalled, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
+    imports_backed_witnesses, peeks_served, peeks_served_witnesses,
+)
+from protocol.properties.no_regression import no_regression, no_regression_witnesses
+from protocol.properties.physical_cuts import physical_le_coverage, physical_le_coverage_witnesses, physical_le_cut, physical_le_cut_witnesses
+from protocol.properties.physical_le_since import physical_le_since, physical_le_since_witnesses
+from protocol.properties.since_allowed import since_allowed, since_allowed_witnesses, since_le_standing, since_le_standing_witnesses
+from protocol.properties.type_ok import type_ok, type_ok_witnesses
+
+STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
+
+
+def everywhere(cfg) -> bool:
+    return True
+
+
+def with_alias(cfg) -> bool:
+    return cfg.alias != "none"
+
+
+def with_standing_hold(cfg) -> bool:
+    return cfg.standing_hold
+
+
+def with_seal(cfg) -> bool:
+    return cfg.seal != "none"
+
+
+def with_reports(cfg) -> bool:
+    return cfg.ctl_release == "report"
+
+
+def with_cuts(cfg) -> bool:
+    return cfg.physical == "from_cuts"
+
+
+def without_cuts(cfg) -> bool:
+    return cfg.physical != "from_cuts"
+
+
+def physical_from_cuts(cfg) -> str | None:
+    """Why PhysicalLeSince does not apply: with cuts, physical compaction follows the
+    readers' cuts, not since, by design."""
+    return "with from_cuts" if with_cuts(cfg) else None
+
+
+def never(cfg) -> None:
+    return None
+
+
+@attrs.frozen
+class Property:
+    name: str
+    kind: str  # STATE, TRANSITION or LIVENESS
+    check: Callable  # the predicate; for LIVENESS, cfg -> [LeadsTo]
+    witnesses: Callable | None = None  # the same arguments -> [sentence]
+    by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
+    by_pair: bool = False  # a conjunction over p of checks on the globals and p's locals (engine.Model)
+    applies: Callable = everywhere  # cfg -> whether the property belongs to the configuration
+    # cfg -> why the property, which the summary would otherwise list, does not apply here
+    # (shown in its place, rather than "holds"), or None
+    not_applicable: Callable = never
+
+
+PROPERTIES = (
+    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True),
+    Property("I1", STATE, i1, i1_witnesses, by_component=True),
+    Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
+             applies=without_cuts, not_applicable=physical_from_cuts),
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True),
+    Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
+             applies=with_standing_hold),
+    Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
+             applies=with_cuts),
+    Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
+             applies=with_cuts),
+    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True),
+    Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
+    Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
+    Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, applies=with_seal),
+    Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, applies=with_reports),
+)
+
+
+def properties_for(cfg, kind: str | None = None) -> list[Property]:
+    """The properties that belong to `cfg` (of one kind, if given), in report order."""
+    return [prop for prop in PROPERTIES if prop.applies(cfg) and kind in (None, prop.kind)]
+
+
+def names_for(cfg, kind: str | None = None) -> list[str]:
+    """The names of the properties that belong to `cfg` (of one kind, if given), in report order."""
+    return [prop.name for prop in properties_for(cfg, kind)]
+
+
+def not_applicable_for(cfg) -> dict[str, str]:
+    """The properties that do not apply to `cfg` but are worth saying so: name -> why."""
+    return {prop.name: why for prop in PROPERTIES if not prop.applies(cfg) and (why := prop.not_applicable(cfg))}
+
+
+def by_name(name: str) -> Property:
+    """The declared property `name` (whatever the configuration)."""
+    return next(prop for prop in PROPERTIES if prop.name == name)
+
+
+def witnesses_of(name: str) -> Callable | None:
+    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none."""
+    return by_name(name).witnesses
+
+
+# Views over every declared property, whatever the configuration, derived from
+# PROPERTIES when asked for (never bound at import, so a property declared at run
+# time is in them): name -> predicate (WITNESSES: name -> witnesses; BY_NAME: name ->
+# Property; SAFETY_PROPERTIES: the state invariants' and transition properties' names).
+_VIEWS = {
+    "BY_NAME": lambda: {p.name: p for p in PROPERTIES},
+    "STATE_INVARIANTS": lambda: {p.name: p.check for p in PROPERTIES if p.kind == STATE},
+    "TRANSITION_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION},
+    "LIVENESS_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS},
+    "WITNESSES": lambda: {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None},
+    "SAFETY_PROPERTIES": lambda: tuple(p.name for p in PROPERTIES if p.kind in (STATE, TRANSITION)),
+}
+
+
+def __getattr__(name: str):
+    if name in _VIEWS:
+        return _VIEWS[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+__all__ = [
+    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
+    "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
+    "LeadsTo", "compaction_not_stalled", "imports_backed",
+    "i1", "no_regression", "physical_le_since", "type_ok",
+]

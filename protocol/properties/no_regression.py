@@ -1,0 +1,39 @@
+"""NoRegression: frontiers only move forward (every variable the schema marks as rising)."""
+
+from protocol.model import state as schema
+from protocol.model.state import GLOBAL
+
+
+def _fallen(name: str, before, after):
+    """(where, old, new) for each entry of variable `name` that fell in the step."""
+    variable = schema.BY_NAME[name]
+    entries = variable.domain.entries
+    old_value, new_value = getattr(before, name), getattr(after, name)
+    if variable.scope == GLOBAL:
+        pairs = [(name, old_value, new_value)]
+    else:
+        pairs = [(f"{name}[{p}]", o, n) for p, (o, n) in enumerate(zip(old_value, new_value))]
+    for where, old, new in pairs:
+        if old is None or old == new:
+            continue
+        for i, (o, n) in enumerate(zip(entries(old), entries(new))):
+            if n < o:
+                yield (where if isinstance(old, int) else f"{where}[{i}]", o, n)
+
+
+def no_regression_witnesses(before, after, cfg=None) -> list[str]:
+    return [f"{where} fell from {old} to {new}"
+            for name in schema.RISING for where, old, new in _fallen(name, before, after)]
+
+
+def no_regression(before, after, cfg=None) -> bool:
+    """No step lowers a frontier: policy, sent, upper, fwd, and each process's
+    since, physical, writer and standing hold (every index id's entry, where kept per id).
+
+    A frontier that moved back would let a reader rely on a time the system
+    already gave up, or undo a compaction that physically happened.
+    """
+    for name in schema.RISING:
+        if getattr(before, name) != getattr(after, name) and next(_fallen(name, before, after), None):
+            return False
+    return True

@@ -1,0 +1,1 @@
+"""Rendering: narration, the terminal, Markdown, Mermaid, graphs, SVG and the review page."""

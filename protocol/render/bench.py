@@ -1,0 +1,208 @@
+"""Rendering the benchmark with rich: one row per configuration and rung of
+constants. Knows nothing of the search; it draws `protocol.tools.bench` records."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from protocol.render.terminal import one_line_description
+
+
+def constants_text(constants: dict) -> str:
+    return ",".join(f"{name}={value}" for name, value in constants.items())
+
+
+def figure(record: dict | None, key: str, unit: str = "") -> Text:
+    """One cell: the figure, "cut" where the run did not fit, "–" where it was not run."""
+    if record is None:
+        return Text("–", style="dim")
+    if "error" in record:
+        return Text("error", style="red")
+    if not record["complete"]:
+        return Text("cut", style="yellow")
+    value = record[key]
+    if value is None:
+        return Text("–", style="dim")
+    if isinstance(value, float):
+        return Text(f"{value:.2f}{unit}")
+    return Text(f"{value:,}{unit}")
+
+
+def rows(records: list[dict]) -> dict:
+    """(config, constants) -> {mode: record}, in the order measured."""
+    grouped: dict = {}
+    for record in records:
+        key = (record["config"], constants_text(record["constants"]))
+        grouped.setdefault(key, {})[record["mode"]] = record
+    return grouped
+
+
+# Fifteen columns with their figures need about 230 columns; below this width each measurement is a row
+# of its own (configuration, constants, mode and its figures), so nothing is cut.
+WIDE = 240
+
+
+def bench_table(records: list[dict], machine: dict, max_states: int, width: int = 200) -> Table:
+    if width < WIDE:
+        return long_table(records, machine, max_states)
+    caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds "
+               f"grow with it; CPU seconds in brackets), Python {machine['python']}. "
+               f"cut: more than {max_states:,} distinct states, does not fit. fp: safety with "
+               "--fingerprints (64-bit fingerprints instead of states).")
+    table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
+                  caption=caption, caption_justify="left")
+    for header in ("configuration", "constants", "distinct\nstates", "transitions", "depth",
+                   "safety\ns", "safety+\nliveness s", "states/s\n(safety)", "peak MB\n(+liveness)",
+                   "symmetry-\nreduced", "symmetry\nsafety s", "symmetry+\nliveness s", "safety\nMB",
+                   "fp\ns", "fp\nMB"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
+                         no_wrap=True)
+    for (name, constants), modes in rows(records).items():
+        safety, both, reduced, reduced_both, printed = (modes.get(mode) for mode in (
+            "safety", "safety+liveness", "symmetry", "symmetry+liveness", "fingerprints"))
+        table.add_row(
+            name, constants,
+            figure(safety, "distinct_states"), figure(safety, "transitions"), figure(safety, "depth"),
+            seconds(safety), seconds(both), figure(safety, "states_per_second"),
+            figure(both, "peak_memory_mb"), figure(reduced, "reduced_states"), seconds(reduced),
+            seconds(reduced_both), figure(safety, "peak_memory_mb"), figure(printed, "seconds"),
+            figure(printed, "peak_memory_mb"),
+        )
+    return table
+
+
+def workers_table(records: list[dict]) -> Table:
+    """The worker counts side by side: seconds, CPU seconds, speed-up over one worker
+    (the same configuration, constants and mode), states/s per worker, bytes per state."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
+                  caption="speed-up: one worker's wall seconds over these; bytes: exchanged between "
+                          "workers per distinct state", caption_justify="left")
+    for header in ("configuration", "constants", "mode", "workers", "s", "CPU s", "speed-up",
+                   "states/s\nper worker", "bytes/\nstate", "peak MB"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants", "mode") else "right")
+    one = {}
+    for record in records:
+        base, _, workers = record["mode"].partition("@")
+        key = (record["config"], constants_text(record["constants"]), base)
+        if not workers:
+            one[key] = record
+        reference = one.get(key)
+        speed_up = (f"{reference['seconds'] / record['seconds']:.2f}x"
+                    if reference and record.get("complete") and record["seconds"] else "–")
+        per_worker = record.get("states_per_second_per_worker", record.get("states_per_second"))
+        table.add_row(*key, workers or "1", seconds(record), figure(record, "cpu_seconds"), speed_up,
+                      "–" if per_worker is None else f"{per_worker:,}",
+                      str(record.get("bytes_per_state", 0)), figure(record, "peak_memory_mb"))
+    return table
+
+
+def long_table(records: list[dict], machine: dict, max_states: int) -> Table:
+    """One row per measurement: what an 80-column terminal shows whole."""
+    caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']}, Python {machine['python']}; "
+               f"seconds wall (CPU); cut: more than {max_states:,} distinct states")
+    table = Table(box=box.SIMPLE_HEAD, title=Text("benchmark", style="bold"), title_justify="left",
+                  caption=caption, caption_justify="left", pad_edge=False, padding=(0, 1, 0, 0), show_edge=False)
+    table.add_column("configuration\nconstants\nmode", overflow="fold", min_width=17)
+    # Each figure cell is a column of short lines (the reduced count under the distinct one,
+    # the CPU seconds under the wall ones), so that the table fits 60 columns whole.
+    for header in ("distinct\nstates\n(reduced)", "transi-\ntions", "s\n(CPU)", "peak\nMB"):
+        table.add_column(header, justify="right", overflow="fold")
+    for record in records:
+        if record["mode"] in ("scc:tarjan", "scc:networkx"):
+            continue
+        table.add_row(f"{record['config']}\n{constants_text(record['constants'])}\n{record['mode']}",
+                      stacked(figure(record, "distinct_states"), reduced(record)),
+                      figure(record, "transitions"), seconds(record, stack=True), figure(record, "peak_memory_mb"))
+    return table
+
+
+def stacked(*cells: Text | None) -> Text:
+    return Text("\n").join(cell for cell in cells if cell is not None)
+
+
+def reduced(record: dict) -> Text | None:
+    if record.get("complete") and record.get("reduced_states") is not None:
+        return Text(f"({record['reduced_states']:,})", style="dim")
+    return None
+
+
+def scc_table(records: list[dict]) -> Table | None:
+    """With --scc: splitting each whole graph into strongly connected components, by
+    liveness.py's Tarjan and by networkx; None when none was measured."""
+    grouped = {key: modes for key, modes in rows(records).items() if "scc:tarjan" in modes or "scc:networkx" in modes}
+    if not grouped:
+        return None
+    table = Table(box=box.SIMPLE_HEAD, title=Text("strongly connected components of the whole graph", style="bold"),
+                  title_justify="left")
+    for header in ("configuration", "constants", "edges", "Tarjan s", "Tarjan peak MB", "networkx s",
+                   "networkx peak MB"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants") else "right",
+                         no_wrap=True)
+    for (name, constants), modes in grouped.items():
+        tarjan, nx = modes.get("scc:tarjan"), modes.get("scc:networkx")
+        table.add_row(name, constants, figure(tarjan or nx, "edges"), figure(tarjan, "seconds"),
+                      figure(tarjan, "peak_memory_mb"), figure(nx, "seconds"), figure(nx, "peak_memory_mb"))
+    return table
+
+
+def seconds(record: dict | None, stack: bool = False) -> Text:
+    text = figure(record, "seconds")
+    if record is not None and record.get("complete"):
+        text.append(("\n" if stack else " ") + f"({record['cpu_seconds']:.1f})", style="dim")
+    return text
+
+
+class BenchProgress:
+    """A progress bar over the measurements, on the terminal only."""
+
+    def __init__(self, console: Console, total: int):
+        self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 one_line_description(),
+                                 console=console, transient=True, disable=not console.is_terminal)
+        self.task = self.progress.add_task("", total=total)
+
+    def __enter__(self):
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+
+    def advance(self, record: dict) -> None:
+        label = f"{record['config']} {constants_text(record['constants'])} {record['mode']}"
+        self.progress.update(self.task, advance=1, description=label)
+
+
+def engines_table(records: list[dict]) -> Table:
+    """With --engines: the packed and the vector engine side by side per configuration,
+    constants and mode (CPU seconds, their ratio, states per CPU second, peak bytes per
+    state, peak memory), and the vector engine's CPU seconds per part."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("engines", style="bold"), title_justify="left",
+                  caption="vector/packed: the vector engine's CPU seconds over the packed one's; bytes/state: "
+                          "peak resident memory over distinct states; parts: the vector engine's CPU seconds",
+                  caption_justify="left")
+    for header in ("configuration", "constants", "mode", "distinct\nstates", "packed\nCPU s", "vector\nCPU s",
+                   "vector/\npacked", "packed\nstates/CPU s", "vector\nstates/CPU s", "packed\nbytes/state",
+                   "vector\nbytes/state", "packed\npeak MB", "vector\npeak MB", "vector parts (CPU s)"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants", "mode",
+                                                              "vector parts (CPU s)") else "right")
+    grouped: dict = {}
+    for record in records:
+        base, _, engine = record["mode"].partition("/")
+        grouped.setdefault((record["config"], constants_text(record["constants"]), base), {})[engine] = record
+    for key, engines in grouped.items():
+        packed, vector = engines.get("packed"), engines.get("vector")
+        ratio = "–"
+        if packed and vector and packed.get("complete") and vector.get("complete") and packed["cpu_seconds"]:
+            ratio = f"{vector['cpu_seconds'] / packed['cpu_seconds']:.2f}"
+        parts = ", ".join(f"{part} {value:.2f}" for part, value in (vector or {}).get("parts", {}).items())
+        table.add_row(*key, figure(packed or vector, "distinct_states"), figure(packed, "cpu_seconds"),
+                      figure(vector, "cpu_seconds"), ratio, figure(packed, "states_per_cpu_second"),
+                      figure(vector, "states_per_cpu_second"), figure(packed, "bytes_per_state"),
+                      figure(vector, "bytes_per_state"), figure(packed, "peak_memory_mb"),
+                      figure(vector, "peak_memory_mb"), Text(parts or "–"))
+    return table

@@ -1,0 +1,136 @@
+"""Rendering the mechanism matrix with rich: the table and a progress bar.
+Knows nothing of the search; it draws a `protocol.tools.matrix.Matrix`.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from protocol.tools.matrix import Matrix, Row, derivation_summary, mechanisms_text, named_words, property_names, remark
+from protocol.render.terminal import NARROW, VERDICT_STYLE, one_line_description
+
+
+# Two-line headers keep the five verdict columns narrow.
+HEADERS = {"PhysicalLeSince": "Physical\nLeSince", "NoRegression": "No\nRegression",
+           "CompactionNotStalled": "Compaction\nNotStalled"}
+CAPTION = ("✓ holds   ✗ n violated, shortest counterexample of n states   "
+           "? unknown (search cut short)   – not checked\n"
+           "sufficient: I1 and CompactionNotStalled hold;   redundant: can be switched off "
+           "keeping it sufficient")
+
+
+def verdict_cell(outcome, prop: str) -> Text:
+    if outcome is None:
+        return Text("")
+    if prop not in outcome.properties:
+        return Text("–", style="dim")
+    holds, length = outcome.properties[prop]
+    words = {True: "✓", None: "?"}.get(holds, f"✗ {length}")
+    return Text(words, style=VERDICT_STYLE[holds])
+
+
+# Below this width the verdict columns take their initials (named in the caption)
+# and the named configuration and the remark go under the mechanisms, in the
+# same cell, so that no verdict, count or name is cut at 80 columns.
+WIDE = 150
+INITIALS = {"TypeOK": "TOK", "PhysicalLeSince": "PLS", "NoRegression": "NR", "CompactionNotStalled": "CNS"}
+
+
+def initials(prop: str) -> str:
+    """A property's short header below 80 columns: its capitals and digits (SinceLeStanding: SLS)."""
+    return INITIALS.get(prop) or (prop if len(prop) <= 3 else "".join(c for c in prop if c.isupper() or c.isdigit()))
+
+
+def matrix_table(matrix: Matrix, width: int = WIDE) -> Table:
+    """Below WIDE columns the named configuration and the remark go under the mechanisms;
+    below NARROW (80) every property takes its initials, the count goes there too, verdicts
+    lose their space (✗12) and the mechanisms' column is never narrower than its longest
+    word, so that at 60 columns every word is whole."""
+    props = property_names(matrix)
+    narrow, tiny = width < WIDE, width < NARROW
+    short = initials if tiny else (lambda prop: INITIALS.get(prop, prop))
+    caption = CAPTION
+    if narrow:
+        caption += "\n" + "   ".join(f"{short(p)} {p}" for p in props if short(p) != p)
+    table = Table(box=box.SIMPLE_HEAD, title=Text("mechanism matrix", style="bold"),
+                  title_justify="left", caption=caption, caption_justify="left",
+                  **(dict(padding=0, show_edge=False) if tiny else {}))  # its dividers space the columns
+    sufficiency, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    rows = [row_cells(row, matrix, props, remark(row, matrix, sufficiency, minimal), narrow, tiny)
+            for row in matrix.rows]
+    longest_word = max((len(word) for cells in rows for word in cells[1].plain.split()), default=14)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("mechanisms" + ("; named; remark" if narrow else ""), overflow="fold",
+                     min_width=max(14, longest_word) if tiny else 14)
+    for prop in props:
+        header = short(prop) if narrow else HEADERS.get(prop, prop)
+        table.add_column(header, justify="center", no_wrap=True)
+    if not tiny:
+        table.add_column("states", justify="right", no_wrap=True)
+    if not narrow:
+        table.add_column("named")
+        table.add_column("remark")
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
+def row_cells(row: Row, matrix: Matrix, props: list[str], why: str, narrow: bool = False,
+              tiny: bool = False) -> list[Text]:
+    outcome = row.outcome
+    dim = "dim" if row.same_as is not None else ""
+    named = named_words(row, matrix)
+    named_cell = Text(named, style="bold red" if "NOT as expected" in named else "bold")
+    why_cell = Text(why, style="bold" if why == "minimal sufficient set" else dim)
+    mechanisms_cell = Text(mechanisms_text(row.mechanisms), style=dim)
+    states = f"{outcome.distinct_states:,}" if outcome else ""
+    if narrow:  # named and remark under the mechanisms, one line each
+        for cell in (named_cell, why_cell, Text(f"{states} states") if tiny and states else Text("")):
+            if cell.plain:
+                mechanisms_cell.append("\n").append_text(cell)
+    verdicts = [verdict_cell(outcome, prop) for prop in props]
+    if tiny:
+        verdicts = [Text(cell.plain.replace(" ", ""), style=cell.style) for cell in verdicts]
+    return [
+        Text(str(row.number), style=dim),
+        mechanisms_cell,
+        *verdicts,
+        *([] if tiny else [Text(states)]),
+        *([] if narrow else [named_cell, why_cell]),
+    ]
+
+
+def render_matrix(console: Console, matrix: Matrix) -> None:
+    console.print(matrix_table(matrix, console.width))
+    ok = matrix.as_expected
+    console.print(Text(derivation_summary(matrix), style="bold green" if ok else "bold red"))
+    if not ok:
+        console.print(Text("Some named configuration is NOT as expected, or a run was incomplete.",
+                           style="bold red"))
+
+
+class MatrixProgress:
+    """A progress bar over the combinations being checked (only on a terminal)."""
+
+    def __init__(self, console: Console, total: int):
+        self.progress = Progress(
+            TextColumn("matrix"), BarColumn(), MofNCompleteColumn(), one_line_description(),
+            TimeElapsedColumn(), console=console, transient=True,
+        )
+        self.task = self.progress.add_task("", total=total)
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.progress.__exit__(*exc)
+
+    def advance(self, row: Row, combinations: int = 1) -> None:
+        """`row` checked, standing for `combinations` (itself and the rows that are the same system)."""
+        self.progress.update(self.task, advance=combinations,
+                             description=f"row {row.number} {mechanisms_text(row.mechanisms)}")

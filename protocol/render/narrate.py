@@ -1,0 +1,183 @@
+"""A trace in protocol words: what each step did, what it changed, why the last state is bad.
+
+Plain text only (no rich): the terminal rendering, Markdown and Mermaid all
+draw from the `Story` built here, so the three say the same thing. A step's
+sentence is the words of the events it records (protocol/model/events.py, the
+kinds declared beside the effects in protocol/model/actions.py), so it says what
+actually happened (a compaction that was sent, or one that the controller's
+read frontier held back), not what the action may do; nothing here
+computes a bound, a frontier or a guard.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from protocol import properties
+from protocol.model.commands import EXPORT
+from protocol.model.events import value_text
+from protocol.model.explain import explain
+from protocol.model.state import BOTTOM, GLOBAL, UNBORN, held, shown
+from protocol.model.trace import Change, Trace, changes
+
+
+# ------------------------------------------------------------------ values
+
+
+def state_lines(state) -> list[str]:
+    """Every variable of a state, one per line, per-process variables per process."""
+    lines = []
+    for variable in shown(state):
+        value = getattr(state, variable.name)
+        if variable.scope == GLOBAL:
+            lines.append(f"{variable.name} = {variable.domain.text(value)}")
+        else:
+            lines += [f"{variable.name}[{p}] = {variable.domain.text(v)}" for p, v in enumerate(value)]
+    return lines
+
+
+# ------------------------------------------------------------------ groups
+
+GLOBAL_GROUP = "global"
+
+
+def process_group(p: int) -> str:
+    return f"process {p}"
+
+
+def grouped_changes(before, after) -> list[tuple[str, list[Change]]]:
+    """What a step changed: the globals first, then process 0, process 1, ..."""
+    groups: dict[str, list[Change]] = {}
+    found = changes(before, after)
+    for change in sorted(found, key=lambda c: -1 if c.process is None else c.process):
+        group = GLOBAL_GROUP if change.process is None else process_group(change.process)
+        groups.setdefault(group, []).append(change)
+    return list(groups.items())
+
+
+def grouped_variables(state) -> list[tuple[str, list[tuple[str, object]]]]:
+    """Every variable of a state, as `grouped_changes` groups them (for --full)."""
+    variables = shown(state)
+    groups = [(GLOBAL_GROUP, [(v.name, getattr(state, v.name)) for v in variables if v.scope == GLOBAL])]
+    for p in range(len(state.since)):
+        groups.append((process_group(p), [(v.name, getattr(state, v.name)[p])
+                                          for v in variables if v.scope != GLOBAL]))
+    return groups
+
+
+# --------------------------------------------------------- the initial state
+
+
+def initial_words(state) -> str:
+    """A compact description of a state that has done nothing yet; falls back to its values."""
+    P, D = len(state.since), len(state.df)
+    frontiers = [value for v in shown(state) if v.rises
+                 for value in (getattr(state, v.name) if v.scope != GLOBAL else (getattr(state, v.name),))]
+    flat = {t for value in frontiers for t in (value if isinstance(value, tuple) else (value,))}
+    parts = [f"{P} process{'es' if P != 1 else ''}, {D} peek id{'s' if D != 1 else ''}"]
+    if state.ix is not None:
+        parts[0] += ", index ids X and Y (Y re-exports X, sharing its publication point)"
+    if flat <= {0}:
+        parts.append("every frontier at 0")
+    elif flat <= {0, BOTTOM}:  # floor = agent: no writer floor is captured at adoption
+        parts.append("every frontier at 0 and every writer floor at ⊥ (none before the first AllowCompaction)")
+    if not any(state.iq) and all(queue in ((), ((EXPORT,),)) for queue in state.mq):
+        parts.append("every queue empty" if not any(state.mq)
+                     else "every queue empty but for Export, Y still to be published on every process")
+    if all(status == UNBORN for status in state.df):
+        parts.append("no peek created")
+    if not any(held(m) for m in state.readers + state.acq) and not any(state.released):
+        parts.append("no hold registered")
+    if len(parts) < 5:  # not the spec's initial state: say what it is instead
+        return "; ".join(state_lines(state))
+    return ", ".join(parts)
+
+
+# ------------------------------------------------------------------ steps
+
+
+def sentence(events) -> str:
+    """A step's events as one sentence: the first heads it and joins the others' words."""
+    head, *rest = events
+    return head.words() + head.joined([event.words() for event in rest])
+
+
+def step_words(label, events) -> str:
+    """What a step's events say; its label, for a step that records none."""
+    return sentence(events) if events else str(label)
+
+
+def narrate(label, before, after, cfg) -> str:
+    """The step `before --label--> after` of configuration `cfg` in protocol words."""
+    return step_words(label, explain(cfg, label, before, after))
+
+
+# ---------------------------------------------------------------- witnesses
+
+
+def violation_words(trace: Trace, cfg=None) -> list[str]:
+    """Why the last state (or last step) breaks `trace.prop`: the property's witnesses."""
+    witnesses = properties.WITNESSES.get(trace.prop)
+    if witnesses is None or not trace.steps:
+        return []
+    last = trace.steps[-1].state
+    try:
+        if trace.prop in properties.TRANSITION_PROPERTIES:
+            if len(trace.steps) < 2:
+                return []
+            return list(witnesses(trace.steps[-2].state, last, cfg))
+        return list(witnesses(last, cfg))
+    except AttributeError:
+        return []  # this witness needs the configuration (TypeOK's domains) and none was given
+
+
+# -------------------------------------------------------------------- story
+
+
+class StepStory(NamedTuple):
+    number: int  # 1-based, as the trace is numbered
+    action: str  # "CreatePeek(0, 0)", or "Initial state"
+    words: str  # the step in protocol words
+    changed: list  # [(group, [Change])], globals first
+    state: object  # the state after the step
+    cycle_start: bool  # a lasso's cycle returns to this state
+    events: tuple = ()  # what the step recorded (protocol/model/events.py); none for the initial state
+
+
+class Story(NamedTuple):
+    prop: str
+    steps: list  # of StepStory
+    ending: str | None  # "back to state k" / "stutters forever in state k" for a lasso
+    violation: list  # witness sentences for the last state
+    notes: tuple
+
+
+def lasso_ending(trace: Trace) -> str | None:
+    if not trace.is_lasso:
+        return None
+    if trace.stutters:
+        return f"stutters forever in state {trace.loop + 1}"
+    return f"back to state {trace.loop + 1}"
+
+
+def story(trace: Trace, cfg) -> Story:
+    """The trace of configuration `cfg` as a reviewer reads it: one `StepStory` per state,
+    then why it is bad."""
+    if cfg is None:
+        raise TypeError("a story needs the trace's configuration: its steps are told by re-running them")
+    told = []
+    previous = None
+    for index, step in enumerate(trace.steps):
+        events = ()
+        if previous is None:
+            action, words, changed = "Initial state", initial_words(step.state), []
+        else:
+            action = str(step.action)
+            events = explain(cfg, step.action, previous, step.state)
+            words = step_words(step.action, events)
+            changed = grouped_changes(previous, step.state)
+        told.append(StepStory(index + 1, action, words, changed, step.state, trace.loop == index, events))
+        previous = step.state
+    ending = lasso_ending(trace)
+    notes = tuple(note for note in trace.notes if note != ending)  # the ending is said once
+    return Story(trace.prop, told, ending, violation_words(trace, cfg), notes)

@@ -1,0 +1,239 @@
+"""`python -m protocol bench`: how the search scales as the constants widen.
+
+For a ladder of constants and for Holds and HoldsAcquire, and for HoldsAlias
+widened to two processes (`WIDENINGS`), it measures, each
+in a fresh process (so that the peak resident memory is that run's own):
+safety alone, safety and liveness together, both again under symmetry
+reduction, and safety with fingerprints instead of states (`--fingerprints`,
+whose point is the peak memory). With `--scc` it also splits each whole
+graph into strongly connected components, by liveness.py's iterative Tarjan
+and by networkx, which is why liveness does not use networkx. It prints figures; nothing here passes or fails. Wall seconds
+depend on what else the machine runs, so the CPU seconds and the load
+average are printed beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+LADDER = (
+    {},
+    {"P": 2, "D": 2, "MaxTime": 2},
+    {"P": 3, "D": 1, "MaxTime": 2},
+    {"P": 2, "D": 2, "MaxTime": 3},
+)
+CONFIGURATIONS = ("Holds", "HoldsAcquire")
+# Configurations measured at one widening of their own constants besides the ladder:
+# the re-export alias is defined at one process, and two are its first widening.
+WIDENINGS = (("HoldsAlias", {"P": 2}),)
+# What each mode asks of `check`; every mode keeps the same safety verdicts.
+MODE_OPTIONS = {
+    "safety": {"liveness": False},
+    "safety+liveness": {"liveness": True},
+    "symmetry": {"liveness": False, "symmetry": True},
+    "symmetry+liveness": {"liveness": True, "symmetry": True},
+    "fingerprints": {"liveness": False, "fingerprints": True},  # 64-bit fingerprints
+}
+MODES = tuple(MODE_OPTIONS)
+SCC_MODES = ("scc:tarjan", "scc:networkx")  # with --scc: the split alone, on the full graph
+# A row whose search passes this many distinct states does not fit: it is cut
+# there and reported as such, so the ladder's top rung costs seconds, not hours.
+DEFAULT_MAX_STATES = 3_000_000
+
+
+WORKER_MODES = ("safety", "safety+liveness")  # what `--workers` measures side by side
+ENGINE_MODES = ("safety", "safety+liveness")  # what `--engines` measures with each engine
+ENGINES = ("packed", "vector")
+
+
+def engine_mode(mode: str, engine: str) -> str:
+    """The mode name of `mode` run by `engine`: "safety/vector"."""
+    return f"{mode}/{engine}"
+
+
+def split_engine(mode: str) -> tuple[str, str | None]:
+    base, _, engine = mode.partition("/")
+    return base, engine or None
+
+
+def worker_mode(mode: str, workers: int) -> str:
+    """The mode name of `mode` run with `workers` partitions: "safety@2"."""
+    return mode if workers == 1 else f"{mode}@{workers}"
+
+
+def split_mode(mode: str) -> tuple[str, int]:
+    base, _, workers = mode.partition("@")
+    return base, int(workers or 1)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """One measurement, in this process (and its workers, with a worker count)."""
+    from protocol.model.config import lookup
+    from protocol.run import check
+
+    if mode in SCC_MODES:
+        return measure_scc(name, constants, mode, max_states)
+    mode_with_workers, engine = split_engine(mode)
+    base, workers = split_mode(mode_with_workers)
+    named = lookup(name).with_constants(constants)
+    wall, cpu = time.perf_counter(), time.process_time() + children_cpu()
+    result = check(named, max_states=max_states, workers=workers, engine=engine, **MODE_OPTIONS[base])
+    wall, cpu = time.perf_counter() - wall, time.process_time() + children_cpu() - cpu
+    explored = result.reduced_states or result.distinct_states
+    if result.parallel is not None:
+        return {**record_of(result, name, named, mode, wall, cpu, explored),
+                **parallel_figures(result, workers, wall)}
+    record = record_of(result, name, named, mode, wall, cpu, explored)
+    if engine is not None:
+        record.update(engine_figures(result, cpu, explored))
+    return record
+
+
+def engine_figures(result, cpu: float, explored: int) -> dict:
+    """What `--engines` compares: the engine that ran, states per CPU second, the peak
+    resident bytes per state, and the vector engine's CPU seconds per part."""
+    return {
+        "engine": result.engine["name"] if result.engine else None,
+        "states_per_cpu_second": round(explored / cpu) if cpu else None,
+        "bytes_per_state": round(peak_memory_mb() * 2**20 / max(explored, 1), 1),
+        "parts": {part: round(seconds, 2) for part, seconds in (result.parts or {}).items()},
+    }
+
+
+def parallel_figures(result, workers: int, wall: float) -> dict:
+    """What a partitioned search adds: the workers, their states/s each, the bytes
+    exchanged per state, and the peak memory of coordinator and workers together."""
+    parallel = result.parallel
+    return {
+        "workers": workers,
+        "states_per_second_per_worker": round(result.distinct_states / wall / workers) if wall else None,
+        "bytes_per_state": round(parallel["bytes_exchanged"] / max(result.distinct_states, 1), 1),
+        "peak_memory_mb": round(peak_memory_mb() + sum(parallel["worker_peak_bytes"]) / 2**20),
+        "level_sizes": parallel["level_sizes"],
+    }
+
+
+def record_of(result, name: str, named, mode: str, wall: float, cpu: float, explored: int) -> dict:
+    base, _ = split_mode(split_engine(mode)[0])
+    return {
+        "config": name,
+        "constants": named.config.constants,
+        "mode": mode,
+        "complete": result.complete,
+        "distinct_states": result.distinct_states,
+        "reduced_states": result.reduced_states,
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(wall, 2),
+        "cpu_seconds": round(cpu, 2),
+        "states_per_second": round(explored / wall) if wall else None,
+        "peak_memory_mb": round(peak_memory_mb()),
+        "as_expected": result.as_expected if MODE_OPTIONS[base]["liveness"] else None,
+    }
+
+
+def measure_scc(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """The whole recorded graph split into strongly connected components, by our
+    Tarjan on the edge arrays or by networkx: the split's seconds and the peak memory."""
+    from protocol.model.config import lookup
+    from protocol.run import explore_config
+    from protocol.engine.liveness import compressed_rows, strongly_connected_components
+
+    named = lookup(name).with_constants(constants)
+    run = explore_config(named.config, record_edges=True, max_states=max_states)
+    wall = time.perf_counter()
+    if mode == "scc:tarjan":
+        offsets, targets, _ = compressed_rows(run.distinct_states, run.edge_src, run.edge_label, run.edge_dst)
+        strongly_connected_components(offsets, targets, run.distinct_states)
+    else:
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(run.distinct_states))
+        graph.add_edges_from(zip(run.edge_src, run.edge_dst))
+        sum(1 for _ in nx.strongly_connected_components(graph))
+    return {
+        "config": name, "constants": named.config.constants, "mode": mode, "complete": run.complete,
+        "distinct_states": run.distinct_states, "edges": len(run.edge_src),
+        "seconds": round(time.perf_counter() - wall, 2), "peak_memory_mb": round(peak_memory_mb()),
+    }
+
+
+def peak_memory_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def measure_fresh(name: str, constants: dict, mode: str, max_states: int) -> dict:
+    """One measurement in a fresh interpreter, so the peak memory is its own."""
+    request = json.dumps([name, constants, mode, max_states])
+    done = subprocess.run(
+        [sys.executable, "-m", "protocol.tools.bench", "--one", request],
+        capture_output=True, text=True, check=False,
+    )
+    if done.returncode == -signal.SIGINT or "KeyboardInterrupt" in done.stderr:
+        raise KeyboardInterrupt  # the Ctrl-C reached the child first: stop the ladder
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"config": name, "constants": constants, "mode": mode, "error": last}
+    return json.loads(done.stdout)
+
+
+def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
+           max_states: int = DEFAULT_MAX_STATES, on_record=None, widenings=()) -> list[dict]:
+    """Every measurement of the ladder, then of each (configuration, constants) widening.
+    Where the unreduced safety search does not fit, liveness and the component split
+    are not tried unreduced (they would not fit either); symmetry, which explores
+    fewer states, still is."""
+    records = []
+    runs = [(constants, name) for constants in constants_ladder for name in configurations]
+    for constants, name in runs + [(constants, name) for name, constants in widenings]:
+        fits = True
+        for mode in modes:
+            if not fits and mode in ("safety+liveness", *SCC_MODES):
+                continue
+            record = measure_fresh(name, constants, mode, max_states)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
+            if mode == "safety":
+                fits = record.get("complete", False)
+    return records
+
+
+def machine() -> dict:
+    return {"cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),
+            "python": sys.version.split()[0]}
+
+
+def parse_constants_ladder(texts: list[str]) -> tuple:
+    """`--rung P=2,D=2,MaxTime=2` arguments as constants dicts."""
+    from protocol.model.config import parse_constant
+
+    return tuple(
+        dict(parse_constant(part, "--rung") for part in text.split(",") if part.strip()) for text in texts
+    )
+
+
+def main_one(request: str) -> int:
+    """The measuring child: its own workers (a --workers mode) die with it, however it ends."""
+    from protocol.lifecycle import run_lifecycle
+
+    name, constants, mode, max_states = json.loads(request)
+    with run_lifecycle():
+        print(json.dumps(measure(name, constants, mode, max_states)))
+    return 0
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--one"]:
+    sys.exit(main_one(sys.argv[2]))

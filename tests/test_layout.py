@@ -1,0 +1,87 @@
+"""The package is laid out by role, and each folder keeps to its side of the layering:
+the model knows no rendering, tool or command line; rendering and the tools know no
+command line; nothing below `protocol/cli/` parses arguments. One rule a folder, each
+checked on every module in it, imports inside functions included."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import protocol
+
+# folder -> the folders of the package its modules may not import
+FORBIDDEN = {
+    "model": {"render", "tools", "cli", "run"},
+    "properties": {"render", "tools", "cli", "run", "configurations"},
+    "configurations": {"tools", "cli"},
+    "render": {"cli"},
+    "tools": {"cli"},
+    "run": {"render", "tools", "cli"},
+}
+
+
+def modules() -> list[str]:
+    return [m.name for m in pkgutil.walk_packages(protocol.__path__, "protocol.")]
+
+
+def imported(module: str) -> set[str]:
+    """Every module of the package `module` imports (`from protocol import x` names protocol.x)."""
+    path = Path(importlib.util.find_spec(module).origin)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(max(node.level - 1, 0)):
+                base = base.rpartition(".")[0]
+            source = f"{base}.{node.module}" if node.level and node.module else (node.module or base)
+            found.add(source)
+            found.update(f"{source}.{alias.name}" for alias in node.names)
+    return found & set(modules())
+
+
+def folder(module: str) -> str:
+    return module.split(".")[1]
+
+
+def breaches(module: str) -> list[str]:
+    forbidden = FORBIDDEN.get(folder(module), set())
+    return sorted(f"{module} imports {name}" for name in imported(module) if folder(name) in forbidden)
+
+
+@pytest.mark.parametrize("module", [m for m in modules() if folder(m) in FORBIDDEN])
+def test_each_folder_imports_only_what_its_role_allows(module):
+    assert breaches(module) == []
+
+
+def test_the_rule_catches_a_model_module_that_imports_rendering(tmp_path, monkeypatch):
+    (tmp_path / "leak.py").write_text("from protocol.render import terminal\nimport protocol.cli.common\n")
+    spec = importlib.util.spec_from_file_location("protocol.model.leak", tmp_path / "leak.py")
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, _real=importlib.util.find_spec: spec if name == "protocol.model.leak" else _real(name))
+    assert breaches("protocol.model.leak") == ["protocol.model.leak imports protocol.cli.common",
+                                               "protocol.model.leak imports protocol.render",
+                                               "protocol.model.leak imports protocol.render.terminal"]
+
+
+@pytest.mark.parametrize("module", [m for m in modules() if not m.startswith("protocol.cli")])
+def test_nothing_below_the_command_line_parses_arguments(module):
+    assert "argparse" not in {n.split(".")[0] for n in _all_imports(module)}, module
+
+
+def _all_imports(module: str) -> set[str]:
+    path = Path(importlib.util.find_spec(module).origin)
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
