@@ -58,7 +58,7 @@ class Switch:
     only_with_text: str = ""
     shown: bool = True
     in_matrix: bool = False  # varied by `python -m protocol matrix`
-    section: int = 2  # the spec section that brings the switch (2, 10 or 11)
+    section: int = 2  # the spec section that brings the switch (2, 10, 11 or 12)
     # value -> ((cfg -> bool, what it needs), ...): a value allowed only where more holds
     # (spec 11.1: report=silent_cancel needs a seal; physical=from_cuts a seal and no alias).
     value_needs: dict = attrs.field(factory=dict, eq=False)
@@ -128,6 +128,18 @@ SWITCHES = {
                "a reader's declared cut starts at the chain's coverage, or at the write frontier",
                only_with=lambda cfg: cfg.physical == "from_cuts", only_with_text="physical=from_cuts",
                shown=False, section=11),
+        # Section 12: the design's own TLA+ model's abstractions.
+        Switch("controller", ("policy", "free"), "policy",
+               "the controller advances a policy one time at a time, or allows compaction to any later "
+               "time its own read holds permit in one command (AllowCompaction)", shown=False, section=12),
+        Switch("reader_downgrade", (False, True), False,
+               "a rendered import's registration may rise as its reader makes progress (ReaderDowngrade)",
+               shown=False, section=12),
+        Switch("ingest", (True, False), True,
+               "new data may arrive (Ingest); without it upper and physical compaction stay at 0",
+               shown=False, section=12,
+               value_needs={False: ((lambda cfg: cfg.seal == "none", "seal=none"),
+                                    (lambda cfg: cfg.physical == "from_since", "physical=from_since"))}),
     )
 }
 
@@ -175,6 +187,9 @@ class Config:
     floor: str = _switch("floor")
     reader_bound: bool = _switch("reader_bound")
     cut_floor: str = _switch("cut_floor")
+    controller: str = _switch("controller")
+    reader_downgrade: bool = _switch("reader_downgrade")
+    ingest: bool = _switch("ingest")
 
     def __attrs_post_init__(self):
         for name in CONSTANT_NAMES:
