@@ -66,23 +66,33 @@ class Block(NamedTuple):
     code: str
 
 
-def walkthrough_blocks() -> list[Block]:
-    """The code blocks of docs/extending.md that name their file, in the page's order."""
+SECOND = "## A second walk-through"
+
+
+def walkthrough_text(part: int = 1) -> str:
+    """The page's first walk-through (the wakeup) or its second (a reader's restart)."""
+    text = WALKTHROUGH.read_text()
+    first, second = text.split(SECOND, 1)
+    return first if part == 1 else second.split("\n## ", 1)[0]
+
+
+def walkthrough_blocks(part: int = 1) -> list[Block]:
+    """The code blocks of one walk-through that name their file, in the page's order."""
     found = []
-    for text in FENCE.findall(WALKTHROUGH.read_text()):
+    for text in FENCE.findall(walkthrough_text(part)):
         head = HEAD.match(text)
         if head:
             found.append(Block(head["path"], head["registry"], head["function"], text[head.end():]))
     return found
 
 
-def files_written_by_hand() -> list[str]:
-    return sorted({block.path for block in walkthrough_blocks()})
+def files_written_by_hand(part: int = 1) -> list[str]:
+    return sorted({block.path for block in walkthrough_blocks(part)})
 
 
-def files_the_page_lists() -> list[str]:
+def files_the_page_lists(part: int = 1) -> list[str]:
     """The 'file you write' column of the walk-through's table of steps."""
-    table = WALKTHROUGH.read_text().split("| step | file you write |")[1].split("\n\n")[0]
+    table = walkthrough_text(part).split("| step | file you write |")[1].split("\n\n")[0]
     return sorted(re.findall(r"^\| \d+ \| `([^`]+)` \|", table, re.M))
 
 
@@ -173,8 +183,8 @@ class Walkthrough(NamedTuple):
     root: Path  # a directory holding the manifest as the walk-through leaves it
 
 
-def apply_walkthrough(monkeypatch, root: Path) -> Walkthrough:
-    blocks = walkthrough_blocks()
+def apply_walkthrough(monkeypatch, root: Path, part: int = 1) -> Walkthrough:
+    blocks = walkthrough_blocks(part)
     monkeypatch.setattr(events, "EVENT_KINDS", dict(events.EVENT_KINDS))  # the new kinds go into a copy
     (root / "refutations").mkdir(parents=True, exist_ok=True)
     manifest = root / "refutations" / "manifest.toml"

@@ -76,6 +76,27 @@ class Instance:
     family: Hashable | None  # its weak-fairness family, None where it is never fair
 
 
+def instance_problem(instance: Instance, processes: int) -> str | None:
+    """What in an instance breaks the engine's contract, with the fix; None when nothing does.
+
+    The engines key a per-process instance's memo by its family (the label without its
+    process, which must be the label's first argument), and run a local or wide footprint
+    on the process the instance names."""
+    kind, process, label = instance.footprint.kind, instance.process, instance.label
+    if kind not in (CONTROLLER, LOCAL, WIDE, WHOLE):
+        return f"unknown footprint kind {kind!r}: use one of controller, local, wide, whole"
+    if kind in (LOCAL, WIDE) and process is None:
+        return f"a {kind} footprint acts on one process, but the instance names none: give it its process"
+    if process is None:
+        return None
+    if not 0 <= process < processes:
+        return f"acts on process {process}, outside 0 .. {processes - 1}"
+    if not label.args or label.args[0] != process:
+        return (f"acts on process {process}, which must be its label's first argument "
+                "(the engines group instances by the rest of the label)")
+    return None
+
+
 class Layout(NamedTuple):
     """How a state splits: a NamedTuple whose `globals` fields hold one value and whose
     `locals` fields hold a tuple with one value per process."""
@@ -147,6 +168,16 @@ class Model:
     # The invariants that are a conjunction, over the processes, of a check reading the
     # globals and that process's locals: the packed engine checks each pair once.
     by_pair: frozenset = frozenset()
+
+    def __attrs_post_init__(self) -> None:
+        for instance in self.instances:
+            problem = instance_problem(instance, self.processes)
+            if problem is not None:
+                raise ModelError(f"{instance.label}: {problem}")
+        labels = [instance.label for instance in self.instances]
+        if len(set(labels)) < len(labels):
+            twice = next(label for label in labels if labels.count(label) > 1)
+            raise ModelError(f"{twice} is listed twice: give each action instance its own label")
 
     @property
     def labels(self) -> list:

@@ -18,12 +18,14 @@ writes its process's locals and the globals, and appends to the others. So
 the readable action is run once per distinct footprint value, on a
 synthetic state assembled from the components, and its effect is memoised
 as component ids. Exploring a state is then table lookups and integer
-arithmetic. A whole instance (a controller step that reads every process's
-locals, such as an Ingest that notifies them) is run on the decoded state,
-in its place among the controller's instances. The local instances of one action name are assumed to act alike
-on their own process (the memo is shared); a sample of memo entries is
-rechecked under other globals, so a footprint that omits a global fails
-loudly instead of being memoised wrongly.
+arithmetic. A whole instance (a step that reads every process's locals, such
+as an Ingest that notifies them) is run on the decoded state, in its place in
+the enumeration, wherever that is. The local instances of one family (the
+label without its process: `Publish(p)`, `ReaderDowngrade(p, 0, 1)`) act alike
+on their own process, so they share one memo; a sample of memo entries is
+rechecked under other globals and on the family's other processes, so a
+footprint that omits a global, or instances that act otherwise per process,
+fail loudly instead of being memoised wrongly.
 
 The properties the model declares `by_component` are checked the same way,
 once per new component; a state or step is handed to the readable predicate
@@ -157,18 +159,18 @@ class Engine:
         if new:
             for memo in self.controller_memos:
                 memo.append(None)
-            for name, positions in self.local_reads.items():
-                self.projection_of[name].append(self._projection(name, value, positions))
+            for family, positions in self.local_reads.items():
+                self.projection_of[family].append(self._projection(family, value, positions))
             self._check_global(value)
             for observe in self.interning_observers:
                 observe(GLOBALS_KIND, gid, value)
         return gid
 
-    def _projection(self, name: str, value: tuple, positions: tuple) -> int:
-        """The id of what action `name` reads of globals `value`; a new one gets its memo row."""
-        pid, new = intern(self.projections[name], self.projection_ids[name], tuple(value[i] for i in positions))
+    def _projection(self, family, value: tuple, positions: tuple) -> int:
+        """The id of what instance family `family` reads of globals `value`; a new one gets its memo row."""
+        pid, new = intern(self.projections[family], self.projection_ids[family], tuple(value[i] for i in positions))
         if new:
-            self.local_memos[name].append([None] * len(self.locals))
+            self.local_memos[family].append([None] * len(self.locals))
         return pid
 
     def intern_local(self, value: tuple) -> int:
@@ -185,41 +187,53 @@ class Engine:
     # ------------------------------------------------------------ actions
 
     def _prepare_actions(self, instances) -> None:
-        """Sort the action instances by footprint, keeping the enumeration order."""
-        # The controller's instances in order, as runs of memoised ones between whole ones
-        # (a whole instance reads every process's locals, so it runs on the decoded state):
-        # ("memo", segment index) or ("whole", (label id, step)).
+        """Sort the action instances by footprint, keeping the enumeration order.
+
+        A local instance's effect is memoised per *family* (its label without the
+        process, `family_of`): every instance of a family acts alike on its own process,
+        so the memo is computed on the family's first instance and shared by the others
+        (`local_successor` samples that it is). Each family has its own memo, however
+        many instances an action has per process."""
+        # In enumeration order: ("memo", segment index) for a run of memoised controller
+        # instances, ("whole", (label id, step)) for an instance run on the decoded state,
+        # ("process", index into process_order) for a local or wide instance.
         self.controller_segments: list[list] = []  # segment index -> [(label id, step)]
-        self.controller_order: list[tuple] = []
-        self.process_steps: dict[str, list] = {}  # action name -> [(label id, step, kind, p)]
-        self.local_instances: dict[str, tuple] = {}  # action name -> (p, step) of its first local instance
-        self.local_reads: dict[str, tuple] = {}  # action name -> positions of the globals it reads
+        self.order: list[tuple] = []
+        # (label id, step, kind, p, family) of each local or wide instance, in enumeration order
+        self.process_order: list[tuple] = []
+        self.local_instances: dict = {}  # family -> (p, step) of its first local instance
+        self.family_steps: dict = {}  # family -> {p: step}, each process's instance
+        self.local_reads: dict = {}  # family -> positions of the globals it reads
         for label_id, instance in enumerate(instances):
-            kind, name = instance.footprint.kind, instance.label.name
+            kind = instance.footprint.kind
             if kind == WHOLE:
-                self.controller_order.append(("whole", (label_id, instance.step)))
-                continue
-            if kind == CONTROLLER:
-                if not self.controller_order or self.controller_order[-1][0] != "memo":
-                    self.controller_order.append(("memo", len(self.controller_segments)))
+                self.order.append(("whole", (label_id, instance.step)))
+            elif kind == CONTROLLER:
+                if not self.order or self.order[-1][0] != "memo":
+                    self.order.append(("memo", len(self.controller_segments)))
                     self.controller_segments.append([])
                 self.controller_segments[-1].append((label_id, instance.step))
-                continue
-            self.process_steps.setdefault(name, []).append((label_id, instance.step, kind, instance.process))
-            if kind == LOCAL and name not in self.local_instances:  # memoised for every process
-                self.local_instances[name] = (instance.process, instance.step)
-                self.local_reads[name] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
+            else:
+                family = family_of(instance.label)
+                self.order.append(("process", len(self.process_order)))
+                self.process_order.append((label_id, instance.step, kind, instance.process, family))
+                if kind == LOCAL:
+                    self.family_steps.setdefault(family, {})[instance.process] = instance.step
+                    if family not in self.local_instances:  # memoised for every process
+                        self.local_instances[family] = (instance.process, instance.step)
+                        self.local_reads[family] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
         # segment index -> global id -> [(label id, next global id, append id)]
         self.controller_memos: list[list] = [[] for _ in self.controller_segments]
-        # name -> projection id -> local id -> next local id, or -1 where disabled
-        self.local_memos: dict[str, list] = {name: [] for name in self.local_reads}
-        self.projections: dict[str, list] = {name: [] for name in self.local_reads}
-        self.projection_ids: dict[str, dict] = {name: {} for name in self.local_reads}
-        self.projection_of: dict[str, list] = {name: [] for name in self.local_reads}  # global id -> projection id
-        for name, positions in self.local_reads.items():  # every memo has at least row 0
-            self._projection(name, self.initial_globals, positions)
-        self.reading: dict = {}  # (name, projection id) -> the globals a local step of it runs under
+        # family -> projection id -> local id -> next local id, or -1 where disabled
+        self.local_memos: dict = {family: [] for family in self.local_reads}
+        self.projections: dict = {family: [] for family in self.local_reads}
+        self.projection_ids: dict = {family: {} for family in self.local_reads}
+        self.projection_of: dict = {family: [] for family in self.local_reads}  # global id -> projection id
+        for family, positions in self.local_reads.items():  # every memo has at least row 0
+            self._projection(family, self.initial_globals, positions)
+        self.reading: dict = {}  # (family, projection id) -> the globals a local step of it runs under
         self.wide_memo: dict = {}  # (wide index, global id, local id) -> (next global, next local, append id) or None
+        self.wide_steps = [entry for entry in self.process_order if entry[2] == WIDE]
         nothing = tuple(() for _ in self.local_names)
         self.appends: list[tuple] = [nothing]  # append id -> per local field, what is appended
         self.append_ids: dict = {nothing: 0}
@@ -282,21 +296,21 @@ class Engine:
             self.appended[append_id][lid] = found
         return found
 
-    def _globals_reading(self, name: str, projection: int, globals_: tuple | None = None) -> tuple:
-        """`globals_` (the initial globals by default) with what `name` reads set to `projection`."""
+    def _globals_reading(self, family, projection: int, globals_: tuple | None = None) -> tuple:
+        """`globals_` (the initial globals by default) with what `family` reads set to `projection`."""
         values = list(self.initial_globals if globals_ is None else globals_)
-        for position, value in zip(self.local_reads[name], self.projections[name][projection]):
+        for position, value in zip(self.local_reads[family], self.projections[family][projection]):
             values[position] = value
         return tuple(values)
 
-    def local_successor(self, name: str, lid: int, projection: int = 0) -> int:
-        """The next local of a process after `name` on it from local lid, under the globals
-        it reads given by `projection`, or -1 when disabled. The same for every process
-        whose instance is local, so it is computed once, on the first such process."""
-        p, step = self.local_instances[name]
-        globals_ = self.reading.get((name, projection))
+    def local_successor(self, family, lid: int, projection: int = 0) -> int:
+        """The next local of a process after an instance of `family` on it from local lid,
+        under the globals it reads given by `projection`, or -1 when disabled. The same for
+        every process whose instance is local, so it is computed once, on the first such process."""
+        p, step = self.local_instances[family]
+        globals_ = self.reading.get((family, projection))
         if globals_ is None:
-            globals_ = self.reading[(name, projection)] = self._globals_reading(name, projection)
+            globals_ = self.reading[(family, projection)] = self._globals_reading(family, projection)
         local = self.locals[lid]
         before = self.assemble(globals_, [local] * self.P)
         after = step(before)
@@ -305,37 +319,53 @@ class Engine:
             self._check_step(before, after)
             next_globals, next_locals = self.split(after)
             if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
-                raise AssertionError(f"{name} wrote outside its process's locals")
+                raise ModelError(f"{family_text(family)} wrote outside its process's locals: "
+                                 "give it a wide footprint")
             found = self.intern_local(next_locals[p])
         if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
-            self._check_footprint(name, lid, projection, found)
-        self.local_memos[name][projection][lid] = found
+            self._check_footprint(family, lid, projection, found)
+            self._check_alike(family, lid, globals_, found)
+        self.local_memos[family][projection][lid] = found
         return found
 
-    def _check_footprint(self, name: str, lid: int, projection: int, found: int) -> None:
+    def _check_alike(self, family, lid: int, globals_: tuple, found: int) -> None:
+        """Fail loudly if the instances of one family act otherwise on their own processes
+        (the memo computed on the first would then be wrong for the others)."""
+        expected = None if found < 0 else self.locals[found]
+        local = self.locals[lid]
+        for q, step in self.family_steps[family].items():
+            after = step(self.assemble(globals_, [local] * self.P))
+            if (None if after is None else self.split(after)[1][q]) != expected:
+                first = self.local_instances[family][0]
+                raise ModelError(f"{family_text(family)} acts otherwise on process {q} than on process {first} "
+                                 "from the same locals: give the instances that differ their own label "
+                                 "arguments, or a wide footprint")
+
+    def _check_footprint(self, family, lid: int, projection: int, found: int) -> None:
         """Fail loudly if `name` reads a global its footprint does not name: the memo ran
         it on the initial globals (but for those it reads), so rerun it on the globals
         most recently reached, with the same read ones, and demand the same next local."""
         expected = None if found < 0 else self.locals[found]
-        memoised = self._globals_reading(name, projection)
+        memoised = self._globals_reading(family, projection)
         for globals_ in self.globals[-FOOTPRINT_SAMPLES:]:
-            globals_ = self._globals_reading(name, projection, globals_)
-            if self._local_after(name, lid, globals_) != expected:
-                raise ModelError(self._footprint_breach(name, lid, memoised, globals_, expected))
+            globals_ = self._globals_reading(family, projection, globals_)
+            if self._local_after(family, lid, globals_) != expected:
+                raise ModelError(self._footprint_breach(family, lid, memoised, globals_, expected))
 
-    def _local_after(self, name: str, lid: int, globals_: tuple):
-        """The next local of the process `name`'s memo runs on, from local lid under `globals_`."""
-        p, step = self.local_instances[name]
+    def _local_after(self, family, lid: int, globals_: tuple):
+        """The next local of the process `family`'s memo runs on, from local lid under `globals_`."""
+        p, step = self.local_instances[family]
         after = step(self.assemble(globals_, [self.locals[lid]] * self.P))
         return None if after is None else self.split(after)[1][p]
 
-    def _footprint_breach(self, name: str, lid: int, memoised: tuple, other: tuple, expected) -> str:
-        """One line naming the global `name` reads outside its footprint: the first whose
-        value alone, changed from `memoised` to `other`, changes what `name` does."""
+    def _footprint_breach(self, family, lid: int, memoised: tuple, other: tuple, expected) -> str:
+        """One line naming the global `family` reads outside its footprint: the first whose
+        value alone, changed from `memoised` to `other`, changes what `family` does."""
+        name = family_text(family)
         differing = [i for i, (a, b) in enumerate(zip(memoised, other)) if a != b]
         for i in differing:
             probe = memoised[:i] + (other[i],) + memoised[i + 1:]
-            if self._local_after(name, lid, probe) != expected:
+            if self._local_after(family, lid, probe) != expected:
                 variable = self.global_names[i]
                 return (f"{name} reads the global {variable} outside its footprint (it acts otherwise with "
                         f"{variable} = {other[i]!r} than with {memoised[i]!r}): add {variable!r} to its footprint's reads")
@@ -344,7 +374,7 @@ class Engine:
 
     def wide_successor(self, label_index: int, g: int, lid: int):
         """A wide instance: (next globals, next local of its process, append id to the others) or None."""
-        label_id, step, kind, p = self.wide_steps[label_index]
+        label_id, step, _kind, p, _family = self.wide_steps[label_index]
         locals_ = [self.empty_local] * self.P
         locals_[p] = self.locals[lid]
         before = self.assemble(self.globals[g], locals_)
@@ -361,9 +391,8 @@ class Engine:
     def _compile_successors(self) -> Callable[[int], list]:
         """Generate the successor function for this P, unrolled over processes.
 
-        It yields the successors in the enumeration order of the instances, which
-        must list the controller's instances first and each action name's together
-        (so the search always picks the same shortest trace)."""
+        It yields the successors in the enumeration order of the instances, whatever
+        their footprints (so the search picks the readable model's shortest trace)."""
         lines, namespace = self.successor_body(lambda successor: [f"append({self._edge(successor.label, successor.state)})"])
         source = ["def successors(s):", "    out = []", "    append = out.append",
                   *lines, "    return out"]
@@ -376,12 +405,19 @@ class Engine:
         returns (see `SuccessorBody` for what the lines read and set, `Successor` for
         the expressions each successor is given by). The sequential search's successor
         function and a partition's expansion loop (partition.py) are both built on it."""
-        self._require_grouped_order()
-        P, names = self.P, list(self.process_steps)
+        P = self.P
         lines = [f"    g = s >> {P * BITS}", f"    rest = s & {(1 << (P * BITS)) - 1}"]
         lines += [f"    l{p} = (s >> {p * BITS}) & {MASK}" for p in range(P)]
-        namespace = {}
-        for kind, which in self.controller_order:
+        namespace = {
+            "controller_successors": self.controller_successors, "whole_successor": self.whole_successor,
+            "appended": self.appended, "append_to": self.append_to,
+            "local_successor": self.local_successor,
+            "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
+            "canonical_edge": self.canonical_edge,
+        }
+        families = {family: index for index, family in enumerate(self.local_reads)}
+        rows_read = set()  # the families whose memo row for this state's globals is read already
+        for kind, which in self.order:  # the enumeration order, whatever the footprints
             if kind == "whole":
                 label_id, step = which
                 namespace[f"whole_{label_id}"] = step
@@ -389,27 +425,28 @@ class Engine:
                           "    if whole is not None:",
                           *indent(emit(Successor(str(label_id), "whole", f"(whole >> {P * BITS})",
                                                  f"(whole & {MASK})")), 8)]
-                continue
-            namespace[f"controller_memo_{which}"] = self.controller_memos[which]
-            lines += self._controller_segment_lines(which, emit)
-        namespace.update({
-            "controller_successors": self.controller_successors, "whole_successor": self.whole_successor,
-            "appended": self.appended, "append_to": self.append_to,
-            "local_successor": self.local_successor,
-            "wide_memo": self.wide_memo, "wide_successor": self.wide_successor,
-            "canonical_edge": self.canonical_edge,
-        })
-        self.wide_steps = []
-        for index, name in enumerate(names):
-            if name in self.local_reads:
-                namespace[f"memo_{index}"] = self.local_memos[name]
-                namespace[f"projection_{index}"] = self.projection_of[name]
-                namespace[f"row_{index}"] = self.local_memos[name][0]  # the only row where nothing is read
-                if self.local_reads[name]:
-                    lines.append(f"    row_{index} = memo_{index}[projection_{index}[g]]")
-            for label_id, _step, kind, p in self.process_steps[name]:
-                lines += self._process_step_lines(index, name, p, label_id, kind, emit)
+            elif kind == "memo":
+                namespace[f"controller_memo_{which}"] = self.controller_memos[which]
+                lines += self._controller_segment_lines(which, emit)
+            else:
+                label_id, _step, step_kind, p, family = self.process_order[which]
+                if step_kind == WIDE:
+                    lines += self._wide_step_lines(self.wide_steps.index(self.process_order[which]), p, label_id, emit)
+                    continue
+                index = families[family]
+                if index not in rows_read:
+                    rows_read.add(index)
+                    lines += self._family_row_lines(index, family, namespace)
+                lines += self._local_step_lines(index, bool(self.local_reads[family]), p, label_id, emit)
         return SuccessorBody(lines, namespace)
+
+    def _family_row_lines(self, index: int, family, namespace: dict) -> list[str]:
+        """Bind family `index`'s memo, and the line that picks its row for this state's globals."""
+        namespace[f"family_{index}"] = family
+        namespace[f"memo_{index}"] = self.local_memos[family]
+        namespace[f"projection_{index}"] = self.projection_of[family]
+        namespace[f"row_{index}"] = self.local_memos[family][0]  # the only row where nothing is read
+        return [f"    row_{index} = memo_{index}[projection_{index}[g]]"] if self.local_reads[family] else []
 
     def _controller_segment_lines(self, segment: int, emit: Emit) -> list[str]:
         """The lines that emit one segment's memoised controller steps from globals g."""
@@ -431,41 +468,35 @@ class Engine:
                         "        else:",
                         *indent(emit(Successor("label", f"(g2 << {P * BITS}) | rest", "g2", None)), 12)]
 
-    def _require_grouped_order(self) -> None:
-        order = [label_id for steps in self.process_steps.values() for label_id, *_ in steps]
-        controller = [which[0] if kind == "whole" else label_id for kind, which in self.controller_order
-                      for label_id in ([None] if kind == "whole" else
-                                       [entry[0] for entry in self.controller_segments[which]])]
-        if controller + order != list(range(len(self.labels))):
-            raise ValueError("list the controller's instances first and each action's instances together")
-
     def _edge(self, label: str, state: str) -> str:
         """The (label id, successor) pair, mapped to its orbit's representative (and the
         label to the permutation applied) when reducing by symmetry."""
         return f"({label}, {state})" if self.canonical_edge is None else f"canonical_edge({label}, {state})"
 
-    def _process_step_lines(self, index: int, name: str, p: int, label_id: int, kind: str, emit: Emit) -> list[str]:
+    def _wide_step_lines(self, wide: int, p: int, label_id: int, emit: Emit) -> list[str]:
+        """The lines that emit wide instance number `wide` (on process p) from globals g."""
         shift = p * BITS
-        if kind == WIDE:
-            wide = len(self.wide_steps)
-            self.wide_steps.append(next(entry for entry in self.process_steps[name] if entry[0] == label_id))
-            others = [q for q in range(self.P) if q != p]
-            packed_others = " | ".join(f"(m{q} << {q * BITS})" for q in others) or "0"
-            return [
-                f"    found = wide_memo.get(({wide}, g, l{p}), 0)",
-                "    if found == 0:",
-                f"        found = wide_successor({wide}, g, l{p})",
-                "    if found is not None:",
-                "        g2, n, app = found",
-                *[f"        m{q} = append_to(app, l{q})" for q in others],
-                *indent(emit(Successor(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
-                                       "g2", "n" if p == 0 else "m0")), 8),
-            ]
-        projection = f"projection_{index}[g]" if self.local_reads[name] else "0"
+        others = [q for q in range(self.P) if q != p]
+        packed_others = " | ".join(f"(m{q} << {q * BITS})" for q in others) or "0"
+        return [
+            f"    found = wide_memo.get(({wide}, g, l{p}), 0)",
+            "    if found == 0:",
+            f"        found = wide_successor({wide}, g, l{p})",
+            "    if found is not None:",
+            "        g2, n, app = found",
+            *[f"        m{q} = append_to(app, l{q})" for q in others],
+            *indent(emit(Successor(str(label_id), f"(g2 << {self.P * BITS}) | (n << {shift}) | {packed_others}",
+                                   "g2", "n" if p == 0 else "m0")), 8),
+        ]
+
+    def _local_step_lines(self, index: int, reads_globals: bool, p: int, label_id: int, emit: Emit) -> list[str]:
+        """The lines that emit a local instance of family `index` on process p, through its memo."""
+        shift = p * BITS
+        projection = f"projection_{index}[g]" if reads_globals else "0"
         return [
             f"    n = row_{index}[l{p}]",
             "    if n is None:",
-            f"        n = local_successor({name!r}, l{p}, {projection})",
+            f"        n = local_successor(family_{index}, l{p}, {projection})",
             "    if n >= 0:",
             *indent(emit(Successor(str(label_id), f"s + ((n - l{p}) << {shift})", None, "n" if p == 0 else None)), 8),
         ]
@@ -562,6 +593,19 @@ def leads_to_masks(engine: Engine, states: list, pairs) -> list[tuple[bytearray,
         triggers = bytearray(map(and_, map(premise_of.__getitem__, global_ids), unmet))
         masks.append((triggers, unmet))
     return masks
+
+
+def family_of(label) -> tuple:
+    """The instance family of a per-process instance: its label without the process (its
+    first argument). `Publish(1)` and `Publish(0)` are one family; `ReaderDowngrade(0, 0, 1)`
+    and `ReaderDowngrade(0, 0, 2)` are two."""
+    return (label.name, *label.args[1:])
+
+
+def family_text(family: tuple) -> str:
+    """A family as a reader names it: `Publish`, or `ReaderDowngrade(p, 0, 1)`."""
+    name, *rest = family
+    return name if not rest else f"{name}(p, {', '.join(map(str, rest))})"
 
 
 def indent(lines: list[str], spaces: int) -> list[str]:

@@ -35,7 +35,7 @@ def engine_instances(cfg) -> list:
             continue
         for label_args, keywords in action.parameters(cfg):
             label = Label(action.name, *label_args)
-            p = keywords.get("p") if action.fair else None
+            p = keywords.get("p")  # the process it acts on, whatever its fairness
             found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
                                   action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
     return found

@@ -760,6 +760,21 @@ def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:
     whole = [instance.label for instance in model.instances if instance.footprint.kind == WHOLE]
     if whole:
         return f"{whole[0]} reads every process's locals (a whole footprint), which only the packed engine runs"
+    late = controller_after_processes(model.instances)
+    if late is not None:
+        return (f"{late} (a controller instance) is listed after a process's instance, and the vector engine "
+                "puts each state's controller successors first")
+    return None
+
+
+def controller_after_processes(instances) -> object | None:
+    """The first controller instance enumerated after a local or wide one, or None."""
+    seen_process = False
+    for instance in instances:
+        if instance.footprint.kind in (LOCAL, WIDE):
+            seen_process = True
+        elif seen_process:
+            return instance.label
     return None
 
 
@@ -828,13 +843,12 @@ class Search:
         self.pending = 0  # new states of the level being expanded, found by its slices so far
 
     def _process_instances(self) -> list:
-        """(label id, kind, process, name, wide index) of each process instance, in order."""
+        """(label id, kind, process, family, wide index) of each process instance, in order."""
         out, wide = [], 0
-        for name, steps in self.engine.process_steps.items():
-            for label_id, _step, kind, p in steps:
-                out.append((label_id, kind, p, name, wide if kind == WIDE else None))
-                if kind == WIDE:
-                    wide += 1
+        for label_id, _step, kind, p, family in self.engine.process_order:
+            out.append((label_id, kind, p, family, wide if kind == WIDE else None))
+            if kind == WIDE:
+                wide += 1
         return out
 
     @property

@@ -1,0 +1,107 @@
+"""docs/extending.md's second walk-through runs: a never-fair runtime action with three
+arguments (`ReaderRestart(p, d, t)`, several instances per process) and a safety property
+declared by pair. Applied inside the test as the first walk-through is
+(tests/test_extending.py), it must give the readable search's exact counts on every
+engine: packed, symmetric, fingerprinted, partitioned and vector."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from protocol.cli import main
+from protocol.engine.checker import explore
+from protocol.model import config
+from protocol.model import next as model
+from protocol.run import check
+from test_extending import apply_walkthrough, files_the_page_lists, files_written_by_hand
+
+NEW = ("HoldsRestart", "HoldsRestartBackward")
+MOST_FILES_BY_HAND = 7
+
+
+@pytest.fixture
+def restart(monkeypatch, tmp_path):
+    return apply_walkthrough(monkeypatch, tmp_path, part=2)
+
+
+@pytest.fixture
+def pinned(restart, capsys):
+    """The walk-through's first command: `pin` writes the new configurations' figures."""
+    assert main(["pin", *NEW]) == 0
+    capsys.readouterr()
+    return restart
+
+
+def test_the_second_walkthrough_touches_at_most_seven_files_none_under_tests():
+    written = files_written_by_hand(2)
+    assert len(written) <= MOST_FILES_BY_HAND, written
+    assert not [path for path in written if path.startswith("tests/") or path.endswith(".md")]
+    assert written == files_the_page_lists(2)
+
+
+@functools.cache
+def readable_counts(cfg) -> tuple[int, int]:
+    readable = model.model_for(cfg)
+    plain = explore(readable.initial_states, readable.successors, readable.invariants)
+    return len(plain.states), plain.depth
+
+
+SLOW = pytest.mark.slow
+ENGINES = [
+    dict(engine="packed"), dict(engine="vector"),
+    pytest.param(dict(engine="packed", symmetry=True), marks=SLOW),
+    pytest.param(dict(engine="vector", symmetry=True), marks=SLOW),
+    pytest.param(dict(engine="packed", fingerprints=True, liveness=False), marks=SLOW),
+    pytest.param(dict(engine="packed", workers=2), marks=SLOW),
+    pytest.param(dict(engine="vector", workers=2), marks=SLOW),
+]
+
+
+def engine_ids(options: dict) -> str:
+    return "-".join(f"{key}={value}" for key, value in options.items())
+
+
+@pytest.mark.parametrize("options", ENGINES, ids=engine_ids)
+@pytest.mark.parametrize("name", NEW)
+def test_every_engine_gives_the_readable_search_s_counts(restart, name, options):
+    """At MaxTime=1 (two instances per process and peek): the quick run's size."""
+    named = config.lookup(name).with_constants({"MaxTime": 1})
+    assert sum(label.name == "ReaderRestart" and label.args[0] == 0
+               for label in model.model_for(named.config).labels) == 2  # several instances per process
+    result = check(named, **{"liveness": False, **options})
+    assert (result.distinct_states, result.depth) == readable_counts(named.config)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [dict(engine="packed"), dict(engine="vector"), dict(symmetry=True),
+                                     dict(workers=2)], ids=engine_ids)
+@pytest.mark.parametrize("name", NEW)
+def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, options):
+    named = config.lookup(name)
+    assert sum(label.name == "ReaderRestart" and label.args[0] == 0
+               for label in model.model_for(named.config).labels) == 3
+    result = check(named, **options)
+    assert (result.distinct_states, result.depth) == readable_counts(named.config) == named.pinned
+    assert result.mismatches() == []
+
+
+def test_the_refutation_breaks_the_new_property_in_four_states_and_i1_in_eight(pinned):
+    result = check(config.lookup("HoldsRestartBackward"))
+    trace = result.violation("RegistrationCoversAsOf")
+    assert len(trace.steps) == 4
+    assert [str(step.action) for step in trace.steps[1:]] == ["CreatePeek(0, 1)", "InterStep(0)",
+                                                              "ReaderRestart(0, 0, 0)"]
+    assert len(result.violation("I1").steps) == 8
+    assert result.mismatches() == []
+
+
+def test_without_its_switch_nothing_changes(monkeypatch, tmp_path):
+    small = config.NamedConfig("Small", config.Config(P=1, D=1, MaxTime=1))
+    before = check(small)
+    apply_walkthrough(monkeypatch, tmp_path, part=2)
+    after = check(small)
+    assert (after.distinct_states, after.transitions, after.depth) == \
+        (before.distinct_states, before.transitions, before.depth)
+    assert after.properties.keys() == before.properties.keys()
