@@ -402,11 +402,27 @@ def compact(s: State, cfg, i: int = 0, record: list | None = None) -> State:
     return route_compaction(s, cfg, i, frontier, record)
 
 
+@event
+class CompactionLeftOpen(Event):
+    """A free controller freed a read hold and issues nothing: a later AllowCompaction may
+    go further."""
+
+    def words(self) -> str:
+        return "no AllowCompaction is sent (a free controller allows compaction later, in a command of its own)"
+
+    def drawing(self) -> tuple:
+        return ()
+
+
 def hold_freed(s: State, cfg, i: int, record: list | None) -> State:
     """The controller has freed a read hold on index i (a drop, or the last retirement
     report): under a policy it runs Compact(i); a free controller issues nothing, and the
     freed hold lets a later AllowCompaction go further."""
-    return s if cfg.controller == "free" else compact(s, cfg, i, record)
+    if cfg.controller == "policy":
+        return compact(s, cfg, i, record)
+    if record is not None:
+        record.append(CompactionLeftOpen())
+    return s
 
 
 def route_compaction(s: State, cfg, i: int, frontier: int, record: list | None = None) -> State:
