@@ -120,8 +120,8 @@ def reader_advanced(s, cfg) -> bool:
 
 
 def since_past_reader_as_of(s, cfg) -> bool:
-    """a published since has passed a registered reader's as_of"""
-    return any(t is not None and since > s.as_of[d]
+    """a published since has passed a registered reader's as_of, not its advanced registration"""
+    return any(t is not None and s.as_of[d] < since <= t
                for since, readers in zip(s.since, s.readers) for d, t in enumerate(readers))
 
 

@@ -416,6 +416,9 @@ FIXED_QUOTES = (
                               "{length:HoldsRouted:I1}, {length:HoldsBroadcast:I1}, {length:HoldsCap:I1} and "
                               "{length:HoldsReleaseOnMaint:I1} states; PhysicalLeSince in "
                               "{length:HoldsPhysicalFromUpper:PhysicalLeSince}."),
+    Quote("docs/protocol.md", "`TlaHolds`: {states:TlaHolds} distinct states, depth {depth:TlaHolds}, every"),
+    Quote("docs/protocol.md", "(`HoldsRoutedStanding`, a lasso of {length:HoldsRoutedStanding:CompactionNotStalled} "
+                              "states)"),
     Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
     Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
     Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
