@@ -34,9 +34,17 @@ def load_and_run() -> None:
         # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
         if not (isinstance(error, KeyboardInterrupt) or interrupted()):
             raise
-        print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
-        exit_with(1)
-    exit_with(main())
+        say_interrupted_before_any_result()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # a signal in the instant before main's own lifecycle began
+        say_interrupted_before_any_result()
+    exit_with(code)
+
+
+def say_interrupted_before_any_result():
+    print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
+    exit_with(1)
 
 
 if __name__ == "__main__":

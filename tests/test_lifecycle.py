@@ -309,3 +309,21 @@ def test_a_refutation_below_its_needs_says_why_it_is_expected_to_hold(cli):
     assert "holds (needs P>=2)" in row, out
     code, out, err = cli("check", "HoldsCap", "--no-trace")
     assert "needs" not in out
+
+
+def test_a_signal_in_the_instant_before_main_s_lifecycle_is_one_line_exit_1(monkeypatch, capsys):
+    """The CLI fuzzer met a SIGHUP between `main()` being called and its lifecycle beginning:
+    a KeyboardInterrupt traceback. __main__ now says so in one line."""
+    import protocol.__main__ as entry
+    import protocol.cli
+
+    def interrupted_at_once(*_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(protocol.cli, "main", interrupted_at_once)
+    monkeypatch.setattr(entry, "catch_signals", lambda: None)
+    monkeypatch.setattr(entry, "ignore_signals", lambda: None)
+    with pytest.raises(SystemExit) as ended:
+        entry.load_and_run()
+    assert ended.value.code == 1
+    assert capsys.readouterr().err.count("\n") == 1

@@ -213,3 +213,4 @@ def test_docs_under_ctrl_c_derives_nothing_and_says_so(mode, tmp_path):
     one_line(err, "interrupted (Ctrl-C)")
     assert "stale" not in err
     assert derived(copy) == before
+
