@@ -402,6 +402,7 @@ FIXED_QUOTES = (
                        "{length:HoldsAliasShared:NoRegression})"),
     Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
     Quote("README.md", "cap: I1 in {length:HoldsCapReconnect:I1}\nstates with one process"),
+    Quote("README.md", "{states:TlaHolds} distinct states, depth {depth:TlaHolds}, the figures TLC gives"),
     Quote("docs/protocol.md", "(`HoldsRouted`, I1 in {length:HoldsRouted:I1} states)"),
     Quote("docs/protocol.md", "(`HoldsCap`, I1 in {length:HoldsCap:I1} states)"),
     Quote("docs/protocol.md", "(`HoldsReleaseOnMaint`, I1 in {length:HoldsReleaseOnMaint:I1} states)"),
@@ -419,6 +420,16 @@ FIXED_QUOTES = (
     Quote("docs/protocol.md", "`TlaHolds`: {states:TlaHolds} distinct states, depth {depth:TlaHolds}, every"),
     Quote("docs/protocol.md", "(`HoldsRoutedStanding`, a lasso of {length:HoldsRoutedStanding:CompactionNotStalled} "
                               "states)"),
+    *(Quote("docs/tla.md", f"`{name}`: {verdict}, {{states:{name}}} states, depth {{depth:{name}}}")
+      for name, verdict in (("HoldsAcquire", "holds"), ("HoldsCap", "I1 in {length:HoldsCap:I1}"),
+                            ("HoldsCapReaderUnbound", "I1 in {length:HoldsCapReaderUnbound:I1}"),
+                            ("HoldsReleaseOnMaint", "I1 in {length:HoldsReleaseOnMaint:I1}"),
+                            ("HoldsBroadcast", "I1 in {length:HoldsBroadcast:I1}"), ("TlaHolds", "holds"),
+                            ("TlaHoldsRouted", "I1 in {length:TlaHoldsRouted:I1}"),
+                            ("TlaHoldsBroadcast", "I1 in {length:TlaHoldsBroadcast:I1}"))),
+    Quote("docs/tla.md", "`Holds` itself explores {states:Holds} states, depth {depth:Holds}"),
+    Quote("docs/tla.md", "(`HoldsRoutedStanding`: a lasso of {length:HoldsRoutedStanding:CompactionNotStalled} "
+                         "states at one process)"),
     Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
     Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
     Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
