@@ -204,3 +204,9 @@ def test_no_section_12_action_is_a_self_loop_and_no_two_lead_to_one_state(cfg):
 
     run = explore(model.initial_states, checked)
     assert run.complete and sum(seen) == run.transitions > 100
+
+
+def test_reader_downgrade_instances_count_against_the_instances_listed_in_memory():
+    Config(P=8, D=1000, MaxTime=200)  # 201,000 CreatePeek instances: allowed
+    with pytest.raises(ConfigError, match="1,600,000 ReaderDowngrade instances, more than the 1,048,576"):
+        Config(P=8, D=1000, MaxTime=200, reader_downgrade=True)

@@ -204,6 +204,12 @@ class Config:
                 f"D={self.D} and MaxTime={self.MaxTime} give {creates:,} CreatePeek "
                 f"instances, more than the {INSTANCE_LIMIT:,} listed in memory: D x index ids x (MaxTime+1) "
                 f"must be <= {INSTANCE_LIMIT:,}")
+        downgrades = self.P * self.D * self.MaxTime if self.reader_downgrade else 0  # one per (p, d, t > 0)
+        if creates + downgrades > INSTANCE_LIMIT:
+            raise ConfigError(
+                f"P={self.P}, D={self.D} and MaxTime={self.MaxTime} give {creates:,} CreatePeek and "
+                f"{downgrades:,} ReaderDowngrade instances, more than the {INSTANCE_LIMIT:,} listed in memory: "
+                f"lower D or MaxTime, or drop reader_downgrade")
 
     @property
     def constants(self) -> dict:
