@@ -136,11 +136,15 @@ protocol should believe, each by one switch:
 """
 
 
-def sound_section_11() -> str:
-    """The section-11 configurations that must hold, beside the refutations they answer."""
-    sound = [named for named in named_configurations().values() if not named.violates
-             and any(SWITCHES[name].section == 11 for name in named.config.switches)]
-    lines = ["## The section-11 designs that hold", ""]
+def of_section(named, section: int) -> bool:
+    """Whether a named configuration sets a switch of spec section `section` (its latest)."""
+    return max(SWITCHES[name].section for name in named.config.switches) == section
+
+
+def sound_section(section: int, heading: str) -> str:
+    """The configurations of a spec section that must hold, beside the refutations they answer."""
+    sound = [named for named in named_configurations().values() if not named.violates and of_section(named, section)]
+    lines = [f"## {heading}", ""]
     for named in sound:
         lines.append(f"- **{named.name}** (changes from Holds: {changed_switches(named)}.{constants_words(named)}) "
                      f"{named.doc}")
@@ -183,7 +187,9 @@ def refutations_markdown(results: dict) -> str:
     sections.insert(first_alias, sound_alias_section())
     first_seal = next((i for i, n in enumerate(refutations()) if any(
         SWITCHES[name].section == 11 for name in n.config.switches)), len(refutations()))
-    sections.insert(first_seal + 1, sound_section_11() + "\n" + LESSONS)  # after the alias section
+    first_tla = next((i for i, n in enumerate(refutations()) if of_section(n, 12)), len(refutations()))
+    sections.insert(first_tla + 1, sound_section(12, "The design's own TLA+ model, and readers that advance"))
+    sections.insert(first_seal + 1, sound_section(11, "The section-11 designs that hold") + "\n" + LESSONS)
     return preamble() + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
