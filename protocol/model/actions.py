@@ -1,4 +1,4 @@
-"""The actions of model-spec sections 4, 10.3 and 11.3: one pure function each, guard first.
+"""The actions of model-spec sections 4, 10.3, 11.3 and 12.3: one pure function each, guard first.
 
 Every action takes the state, the configuration and its arguments, and
 returns the successor state, or None where its guard does not hold. No

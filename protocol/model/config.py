@@ -1,8 +1,8 @@
-"""Configurations: the constants and mechanism switches of model-spec sections 1, 2, 10.1 and 11.1.
+"""Configurations: the constants and mechanism switches of model-spec sections 1, 2, 10.1, 11.1 and 12.1.
 
 A configuration is data. `SWITCHES` declares every switch once: its values,
 its default, what it means, and where it is allowed. The named
-configurations (spec sections 8 and 10.5) and what they must give are listed
+configurations (spec sections 8, 10.5, 11.5 and 12.5) and what they must give are listed
 in `protocol/configurations/manifest.toml`; `named_configurations` reads them, checking
 every entry against the manifest's schema (`MANIFEST_KEYS`) as it does.
 """
@@ -408,7 +408,7 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
 
 
 def named_configurations() -> dict[str, NamedConfig]:
-    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
+    """Every named configuration of the manifest, in its order (spec sections 8, 10.5, 11.5 and 12.5).
 
     Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests,
     or a test replaces `configs.manifest`)."""
