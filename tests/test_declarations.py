@@ -79,9 +79,9 @@ def test_every_command_kind_has_an_effect_that_records_its_events_on_each_runtim
 
 
 def test_the_completeness_check_names_an_action_whose_step_records_nothing(monkeypatch):
-    ingest = actions.ACTIONS[3]
-    monkeypatch.setattr(actions, "ACTIONS", actions.ACTIONS[:3] + (
-        attrs.evolve(ingest, step=lambda s, cfg: actions.ingest(s, cfg)),) + actions.ACTIONS[4:])
+    at = actions.ACTIONS.index(actions.by_name("Ingest"))
+    monkeypatch.setattr(actions, "ACTIONS", actions.ACTIONS[:at] + (
+        attrs.evolve(actions.ACTIONS[at], step=lambda s, cfg: actions.ingest(s, cfg)),) + actions.ACTIONS[at + 1:])
     assert missing_pieces_of_actions() == ["action Ingest's step takes no record for its events"]
 
 

@@ -1,4 +1,4 @@
-"""The actions of model-spec sections 4, 10.3 and 11.3: one pure function each, guard first.
+"""The actions of model-spec sections 4, 10.3, 11.3 and 12.3: one pure function each, guard first.
 
 Every action takes the state, the configuration and its arguments, and
 returns the successor state, or None where its guard does not hold. No
@@ -32,7 +32,7 @@ from protocol.model.events import (
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
 from protocol.model.state import (
-    BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, ctl_holds, ctl_since, exported,
+    BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, backed, ctl_holds, ctl_since, exported,
     frontier_at, held, ids, index_of_peek, notify, replace_at, servable, stranded_on, with_frontier,
 )
 
@@ -96,11 +96,17 @@ class CapRaised(Event):
         return ()
 
 
+def read_floor(s: State, cfg, i: int) -> int:
+    """The least time the controller may read index i at: its read frontier under a policy;
+    with a free controller, what it has allowed (it only reads where it has not released)."""
+    return frontier_at(s.sent, i) if cfg.controller == "free" else ctl_since(s, i)
+
+
 def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None = None) -> State | None:
     """CreatePeek(d, i, t): the controller creates peek d reading index i at as_of t."""
     if s.df[d] != UNBORN or UNBORN in s.df[:d]:
         return None  # ids are allocated in order: d must be the lowest unborn
-    if not ctl_since(s, i) <= t <= cfg.MaxTime:
+    if not read_floor(s, cfg, i) <= t <= cfg.MaxTime:
         return None
     indexed = s.ix is not None
     create = cmd.create(d, i, t, indexed)
@@ -158,7 +164,7 @@ def drop_peek(s: State, cfg, d: int, record: list | None = None) -> State | None
         queued(record, INTERACTIVE, cfg.P, (DROP, d))
         if released_on is not None:
             queued(record, released_on, cfg.P, (RELEASE, d))
-    return compact(s._replace(df=replace_at(s.df, d, DROPPED), iq=iq, mq=mq), cfg, index_of_peek(s, d), record)
+    return hold_freed(s._replace(df=replace_at(s.df, d, DROPPED), iq=iq, mq=mq), cfg, index_of_peek(s, d), record)
 
 
 @event
@@ -188,6 +194,38 @@ def advance_policy(s: State, cfg, i: int = 0, record: list | None = None) -> Sta
     if record is not None:
         record.append(PolicyAdvanced(i, policy, s.ix is not None))
     return compact(s._replace(policy=with_frontier(s.policy, i, policy)), cfg, i, record)
+
+
+@event
+class CompactionAllowed(Event):
+    """A free controller allows index i to compact to t in one command: none of its own
+    read holds on i is below t."""
+
+    i: int
+    t: int
+    indexed: bool
+
+    def words(self) -> str:
+        whose = f" {INDEX_NAMES[self.i]}" if self.indexed else " the index"
+        return f"the controller allows{whose} to compact to {self.t} (none of its read holds is below it)"
+
+    def drawing(self) -> tuple:
+        return ()
+
+    def joined(self, clauses: list[str]) -> str:
+        return listed(clauses)
+
+
+def allow_compaction(s: State, cfg, t: int, i: int = 0, record: list | None = None) -> State | None:
+    """AllowCompaction(i, t): a free controller allows index i to compact to any later time
+    t in one command, never past a read hold of its own on i (spec 12.3)."""
+    if not frontier_at(s.sent, i) < t <= cfg.MaxTime:
+        return None
+    if any(ctl_holds(s, d) and index_of_peek(s, d) == i and t > s.as_of[d] for d in range(len(s.df))):
+        return None
+    if record is not None:
+        record.append(CompactionAllowed(i, t, s.ix is not None))
+    return route_compaction(s, cfg, i, t, record)
 
 
 @event
@@ -361,6 +399,35 @@ def compact(s: State, cfg, i: int = 0, record: list | None = None) -> State:
         if record is not None:
             record.append(CompactionHeld(frontier, frontier_holder(s, i, frontier)))
         return s
+    return route_compaction(s, cfg, i, frontier, record)
+
+
+@event
+class CompactionLeftOpen(Event):
+    """A free controller freed a read hold and issues nothing: a later AllowCompaction may
+    go further."""
+
+    def words(self) -> str:
+        return "no AllowCompaction is sent (a free controller allows compaction later, in a command of its own)"
+
+    def drawing(self) -> tuple:
+        return ()
+
+
+def hold_freed(s: State, cfg, i: int, record: list | None) -> State:
+    """The controller has freed a read hold on index i (a drop, or the last retirement
+    report): under a policy it runs Compact(i); a free controller issues nothing, and the
+    freed hold lets a later AllowCompaction go further."""
+    if cfg.controller == "policy":
+        return compact(s, cfg, i, record)
+    if record is not None:
+        record.append(CompactionLeftOpen())
+    return s
+
+
+def route_compaction(s: State, cfg, i: int, frontier: int, record: list | None = None) -> State:
+    """Set sent[i] to `frontier` and route Compact(i, frontier): with the cap by Forward,
+    else to every maintenance stream, and with broadcast to every interactive one too."""
     s = s._replace(sent=with_frontier(s.sent, i, frontier))
     if cfg.cap:
         after = forward(s, cfg)
@@ -649,6 +716,40 @@ def wake(s: State, cfg, p: int, record: list | None = None) -> State | None:
                             s.pub[p]))
     return s._replace(parked=replace_at(s.parked, p, s.parked[p] - served),
                       dirty=replace_at(s.dirty, p, frozenset()))
+
+
+@event
+class ReaderDowngraded(Event):
+    """Peek d's reader on process p has made progress: its import's registration rises to
+    t (it needs less); `readers` is readers[p] (before, after)."""
+
+    p: int
+    d: int
+    t: int
+    readers: tuple
+
+    def words(self) -> str:
+        return (f"process {self.p}'s reader of peek {self.d} has made progress: its import's registration "
+                f"rises from {self.readers[0][self.d]} to {self.t}")
+
+    def drawing(self) -> tuple:
+        return (StepNote(lane(INTERACTIVE, self.p), f": peek {self.d}'s reader at {self.t}"),
+                *handed(INTERACTIVE, self.p, "readers", "readers", *self.readers))
+
+
+def reader_downgrade(s: State, cfg, p: int, d: int, t: int, record: list | None = None) -> State | None:
+    """ReaderDowngrade(p, d, t): peek d's reader on p has read up to t and needs less: its
+    registration rises to t. A reader in an unbacked placeholder, or parked, has read
+    nothing yet."""
+    hold = s.readers[p][d]
+    if hold is None or not hold < t <= cfg.MaxTime:
+        return None
+    if not backed(s, p, d) or (s.parked[p] is not None and d in s.parked[p]):
+        return None
+    readers = replace_at(s.readers[p], d, t)
+    if record is not None:
+        record.append(ReaderDowngraded(p, d, t, (s.readers[p], readers)))
+    return s._replace(readers=replace_at(s.readers, p, readers))
 
 
 # ---------------------------------------------------- maintenance, per command
@@ -1059,7 +1160,7 @@ def report_retired(s: State, cfg, p: int, d: int, was_parked: bool, record: list
     freed = s.reports[d] == cfg.P
     if record is not None:
         record.append(RetirementReported(p, d, None, freed, s.as_of[d]))
-    return compact(s, cfg, index_of_peek(s, d), record) if freed else s
+    return hold_freed(s, cfg, index_of_peek(s, d), record) if freed else s
 
 
 @event
@@ -1188,6 +1289,22 @@ def index_ids(cfg):
     return [((i,), dict(i=i)) for i in range(index_count(cfg))]
 
 
+def index_times(cfg):
+    """AllowCompaction(i, t) for each id, then t increasing (t = 0 is never later than
+    sent); `AllowCompaction(t)` with one index."""
+    indexed = index_count(cfg) > 1
+    return [((i, t) if indexed else (t,), dict(i=i, t=t))
+            for i in range(index_count(cfg)) for t in range(1, cfg.MaxTime + 1)]
+
+
+def reader_times(cfg):
+    """ReaderDowngrade(p, d, t), ordered by p, then d, then t (t = 0 is never above a
+    registration); `ReaderDowngrade(p, t)` with one index and one peek id."""
+    short = index_count(cfg) == 1 and cfg.D == 1
+    return [((p, t) if short else (p, d, t), dict(p=p, d=d, t=t))
+            for p in range(cfg.P) for d in range(cfg.D) for t in range(1, cfg.MaxTime + 1)]
+
+
 def nothing(cfg):
     return [((), {})]
 
@@ -1247,8 +1364,21 @@ def ingest_footprint(cfg, p) -> Footprint:
     return Footprint(WHOLE) if cfg.seal == "tap" else Footprint(CONTROLLER)
 
 
+def reader_downgrade_footprint(cfg, p) -> Footprint:
+    """Downgrading reads p's locals and, with an alias, which index the peek reads (backed)."""
+    return Footprint(LOCAL, ("ix",) if cfg.alias != "none" else ())
+
+
 def with_seal(cfg) -> bool:
     return cfg.seal != "none"
+
+
+def with_policy(cfg) -> bool:
+    return cfg.controller == "policy"
+
+
+def with_free_controller(cfg) -> bool:
+    return cfg.controller == "free"
 
 
 # ------------------------------------------------------------ the actions
@@ -1256,8 +1386,10 @@ def with_seal(cfg) -> bool:
 ACTIONS = (
     Action("CreatePeek", create_peek, peek_times, False, controller),
     Action("DropPeek", drop_peek, peeks, False, controller),
-    Action("AdvancePolicy", advance_policy, index_ids, False, controller),
-    Action("Ingest", ingest, nothing, False, ingest_footprint),
+    Action("AdvancePolicy", advance_policy, index_ids, False, controller, exists=with_policy),
+    # Section 12: a free controller allows compaction in one command, in AdvancePolicy's place.
+    Action("AllowCompaction", allow_compaction, index_times, False, controller, exists=with_free_controller),
+    Action("Ingest", ingest, nothing, False, ingest_footprint, exists=lambda cfg: cfg.ingest),
     Action("Reconnect", reconnect, nothing, False, controller, exists=lambda cfg: cfg.reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
@@ -1266,6 +1398,9 @@ ACTIONS = (
     Action("Publish", publish, processes, True, publish_footprint),
     Action("Seal", seal, processes, True, seal_footprint, exists=with_seal),
     Action("Wake", wake, processes, True, wake_footprint, exists=with_seal),
+    # Never fair: a reader may stop making progress. After every other instance (spec 12.3).
+    Action("ReaderDowngrade", reader_downgrade, reader_times, False, reader_downgrade_footprint,
+           exists=lambda cfg: cfg.reader_downgrade),
 )
 
 

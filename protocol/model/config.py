@@ -1,8 +1,8 @@
-"""Configurations: the constants and mechanism switches of model-spec sections 1, 2, 10.1 and 11.1.
+"""Configurations: the constants and mechanism switches of model-spec sections 1, 2, 10.1, 11.1 and 12.1.
 
 A configuration is data. `SWITCHES` declares every switch once: its values,
 its default, what it means, and where it is allowed. The named
-configurations (spec sections 8 and 10.5) and what they must give are listed
+configurations (spec sections 8, 10.5, 11.5 and 12.5) and what they must give are listed
 in `protocol/configurations/manifest.toml`; `named_configurations` reads them, checking
 every entry against the manifest's schema (`MANIFEST_KEYS`) as it does.
 """
@@ -58,7 +58,7 @@ class Switch:
     only_with_text: str = ""
     shown: bool = True
     in_matrix: bool = False  # varied by `python -m protocol matrix`
-    section: int = 2  # the spec section that brings the switch (2, 10 or 11)
+    section: int = 2  # the spec section that brings the switch (2, 10, 11 or 12)
     # value -> ((cfg -> bool, what it needs), ...): a value allowed only where more holds
     # (spec 11.1: report=silent_cancel needs a seal; physical=from_cuts a seal and no alias).
     value_needs: dict = attrs.field(factory=dict, eq=False)
@@ -128,6 +128,18 @@ SWITCHES = {
                "a reader's declared cut starts at the chain's coverage, or at the write frontier",
                only_with=lambda cfg: cfg.physical == "from_cuts", only_with_text="physical=from_cuts",
                shown=False, section=11),
+        # Section 12: the design's own TLA+ model's abstractions.
+        Switch("controller", ("policy", "free"), "policy",
+               "the controller advances a policy one time at a time, or allows compaction to any later "
+               "time its own read holds permit in one command (AllowCompaction)", shown=False, section=12),
+        Switch("reader_downgrade", (False, True), False,
+               "a rendered import's registration may rise as its reader makes progress (ReaderDowngrade)",
+               shown=False, section=12),
+        Switch("ingest", (True, False), True,
+               "new data may arrive (Ingest); without it upper and physical compaction stay at 0",
+               shown=False, section=12,
+               value_needs={False: ((lambda cfg: cfg.seal == "none", "seal=none"),
+                                    (lambda cfg: cfg.physical == "from_since", "physical=from_since"))}),
     )
 }
 
@@ -175,6 +187,9 @@ class Config:
     floor: str = _switch("floor")
     reader_bound: bool = _switch("reader_bound")
     cut_floor: str = _switch("cut_floor")
+    controller: str = _switch("controller")
+    reader_downgrade: bool = _switch("reader_downgrade")
+    ingest: bool = _switch("ingest")
 
     def __attrs_post_init__(self):
         for name in CONSTANT_NAMES:
@@ -189,6 +204,12 @@ class Config:
                 f"D={self.D} and MaxTime={self.MaxTime} give {creates:,} CreatePeek "
                 f"instances, more than the {INSTANCE_LIMIT:,} listed in memory: D x index ids x (MaxTime+1) "
                 f"must be <= {INSTANCE_LIMIT:,}")
+        downgrades = self.P * self.D * self.MaxTime if self.reader_downgrade else 0  # one per (p, d, t > 0)
+        if creates + downgrades > INSTANCE_LIMIT:
+            raise ConfigError(
+                f"P={self.P}, D={self.D} and MaxTime={self.MaxTime} give {creates:,} CreatePeek and "
+                f"{downgrades:,} ReaderDowngrade instances, more than the {INSTANCE_LIMIT:,} listed in memory: "
+                f"lower D or MaxTime, or drop reader_downgrade")
 
     @property
     def constants(self) -> dict:
@@ -387,7 +408,7 @@ def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
 
 
 def named_configurations() -> dict[str, NamedConfig]:
-    """Every named configuration of the manifest, in its order (spec sections 8 and 10.5).
+    """Every named configuration of the manifest, in its order (spec sections 8, 10.5, 11.5 and 12.5).
 
     Read again only when the manifest changes ($PROTOCOL_MANIFEST names another one, for tests,
     or a test replaces `configs.manifest`)."""

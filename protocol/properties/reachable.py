@@ -114,6 +114,17 @@ def writer_floor_absent(s, cfg) -> bool:
                for writer, acq, readers in zip(s.writer, s.acq, s.readers))
 
 
+def reader_advanced(s, cfg) -> bool:
+    """a reader's registration has risen above its as_of"""
+    return any(t is not None and t > s.as_of[d] for readers in s.readers for d, t in enumerate(readers))
+
+
+def since_past_reader_as_of(s, cfg) -> bool:
+    """a published since has passed a registered reader's as_of, not its advanced registration"""
+    return any(t is not None and s.as_of[d] < since <= t
+               for since, readers in zip(s.since, s.readers) for d, t in enumerate(readers))
+
+
 REACHABLE = {
     "PeekCreated": peek_created,
     "PeekLive": peek_live,
@@ -133,6 +144,8 @@ REACHABLE = {
     "CutDeclared": cut_declared,
     "PhysicalAdvanced": physical_advanced,
     "WriterFloorAbsent": writer_floor_absent,
+    "ReaderAdvanced": reader_advanced,
+    "SincePastReaderAsOf": since_past_reader_as_of,
 }
 
 

@@ -136,11 +136,15 @@ protocol should believe, each by one switch:
 """
 
 
-def sound_section_11() -> str:
-    """The section-11 configurations that must hold, beside the refutations they answer."""
-    sound = [named for named in named_configurations().values() if not named.violates
-             and any(SWITCHES[name].section == 11 for name in named.config.switches)]
-    lines = ["## The section-11 designs that hold", ""]
+def of_section(named, section: int) -> bool:
+    """Whether a named configuration sets a switch of spec section `section` (its latest)."""
+    return max(SWITCHES[name].section for name in named.config.switches) == section
+
+
+def sound_section(section: int, heading: str) -> str:
+    """The configurations of a spec section that must hold, beside the refutations they answer."""
+    sound = [named for named in named_configurations().values() if not named.violates and of_section(named, section)]
+    lines = [f"## {heading}", ""]
     for named in sound:
         lines.append(f"- **{named.name}** (changes from Holds: {changed_switches(named)}.{constants_words(named)}) "
                      f"{named.doc}")
@@ -183,7 +187,9 @@ def refutations_markdown(results: dict) -> str:
     sections.insert(first_alias, sound_alias_section())
     first_seal = next((i for i, n in enumerate(refutations()) if any(
         SWITCHES[name].section == 11 for name in n.config.switches)), len(refutations()))
-    sections.insert(first_seal + 1, sound_section_11() + "\n" + LESSONS)  # after the alias section
+    first_tla = next((i for i, n in enumerate(refutations()) if of_section(n, 12)), len(refutations()))
+    sections.insert(first_tla + 1, sound_section(12, "The design's own TLA+ model, and readers that advance"))
+    sections.insert(first_seal + 1, sound_section(11, "The section-11 designs that hold") + "\n" + LESSONS)
     return preamble() + "\n".join(rows) + "\n\n" + "\n".join(sections)
 
 
@@ -402,6 +408,7 @@ FIXED_QUOTES = (
                        "{length:HoldsAliasShared:NoRegression})"),
     Quote("README.md", "an ImportsBacked lasso of {length:HoldsAliasOverwrite:ImportsBacked} states"),
     Quote("README.md", "cap: I1 in {length:HoldsCapReconnect:I1}\nstates with one process"),
+    Quote("README.md", "{states:TlaHolds} distinct states, depth {depth:TlaHolds}, the figures TLC gives"),
     Quote("docs/protocol.md", "(`HoldsRouted`, I1 in {length:HoldsRouted:I1} states)"),
     Quote("docs/protocol.md", "(`HoldsCap`, I1 in {length:HoldsCap:I1} states)"),
     Quote("docs/protocol.md", "(`HoldsReleaseOnMaint`, I1 in {length:HoldsReleaseOnMaint:I1} states)"),
@@ -416,6 +423,19 @@ FIXED_QUOTES = (
                               "{length:HoldsRouted:I1}, {length:HoldsBroadcast:I1}, {length:HoldsCap:I1} and "
                               "{length:HoldsReleaseOnMaint:I1} states; PhysicalLeSince in "
                               "{length:HoldsPhysicalFromUpper:PhysicalLeSince}."),
+    Quote("docs/protocol.md", "`TlaHolds`: {states:TlaHolds} distinct states, depth {depth:TlaHolds}, every"),
+    Quote("docs/protocol.md", "(`HoldsRoutedStanding`, a lasso of {length:HoldsRoutedStanding:CompactionNotStalled} "
+                              "states)"),
+    *(Quote("docs/tla.md", f"`{name}`: {verdict}, {{states:{name}}} states, depth {{depth:{name}}}")
+      for name, verdict in (("HoldsAcquire", "holds"), ("HoldsCap", "I1 in {length:HoldsCap:I1}"),
+                            ("HoldsCapReaderUnbound", "I1 in {length:HoldsCapReaderUnbound:I1}"),
+                            ("HoldsReleaseOnMaint", "I1 in {length:HoldsReleaseOnMaint:I1}"),
+                            ("HoldsBroadcast", "I1 in {length:HoldsBroadcast:I1}"), ("TlaHolds", "holds"),
+                            ("TlaHoldsRouted", "I1 in {length:TlaHoldsRouted:I1}"),
+                            ("TlaHoldsBroadcast", "I1 in {length:TlaHoldsBroadcast:I1}"))),
+    Quote("docs/tla.md", "`Holds` itself explores {states:Holds} states, depth {depth:Holds}"),
+    Quote("docs/tla.md", "(`HoldsRoutedStanding`: a lasso of {length:HoldsRoutedStanding:CompactionNotStalled} "
+                         "states at one process)"),
     Quote("docs/properties.md", "P=1 for the {count:P=1} configurations defined at one process"),
     Quote("docs/properties.md", "The configurations expected to violate nothing, {names:sound}, satisfy"),
     Quote("docs/properties.md", "regression (`HoldsAliasShared`, {length:HoldsAliasShared:NoRegression} states)"),
