@@ -196,60 +196,10 @@ def test_every_walk_is_a_path_of_the_explored_graph(cfg, data):
 
 
 def violable(cfg) -> set[str]:
-    """The safety properties some run of `cfg` violates, predicted from its switches alone.
-
-    I1 can fail only where no mechanism orders compaction behind the creates:
-    the standing hold bounds the publisher by what interactive has applied
-    (with routed compaction it is never raised, so nothing compacts at all);
-    acquisition with the release on the interactive stream holds the index
-    until the create has rendered; the cap suffices for one process; with no
-    peek (D = 0) or no time to compact to (MaxTime = 0) there is nothing to
-    break. PhysicalLeSince fails exactly when physical compaction follows the
-    upper and there is a time for the upper to advance to. TypeOK holds
-    everywhere.
-
-    A re-export alias kept per id is as safe as the mechanisms above. A shared
-    alias point (spec 10) is not: X's compaction moves the one writer frontier
-    and the one standing hold past a peek of Y, whatever acquisition holds,
-    unless the standing hold never rises (compaction routed); and Y's lower
-    frontier landing after X's higher one lowers the writer (NoRegression),
-    given two frontiers to land (MaxTime >= 2).
-
-    Section 11: a controller that frees a peek's hold only once every process
-    has reported it retired orders compaction behind the drops (a report that
-    never comes keeps the hold for ever), which guards every drop-ordering
-    defect but not a shared alias point's. Without a writer floor and without
-    the standing hold, the publisher rises to a reader's or an acquired hold
-    past what the controller allowed (SinceAllowed), and a second peek may
-    then be created below it (I1, with two peek ids); with an alias, an id
-    whose writer is still absent is left out of the bound, so the other id's
-    applied frontier passes a queued create of the first (I1, with one). The
-    cap on one process
-    is a guard only while the reader's registration bounds the publisher.
-    A reader's cut taken at the write frontier can lead the coverage
-    (PhysicalLeCoverage). SinceLeStanding and PhysicalLeCut hold everywhere.
-    """
-    nothing_to_break = cfg.D == 0 or cfg.MaxTime == 0
-    if cfg.alias == "shared":
-        i1_guarded = (cfg.standing_hold and cfg.compaction == "routed") or nothing_to_break
-    else:
-        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
-                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound)
-                      or cfg.ctl_release == "report" or nothing_to_break)
-    unfloored = (cfg.floor == "agent" and not cfg.standing_hold and (cfg.reader_bound or cfg.acquire != "none")
-                 and not nothing_to_break)
-    unfloored_alias = cfg.floor == "agent" and not cfg.standing_hold and cfg.alias != "none"
-    found = set() if i1_guarded and not (unfloored and cfg.D >= 2) and not (
-        unfloored_alias and not nothing_to_break) else {"I1"}
-    if unfloored:
-        found.add("SinceAllowed")
-    if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
-        found.add("PhysicalLeSince")
-    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper" and not nothing_to_break:
-        found.add("PhysicalLeCoverage")
-    if cfg.alias == "shared" and cfg.MaxTime >= 2:
-        found.add("NoRegression")
-    return found
+    """The safety properties some run of `cfg` violates, predicted from its switches alone:
+    those that belong to it and none of whose declared guards is in place
+    (protocol/properties/guards.py says which mechanism guards which property, and why)."""
+    return {prop.name for prop in props.PROPERTIES if prop.kind != props.LIVENESS and prop.can_fail(cfg)}
 
 
 @pytest.mark.slow

@@ -1,5 +1,7 @@
-"""Each property of model-spec section 5 holds on the initial state and fails on
-a state built to break it, and its witnesses name the process and the value.
+"""Each declared safety property (protocol/properties) holds on the initial state of a
+configuration it belongs to, declares the mechanisms that guard it, and can fail where
+none is in place; section 5's fail on a state built to break them, and their witnesses
+name the process and the value.
 """
 
 from __future__ import annotations
@@ -8,32 +10,65 @@ import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, state
 from protocol.properties import (
-    SAFETY_PROPERTIES, STATE_INVARIANTS, TRANSITION_PROPERTIES, WITNESSES,
-    i1, no_regression, physical_le_since, type_ok,
+    PROPERTIES, STATE, TRANSITION, WITNESSES, guards, i1, no_regression, physical_le_since, type_ok,
 )
-from protocol.model.config import Config
+from protocol.model.config import Config, named_configurations
 from protocol.model.state import LIVE, initial
+from sweeps import EVERY_COMBINATION, EVERY_SEAL_COMBINATION
 
 CFG = Config()  # P=2, D=1, MaxTime=2
 
 
-def test_the_safety_properties_are_the_specs():
-    assert set(STATE_INVARIANTS) == {"TypeOK", "I1", "PhysicalLeSince", "SinceAllowed", "SinceLeStanding",
-                                     "PhysicalLeCoverage", "PhysicalLeCut"}
-    assert set(TRANSITION_PROPERTIES) == {"NoRegression"}
-    assert set(SAFETY_PROPERTIES) <= set(WITNESSES)
+# The default configuration, the switch sweeps' (tests/sweeps.py) at two processes, and
+# the named configurations: where each declared property is tested.
+KNOWN_CONFIGS = [Config()] + [Config(P=2, **switches) for switches in EVERY_COMBINATION + EVERY_SEAL_COMBINATION] + [
+    named.config for named in named_configurations().values()]
 
 
-@pytest.mark.parametrize("name", ["TypeOK", "I1", "PhysicalLeSince"])
-def test_every_state_invariant_holds_initially_with_no_witness(name):
-    s = initial(CFG)
-    assert STATE_INVARIANTS[name](s, CFG)
-    assert WITNESSES[name](s, CFG) == []
+def where_it_applies(prop) -> Config:
+    """The first known configuration that the property belongs to: each declared property
+    is tested where it has meaning."""
+    return next(cfg for cfg in KNOWN_CONFIGS if prop.applies(cfg))
+
+
+DECLARED_SAFETY = [prop for prop in PROPERTIES if prop.kind in (STATE, TRANSITION)]
+
+
+def test_every_safety_property_has_witnesses_and_declares_its_guards():
+    for prop in DECLARED_SAFETY:
+        assert prop.witnesses is not None, prop.name
+        assert prop.guards is not None, f"{prop.name} declares no guards (protocol/properties/guards.py)"
+        assert all(guard.mechanism for guard in prop.guards), prop.name
+
+
+@pytest.mark.parametrize("prop", [prop for prop in PROPERTIES if prop.kind == STATE], ids=lambda prop: prop.name)
+def test_every_state_invariant_holds_initially_with_no_witness(prop):
+    cfg = where_it_applies(prop)
+    s = initial(cfg)
+    assert prop.check(s, cfg)
+    assert prop.witnesses(s, cfg) == []
+
+
+@pytest.mark.parametrize("prop", DECLARED_SAFETY, ids=lambda prop: prop.name)
+def test_every_safety_property_belongs_somewhere_and_can_fail_or_says_no_switch_breaks_it(prop):
+    # Where it can fail, tests/test_fuzz.py's exhaustive search finds it failing (and only
+    # there); a property no switch breaks is shown failing by a sabotaged action
+    # (tests/test_sabotage.py) or a state built to break it (below and in
+    # tests/test_invariants_section11.py).
+    assert any(prop.applies(cfg) for cfg in KNOWN_CONFIGS), prop.name
+    failing = [cfg for cfg in KNOWN_CONFIGS if prop.can_fail(cfg)]
+    assert failing or prop.guards == guards.EVERYWHERE, prop.name
+
+
+def test_a_guard_in_place_means_no_violation_is_predicted():
+    i1 = next(prop for prop in PROPERTIES if prop.name == "I1")
+    assert i1.can_fail(Config()) and not i1.can_fail(Config(standing_hold=True))
+    assert not i1.can_fail(Config(D=0))
 
 
 def test_every_invariant_predicate_has_a_docstring():
-    for predicate in (type_ok, i1, physical_le_since, no_regression):
-        assert predicate.__doc__ and len(predicate.__doc__.split()) > 5
+    for prop in DECLARED_SAFETY:
+        assert prop.check.__doc__ and len(prop.check.__doc__.split()) > 5, prop.name
 
 
 # -------------------------------------------------------------------- TypeOK

@@ -17,6 +17,8 @@ from typing import Callable
 
 import attrs
 
+from protocol.properties import guards as guarding
+from protocol.properties.guards import guarded
 from protocol.properties.i1 import i1, i1_witnesses
 from protocol.properties.leads_to import (
     LeadsTo, compaction_not_stalled, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
@@ -81,21 +83,31 @@ class Property:
     # cfg -> why the property, which the summary would otherwise list, does not apply here
     # (shown in its place, rather than "holds"), or None
     not_applicable: Callable = never
+    # A safety property's guards (guards.py): the mechanisms that keep it from failing.
+    # Where one is in place no run violates it; where the property applies and none is,
+    # some run does. None for a liveness property (its refutations say where it fails).
+    guards: tuple | None = None
+
+    def can_fail(self, cfg) -> bool:
+        """Whether some run of `cfg` violates this safety property, by its guards."""
+        return self.applies(cfg) and not guarded(self.guards or (), cfg)
 
 
 PROPERTIES = (
-    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True),
-    Property("I1", STATE, i1, i1_witnesses, by_component=True),
+    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True, guards=guarding.EVERYWHERE),
+    Property("I1", STATE, i1, i1_witnesses, by_component=True, guards=guarding.I1),
     Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
-             applies=without_cuts, not_applicable=physical_from_cuts),
-    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True),
+             applies=without_cuts, not_applicable=physical_from_cuts, guards=guarding.PHYSICAL_LE_SINCE),
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True,
+             guards=guarding.SINCE_ALLOWED),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
-             applies=with_standing_hold),
+             applies=with_standing_hold, guards=guarding.EVERYWHERE),
     Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
-             applies=with_cuts),
+             applies=with_cuts, guards=guarding.PHYSICAL_LE_COVERAGE),
     Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
-             applies=with_cuts),
-    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True),
+             applies=with_cuts, guards=guarding.EVERYWHERE),
+    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True,
+             guards=guarding.NO_REGRESSION),
     Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
     Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
     Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, applies=with_seal),
