@@ -130,6 +130,16 @@ def test_the_default_falls_back_to_the_packed_engine_and_says_why():
         explore_config(cfg, engine="vector", fingerprints=True)
 
 
+def test_a_misspelt_option_is_refused_not_swallowed():
+    from protocol.engine.vector.search import explore_vector
+
+    model = model_for(named_configurations()["Holds"].config.evolve(MaxTime=1))
+    with pytest.raises(TypeError, match="max_state"):
+        explore_vector(model, max_state=10)
+    with pytest.raises(TypeError, match="fingerprints"):
+        explore_vector(model, fingerprints=True)  # the packed engine's: choose_engine never passes it
+
+
 def test_keys_wider_than_a_word_take_two_words_never_a_hash():
     wide = KeyLayout.of(3, 20, 15)  # 65 bits: two words, exact (tests/test_vector_wide.py)
     assert wide.words == 2 and wide.decode(wide.encode(np.array([5]), [np.array([7])] * 3))[1][2].tolist() == [7]
