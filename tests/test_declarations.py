@@ -43,7 +43,7 @@ def missing_pieces_of_actions() -> list[str]:
         if action.step is not None and not records(action.step):
             found.append(f"action {action.name}'s step takes no record for its events")
         for cfg in EVERY_CONFIG:
-            if not action.exists(cfg):
+            if not action.where(cfg):
                 continue
             for label_args, keywords in action.parameters(cfg):
                 footprint = action.footprint(cfg, keywords.get("p"))
@@ -101,7 +101,7 @@ def test_every_variable_has_a_meaning_and_a_domain_that_checks_its_initial_value
         assert variable.meaning, variable.name
         for cfg in EVERY_CONFIG:
             value = variable.initial(cfg)
-            if variable.present(cfg):
+            if variable.where(cfg):
                 assert variable.domain.problem(value, cfg) is None, (variable.name, cfg)
             else:
                 assert value is None, variable.name

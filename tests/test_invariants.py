@@ -28,7 +28,7 @@ KNOWN_CONFIGS = [Config()] + [Config(P=2, **switches) for switches in EVERY_COMB
 def where_it_applies(prop) -> Config:
     """The first known configuration that the property belongs to: each declared property
     is tested where it has meaning."""
-    return next(cfg for cfg in KNOWN_CONFIGS if prop.applies(cfg))
+    return next(cfg for cfg in KNOWN_CONFIGS if prop.where(cfg))
 
 
 DECLARED_SAFETY = [prop for prop in PROPERTIES if prop.kind in (STATE, TRANSITION)]
@@ -55,7 +55,7 @@ def test_every_safety_property_belongs_somewhere_and_can_fail_or_says_no_switch_
     # there); a property no switch breaks is shown failing by a sabotaged action
     # (tests/test_sabotage.py) or a state built to break it (below and in
     # tests/test_invariants_section11.py).
-    assert any(prop.applies(cfg) for cfg in KNOWN_CONFIGS), prop.name
+    assert any(prop.where(cfg) for cfg in KNOWN_CONFIGS), prop.name
     failing = [cfg for cfg in KNOWN_CONFIGS if prop.can_fail(cfg)]
     assert failing or prop.guards == guards.EVERYWHERE, prop.name
 

@@ -273,7 +273,7 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
 
 
 def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
-    """`Property.applies`: ImportsBacked belongs only to the re-export configurations."""
+    """`Property.where`: ImportsBacked belongs only to the re-export configurations."""
     from protocol.model.config import lookup
 
     for name, has_imports in (("Holds", False), ("HoldsAlias", True)):

@@ -31,6 +31,7 @@ from protocol.model.events import (
     CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Event, Send, StepNote, event, forwards, handed, index_name, lane, listed,
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
+from protocol.model.where import everywhere, with_acquisition, with_reconnect, with_seal
 from protocol.model.state import (
     BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, ctl_holds, ctl_since, exported,
     frontier_at, held, ids, index_of_peek, notify, replace_at, servable, stranded_on, with_frontier,
@@ -1147,10 +1148,6 @@ INTERACTIVE_EFFECTS = {
 # ------------------------------------------------------------ declarations
 
 
-def always(cfg) -> bool:
-    return True
-
-
 @attrs.frozen
 class Action:
     """One action of the spec. `parameters(cfg)` lists its instances' arguments in
@@ -1164,7 +1161,7 @@ class Action:
     parameters: Callable  # cfg -> [(label arguments, keyword arguments)]
     fair: bool  # a runtime action: weakly fair, per instance, when the configuration asks
     footprint: Callable  # (cfg, p) -> Footprint
-    exists: Callable = always  # cfg -> whether the configuration has the action at all
+    where: Callable = everywhere  # cfg -> whether the configuration has the action at all (model/where.py)
 
 
 # ------------------------------------------------------------ parameters
@@ -1247,10 +1244,6 @@ def ingest_footprint(cfg, p) -> Footprint:
     return Footprint(WHOLE) if cfg.seal == "tap" else Footprint(CONTROLLER)
 
 
-def with_seal(cfg) -> bool:
-    return cfg.seal != "none"
-
-
 # ------------------------------------------------------------ the actions
 
 ACTIONS = (
@@ -1258,14 +1251,14 @@ ACTIONS = (
     Action("DropPeek", drop_peek, peeks, False, controller),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller),
     Action("Ingest", ingest, nothing, False, ingest_footprint),
-    Action("Reconnect", reconnect, nothing, False, controller, exists=lambda cfg: cfg.reconnect),
+    Action("Reconnect", reconnect, nothing, False, controller, where=with_reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.
-    Action("Reclaim", reclaim, processes, True, local, exists=lambda cfg: cfg.acquire != "none"),
+    Action("Reclaim", reclaim, processes, True, local, where=with_acquisition),
     Action("Publish", publish, processes, True, publish_footprint),
-    Action("Seal", seal, processes, True, seal_footprint, exists=with_seal),
-    Action("Wake", wake, processes, True, wake_footprint, exists=with_seal),
+    Action("Seal", seal, processes, True, seal_footprint, where=with_seal),
+    Action("Wake", wake, processes, True, wake_footprint, where=with_seal),
 )
 
 

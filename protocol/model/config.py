@@ -689,7 +689,7 @@ def config_of(name: str, tables: dict, seen: tuple = ()):
 
 def refuse_foreign_properties(name: str, table: dict, cfg) -> None:
     """A property named by an entry must belong to its configuration (ImportsBacked needs the alias)."""
-    own = {prop.name for prop in declared_properties().values() if prop.applies(cfg)}
+    own = {prop.name for prop in declared_properties().values() if prop.where(cfg)}
     for key in ("expect", "nonvacuous", "vacuous_ok"):
         for prop in table.get(key, ()):
             if prop not in own:
