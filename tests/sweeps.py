@@ -27,7 +27,7 @@ import itertools
 import os
 import random
 
-from protocol.model.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config, ConfigError
+from protocol.model.config import switch_values, SWITCHES as SWITCHES_DECLARED, Config, ConfigError
 
 SAMPLE = 16  # the seeded sample's size per run, over both sweeps together
 SEED_VARIABLE, MODE_VARIABLE = "PROTOCOL_SWEEP_SEED", "PROTOCOL_SWEEP"
@@ -36,12 +36,12 @@ SEED_VARIABLE, MODE_VARIABLE = "PROTOCOL_SWEEP_SEED", "PROTOCOL_SWEEP"
 # ------------------------------------------------------------ coverings
 
 
-def valid_combinations(switch_values: dict, base: dict | None = None) -> list[dict]:
-    """Every combination of `switch_values` that makes a Config (spec 10.1 and 11.1 refuse
-    some), with the switches of `base` set as it says."""
+def valid_combinations(values_of: dict, base: dict | None = None) -> list[dict]:
+    """Every combination of `values_of` (switch -> its values) that makes a Config (spec 10.1
+    and 11.1 refuse some), with the switches of `base` set as it says."""
     found = []
-    for values in itertools.product(*switch_values.values()):
-        switches = dict(zip(switch_values, values))
+    for values in itertools.product(*values_of.values()):
+        switches = dict(zip(values_of, values))
         try:
             Config(**(base or {}), **switches)
         except ConfigError:
@@ -111,9 +111,9 @@ def complete(sweeps: list[list[dict]]) -> tuple[list[dict], list[dict], list[dic
 # ------------------------------------------------------------ the two sweeps
 
 SECTION_11 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 11]
-SWITCHES = {name: values for name, values in SWITCH_VALUES.items() if name != "fairness" and name not in SECTION_11}
-SEAL_SWITCHES = {"physical": SWITCH_VALUES["physical"], "alias": ("none", "per_id"),
-                 **{name: SWITCH_VALUES[name] for name in SECTION_11}}
+SWITCHES = {name: values for name, values in switch_values().items() if name != "fairness" and name not in SECTION_11}
+SEAL_SWITCHES = {"physical": switch_values()["physical"], "alias": ("none", "per_id"),
+                 **{name: switch_values()[name] for name in SECTION_11}}
 SHIPPED = dict(compaction="broadcast", standing_hold=True)
 EVERY_COMBINATION = valid_combinations(SWITCHES)
 EVERY_SEAL_COMBINATION = [{**SHIPPED, **switches} for switches in valid_combinations(SEAL_SWITCHES, SHIPPED)]

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import pytest
 
-from protocol.model.config import SWITCH_VALUES, Config, named_configurations
+from protocol.model.config import switch_values, Config, named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model.next import model_for
@@ -96,7 +96,7 @@ def test_the_pairwise_covering_shows_every_value_of_every_switch_and_alias_with_
                           (EVERY_SEAL_COMBINATION, [c for c in PAIRWISE if is_seal_combination(c)])):
         for name in every[0]:
             assert {c[name] for c in chosen} == {c[name] for c in every}, name
-    for name, values in SWITCH_VALUES.items():  # and every value of every switch, fairness aside
+    for name, values in switch_values().items():  # and every value of every switch, fairness aside
         assert name == "fairness" or {c[name] for c in PAIRWISE if name in c} == set(values), name
     assert_same_exploration(Config(P=2, D=0, MaxTime=1, alias="shared"))
 

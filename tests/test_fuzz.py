@@ -33,7 +33,7 @@ from hypothesis.errors import NoSuchExample
 from protocol import properties as props
 from helpers import checked
 from protocol.engine.checker import explore
-from protocol.model.config import Config, SWITCH_VALUES, named_configurations, without_refused
+from protocol.model.config import Config, switch_values, named_configurations, without_refused
 from protocol.model.next import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties
 from protocol.tools.simulate import Checks, checks_for, walk
@@ -45,7 +45,7 @@ HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slo
 HUNT_EXAMPLES = 10 * settings.default.max_examples
 FIND_SEED = 0
 SAFETY_REFUTATIONS = [
-    named for named in named_configurations().values() if named.violates in props.SAFETY_PROPERTIES
+    named for named in named_configurations().values() if named.violates in props.declared_names(*props.SAFETY)
 ]
 
 # Wider than exhaustive search reaches (spec section 1: defaults P=2, D=1, MaxTime=2).
@@ -65,7 +65,7 @@ WIDER = {"P": 3, "D": 2, "MaxTime": 3}
 # drawn from its values, then a value that cannot act there put back to its default, so a
 # valid combination is drawn as itself and every one can be drawn (25,536 of them).
 EVERY_SWITCH_COMBINATION = st.fixed_dictionaries(
-    {name: st.sampled_from(values) for name, values in SWITCH_VALUES.items()}).map(without_refused)
+    {name: st.sampled_from(values) for name, values in switch_values().items()}).map(without_refused)
 
 
 def configs(constants, explored_whole: bool = False) -> st.SearchStrategy[Config]:
@@ -221,7 +221,7 @@ def test_no_walk_violates_a_property_no_mechanism_can_break(cfg, data):
 @pytest.mark.slow
 @given(constants=st.fixed_dictionaries({"P": st.integers(1, 4), "D": st.integers(1, 4),
                                         "MaxTime": st.integers(1, 5)}),
-       physical=st.sampled_from([v for v in SWITCH_VALUES["physical"] if v != "from_cuts"]),  # cuts need a seal
+       physical=st.sampled_from([v for v in switch_values()["physical"] if v != "from_cuts"]),  # cuts need a seal
        fairness=st.booleans())
 def test_without_any_mechanism_i1_fails_in_six_states(constants, physical, fairness):
     """Routed, no standing hold, no cap, no acquisition: I1 fails whenever D >= 1 and MaxTime >= 1,

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, state
 from protocol.properties import (
-    PROPERTIES, STATE, TRANSITION, WITNESSES, guards, i1, no_regression, physical_le_since, type_ok,
+    PROPERTIES, STATE, TRANSITION, guards, witnesses_of, i1, no_regression, physical_le_since, type_ok,
 )
 from protocol.model.config import Config, named_configurations
 from protocol.model.state import LIVE, initial
@@ -106,7 +106,7 @@ TYPE_ERRORS = {
 def test_type_ok_fails_outside_the_domain(overrides):
     s = state(CFG, **overrides)
     assert not type_ok(s, CFG)
-    witnesses = WITNESSES["TypeOK"](s, CFG)
+    witnesses = witnesses_of("TypeOK")(s, CFG)
     assert witnesses, "a TypeOK failure must say which variable is out of its domain"
     name = next(iter(overrides))  # the variable the case breaks comes first
     assert any(w.startswith(name) for w in witnesses), witnesses
@@ -133,21 +133,21 @@ def test_type_ok_accepts_every_command_where_its_runtime_receives_it():
 def test_i1_fails_when_since_passes_a_create_still_queued():
     s = state(CFG, iq=((), (Drop(0), Create(0, 0))), since=(0, 1))
     assert not i1(s, CFG)
-    (witness,) = WITNESSES["I1"](s, CFG)
+    (witness,) = witnesses_of("I1")(s, CFG)
     assert "since[1] = 1" in witness and "Create(0, 0)" in witness and "process 1" in witness
 
 
 def test_i1_fails_when_since_passes_a_rendered_reader():
     s = state(CFG, readers=((1,), (None,)), since=(2, 0))
     assert not i1(s, CFG)
-    (witness,) = WITNESSES["I1"](s, CFG)
+    (witness,) = witnesses_of("I1")(s, CFG)
     assert "since[0] = 2" in witness and "hold 1" in witness and "process 0" in witness
 
 
 def test_i1_holds_when_since_reaches_exactly_the_as_of():
     s = state(CFG, iq=((Create(0, 1),), ()), readers=((None,), (2,)), since=(1, 2))
     assert i1(s, CFG)
-    assert WITNESSES["I1"](s, CFG) == []
+    assert witnesses_of("I1")(s, CFG) == []
 
 
 def test_i1_only_compares_a_process_with_its_own_queue_and_readers():
@@ -166,7 +166,7 @@ def test_i1_ignores_a_dropped_reader():
 def test_physical_le_since_fails_when_physical_runs_ahead():
     s = state(CFG, since=(1, 1), physical=(1, 2))
     assert not physical_le_since(s, CFG)
-    (witness,) = WITNESSES["PhysicalLeSince"](s, CFG)
+    (witness,) = witnesses_of("PhysicalLeSince")(s, CFG)
     assert "physical[1] = 2" in witness and "since[1] = 1" in witness
 
 
@@ -184,7 +184,7 @@ PROCESS_MONOTONE = ["since", "physical", "writer", "standing"]
 def test_no_regression_fails_when_a_global_frontier_falls(name):
     before, after = state(CFG, **{name: 2}), state(CFG, **{name: 1})
     assert not no_regression(before, after, CFG)
-    assert WITNESSES["NoRegression"](before, after, CFG) == [f"{name} fell from 2 to 1"]
+    assert witnesses_of("NoRegression")(before, after, CFG) == [f"{name} fell from 2 to 1"]
     assert no_regression(after, before, CFG)
 
 
@@ -192,7 +192,7 @@ def test_no_regression_fails_when_a_global_frontier_falls(name):
 def test_no_regression_fails_when_a_process_frontier_falls(name):
     before, after = state(CFG, **{name: (2, 1)}), state(CFG, **{name: (2, 0)})
     assert not no_regression(before, after, CFG)
-    assert WITNESSES["NoRegression"](before, after, CFG) == [f"{name}[1] fell from 1 to 0"]
+    assert witnesses_of("NoRegression")(before, after, CFG) == [f"{name}[1] fell from 1 to 0"]
     assert no_regression(after, before, CFG)
 
 

@@ -19,7 +19,7 @@ AGENT = Config(P=2, floor="agent")
 
 
 def prop(name: str):
-    return props.BY_NAME[name]
+    return props.by_name(name)
 
 
 # That each holds on the initial state of a configuration it belongs to, with no witness,

@@ -37,7 +37,7 @@ def test_each_configuration_gives_what_the_manifest_pins(name):
 def test_every_configuration_pins_its_counts_and_names_only_known_properties():
     for name, named in named_configurations().items():
         assert named.pinned is not None, f"{name} pins no distinct states and depth"
-        assert set(named.expected_violations()) <= set(properties.BY_NAME), name
+        assert set(named.expected_violations()) <= set(properties.declared()), name
         assert named.doc, f"{name} says nowhere why it holds or fails"
 
 

@@ -10,7 +10,7 @@ under both in the quick run, at a third less CPU than two sweeps."""
 import pytest
 
 from helpers import combination_id
-from protocol.model.config import SWITCH_VALUES, Config
+from protocol.model.config import switch_values, Config
 from protocol.engine.vector import search as vector_engine
 from protocol.engine.vector.search import vector_refusal
 from protocol.model.next import model_for
@@ -49,7 +49,7 @@ def compare_with_liveness(cfg: Config, readable_liveness: bool = True) -> None:
     # packed one's, edge for edge (compare_engines), so its own verdicts are a check of its
     # run interface, which the slow run makes on every other combination.
     readable, packed, vector = compare_engines(cfg, on_packed_tables=True)
-    for fairness in SWITCH_VALUES["fairness"]:
+    for fairness in switch_values()["fairness"]:
         model = model_for(cfg.evolve(fairness=fairness))
         expected = liveness_verdicts(packed, model)
         assert all(verdict.holds is not None for verdict in expected.values())

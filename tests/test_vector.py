@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import SWITCH_VALUES, ConfigError, named_configurations
+from protocol.model.config import switch_values, ConfigError, named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector.search import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector.liveness import VectorGraph
@@ -66,7 +66,7 @@ def assert_same_runs(packed, vector, packed_states: list | None = None):
 
 
 def assert_same_liveness(cfg, packed, vector):
-    for fairness in SWITCH_VALUES["fairness"]:
+    for fairness in switch_values()["fairness"]:
         model = model_for(cfg.evolve(fairness=fairness))
         expected = liveness_verdicts(packed, model)
         assert liveness_verdicts(vector, model) == expected  # verdicts and lassos, note for note

@@ -132,11 +132,9 @@ SWITCHES = {
 }
 
 
-def __getattr__(name: str):
-    """SWITCH_VALUES (switch -> its values), derived from SWITCHES when asked for, never at import."""
-    if name == "SWITCH_VALUES":
-        return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def switch_values() -> dict:
+    """Each declared switch -> its values, read from SWITCHES now (a test may add a switch)."""
+    return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
 
 
 def _one_of(name: str):
@@ -538,7 +536,7 @@ def switches_table(value, *_) -> None:
 def declared_properties(kind: str | None = None) -> dict:
     """The declared properties by name (of one kind, if given), read now: a test may add one."""
     from protocol import properties as props
-    return {prop.name: prop for prop in props.PROPERTIES if kind in (None, prop.kind)}
+    return props.declared(*([kind] if kind else []))
 
 
 def property_name(kind: str | None = None):

@@ -32,6 +32,7 @@ from protocol.properties.since_allowed import since_allowed, since_allowed_witne
 from protocol.properties.type_ok import type_ok, type_ok_witnesses
 
 STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
+SAFETY = (STATE, TRANSITION)  # the kinds a single state or step can violate
 
 
 def physical_from_cuts(cfg) -> str | None:
@@ -103,38 +104,32 @@ def not_applicable_for(cfg) -> dict[str, str]:
     return {prop.name: why for prop in PROPERTIES if not prop.where(cfg) and (why := prop.not_applicable(cfg))}
 
 
+def declared(*kinds: str) -> dict[str, Property]:
+    """Every declared property by name, whatever the configuration (of the given kinds, if
+    any), read from PROPERTIES now: a property declared at run time is among them."""
+    return {prop.name: prop for prop in PROPERTIES if not kinds or prop.kind in kinds}
+
+
+def declared_names(*kinds: str) -> tuple[str, ...]:
+    """The names of `declared(*kinds)`, in report order."""
+    return tuple(declared(*kinds))
+
+
 def by_name(name: str) -> Property:
     """The declared property `name` (whatever the configuration)."""
-    return next(prop for prop in PROPERTIES if prop.name == name)
+    return declared()[name]
 
 
 def witnesses_of(name: str) -> Callable | None:
-    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none."""
-    return by_name(name).witnesses
+    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none
+    or no property has that name."""
+    prop = declared().get(name)
+    return prop.witnesses if prop is not None else None
 
-
-# Views over every declared property, whatever the configuration, derived from
-# PROPERTIES when asked for (never bound at import, so a property declared at run
-# time is in them): name -> predicate (WITNESSES: name -> witnesses; BY_NAME: name ->
-# Property; SAFETY_PROPERTIES: the state invariants' and transition properties' names).
-_VIEWS = {
-    "BY_NAME": lambda: {p.name: p for p in PROPERTIES},
-    "STATE_INVARIANTS": lambda: {p.name: p.check for p in PROPERTIES if p.kind == STATE},
-    "TRANSITION_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION},
-    "LIVENESS_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS},
-    "WITNESSES": lambda: {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None},
-    "SAFETY_PROPERTIES": lambda: tuple(p.name for p in PROPERTIES if p.kind in (STATE, TRANSITION)),
-}
-
-
-def __getattr__(name: str):
-    if name in _VIEWS:
-        return _VIEWS[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
-    "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
+    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "declared", "declared_names", "by_name",
+    "witnesses_of", "STATE", "TRANSITION", "LIVENESS", "SAFETY",
     "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",
 ]

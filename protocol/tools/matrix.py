@@ -38,14 +38,6 @@ def baseline() -> dict:
     return {name: getattr(Config(), name) for name in matrix_switches()}
 
 
-def __getattr__(name: str):
-    """MATRIX_SWITCHES and BASELINE, derived from SWITCHES when asked for, never at import."""
-    views = {"MATRIX_SWITCHES": matrix_switches, "BASELINE": baseline}
-    if name in views:
-        return views[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 LIVENESS = "CompactionNotStalled"
 # A set of mechanisms is sufficient when the protocol is both safe and live with it.
 REQUIRED = ("I1", LIVENESS)
