@@ -106,6 +106,14 @@ def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkey
     assert main(["docs", "--write"]) == 0
     assert trace.read_text() == golden_text("HoldsCap")
     assert main(["docs", "--check"]) == 0
+    # A golden trace no configuration derives (a rename left it) is stale too, and --write removes it.
+    orphan = trace.with_name("HoldsCapOld.txt")
+    orphan.write_text(golden_text("HoldsCap"))
+    capsys.readouterr()
+    assert main(["docs", "--check"]) == 1
+    assert "protocol/configurations/HoldsCapOld.txt is no configuration's golden trace" in capsys.readouterr().err
+    assert main(["docs", "--write"]) == 0 and not orphan.exists()
+    assert main(["docs", "--check"]) == 0
 
 
 def test_the_traces_have_the_pinned_lengths():

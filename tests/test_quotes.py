@@ -46,6 +46,20 @@ def test_a_quote_the_prose_lost_is_one_line_naming_the_file_and_the_fix():
         quoted("nothing here", Quote("x.md", "depth {depth:Holds}."), named_configurations())
 
 
+def test_a_figure_the_prose_counts_is_derived_or_refused_in_one_line(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("Intro.\n\nFourteen named configurations check six more properties.\n"
+                      "The section 11 configurations, section-8 configurations.\n```\n3 properties\n```\n")
+    assert docs.underived_figures(readme, readme.read_text(), tmp_path) == [
+        "README.md:3: 'Fourteen named configurations'", "README.md:3: 'six more properties'"]
+    with pytest.raises(DocsError, match=r"README.md:3: 'Fourteen named configurations' counts what no quote "
+                                        r"derives: .* FIXED_QUOTES .* \(1 more\)"):
+        docs.refuse_underived_figures(tmp_path, {})
+    # Inside a declared quote the figure is derived: the committed prose passes.
+    for path in docs.prose_files(PACKAGE_ROOT):
+        assert docs.underived_figures(path, path.read_text(encoding="utf-8"), PACKAGE_ROOT) == [], path
+
+
 def test_each_quote_names_a_file_of_the_checkout():
     assert all((PACKAGE_ROOT / quote.file).is_file() for quote in docs.quotes())
 

@@ -444,7 +444,20 @@ class Invalid(Exception):
 class ManifestKey:
     name: str
     meaning: str
-    check: Callable  # (value, entry name, every table) -> None, or raises Invalid
+    check: Callable  # (value, entry name, every table) -> None, or raises Invalid; its `schema`, the JSON Schema
+
+    def schema(self) -> dict:
+        """The key's JSON Schema, with its meaning (`docs --write` writes the manifest's)."""
+        return {"description": self.meaning, **self.check.schema()}
+
+
+def schema(of: Callable):
+    """Give a value check its JSON Schema (`of()`, read when asked: the properties and
+    switches may grow), so that a manifest key's check and its schema are declared once."""
+    def give(check):
+        check.schema = of
+        return check
+    return give
 
 
 def manifest_where() -> str:
@@ -462,18 +475,21 @@ def close_to(word: str, known) -> str:
 # ------------------------------------------------------------------ value checks
 
 def whole_number_at_least(low: int):
+    @schema(lambda: {"type": "integer", "minimum": low})
     def check(value, *_):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise Invalid(f"{value!r} is not a whole number >= {low}")
     return check
 
 
+@schema(lambda: {"type": "string", "pattern": r"\S"})
 def nonempty_text(value, *_):
     if not isinstance(value, str) or not value.strip():
         raise Invalid(f"{value!r} is not a non-empty string")
 
 
 def one_of_words(*values):
+    @schema(lambda: {"enum": list(values)})
     def check(value, *_):
         if value not in values or not isinstance(value, str):
             raise Invalid(f"{value!r} is not one of: {', '.join(map(repr, values))}")
@@ -481,6 +497,7 @@ def one_of_words(*values):
 
 
 def table_of(check_key: Callable, check_value: Callable):
+    @schema(lambda: {"type": "object", "propertyNames": check_key.schema(), "additionalProperties": check_value.schema()})
     def check(value, *context):
         if not isinstance(value, dict):
             raise Invalid(f"{value!r} is not a table {{ name = value, ... }}")
@@ -494,6 +511,7 @@ def table_of(check_key: Callable, check_value: Callable):
 
 
 def list_of(check_item: Callable):
+    @schema(lambda: {"type": "array", "items": check_item.schema()})
     def check(value, *context):
         if not isinstance(value, list):
             raise Invalid(f"{value!r} is not a list [ ... ]")
@@ -502,16 +520,20 @@ def list_of(check_item: Callable):
     return check
 
 
+@schema(lambda: {"enum": list(CONSTANT_NAMES)})
 def constant_name(name) -> None:
     if name not in CONSTANT_NAMES:
         raise Invalid(f"no constant `{name}`: {close_to(name, CONSTANT_NAMES)}")
 
 
+@schema(lambda: {"type": "integer"})
 def constant_value(value, *_) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise Invalid(f"{value!r} is not a whole number")
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    name: {"type": "integer", "minimum": CONSTANT_MINIMUM[name]} for name in CONSTANT_NAMES}})
 def constants_table(value, *context) -> None:
     table_of(constant_name, constant_value)(value, *context)
     for name, at in value.items():
@@ -521,6 +543,8 @@ def constants_table(value, *context) -> None:
             raise Invalid(str(error)) from None
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    name: {"enum": list(switch.values)} for name, switch in SWITCHES.items()}})
 def switches_table(value, *_) -> None:
     if not isinstance(value, dict):
         raise Invalid(f"{value!r} is not a table {{ switch = value, ... }}")
@@ -540,6 +564,7 @@ def declared_properties(kind: str | None = None) -> dict:
 
 
 def property_name(kind: str | None = None):
+    @schema(lambda: {"enum": list(declared_properties(kind))})
     def check(name, *_):
         known = declared_properties(kind)
         if name not in known:
@@ -548,6 +573,9 @@ def property_name(kind: str | None = None):
     return check
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    **{name: {"type": "integer", "minimum": CONSTANT_MINIMUM[name]} for name in CONSTANT_NAMES},
+    **{prop: constants_table.schema() for prop in declared_properties()}}})
 def least_constants(value, *context) -> None:
     """The least constants: `{ D = 1 }`, or per property `{ I1 = { D = 1 } }`."""
     if not isinstance(value, dict):
@@ -560,6 +588,7 @@ def least_constants(value, *context) -> None:
             constants_table({key: least}, *context)
 
 
+@schema(lambda: {"type": "string", "description": "another entry of the manifest"})
 def configuration_name(value, name, tables) -> None:
     if not isinstance(value, str) or value not in tables:
         raise Invalid(f"no configuration {value!r} to base [{name}] on: {close_to(str(value), tables)}")
@@ -567,6 +596,8 @@ def configuration_name(value, name, tables) -> None:
         raise Invalid(f"[{name}] cannot be based on itself")
 
 
+@schema(lambda: {"type": "string", "pattern": "^[a-z_][a-z0-9_]*$",
+                 "description": "a module of protocol/configurations/ with a docstring"})
 def refutation_module(value, *_) -> None:
     from protocol import configurations as configs
     nonempty_text(value)
@@ -581,12 +612,14 @@ def refutation_module(value, *_) -> None:
         raise Invalid(f"protocol/configurations/{value}.py has no docstring: say there why the design fails")
 
 
+@schema(lambda: property_name(LIVENESS_KIND).schema())
 def liveness_name(name, *context) -> None:
     from protocol.properties import LIVENESS
 
     property_name(LIVENESS)(name)
 
 
+@schema(lambda: {"enum": list(reachable_names())})
 def reachable_name(name, *context) -> None:
     """A state predicate of protocol/properties/reachable.py."""
     from protocol.properties.reachable import REACHABLE
@@ -595,28 +628,43 @@ def reachable_name(name, *context) -> None:
         raise Invalid(f"no reachable state `{name}` (protocol/properties/reachable.py): {close_to(str(name), REACHABLE)}")
 
 
+LIVENESS_KIND = "liveness"  # properties.LIVENESS, which config.py does not import at import time
+
+
+def reachable_names() -> tuple:
+    from protocol.properties.reachable import REACHABLE
+
+    return tuple(REACHABLE)
+
+
 # Every key of a configuration's table in the manifest, one line each.
 MANIFEST_KEYS = {key.name: key for key in (
     ManifestKey("doc", "why the design holds (a configuration without a refutation module)", nonempty_text),
     ManifestKey("module", "the refutation module whose docstring says why the design fails", refutation_module),
     ManifestKey("based_on", "the configuration whose switches these change (Holds by default)", configuration_name),
-    ManifestKey("switches", "switch -> value, changed relative to `based_on`", switches_table),
-    ManifestKey("constants", "constant -> value, changed relative to the defaults", constants_table),
-    ManifestKey("expect", "property -> its shortest counterexample's length (none: every property holds)",
-                table_of(property_name(), whole_number_at_least(1))),
-    ManifestKey("needs", "the least constants at which the defect can show, or per property", least_constants),
-    ManifestKey("length_only_at", "property -> the constants at which alone its length is pinned",
+    ManifestKey("switches", "switch -> value, changed relative to `based_on` (Holds itself: relative to the "
+                "switches' defaults)", switches_table),
+    ManifestKey("constants", "constant -> value, changed relative to the defaults P=2, D=1, MaxTime=2",
+                constants_table),
+    ManifestKey("expect", "property -> its shortest counterexample's length, a lasso's for a liveness property "
+                "(none: every property holds)", table_of(property_name(), whole_number_at_least(1))),
+    ManifestKey("needs", "the least constants at which the defect can show, or per property: the length is "
+                "compared wherever they are met, and below them the configuration must hold", least_constants),
+    ManifestKey("length_only_at", "property -> the constants at which alone its length is pinned (elsewhere "
+                "only the violation is expected: a lasso that lets every process settle grows with P)",
                 table_of(property_name(), constants_table)),
-    ManifestKey("distinct_states", "distinct states at the configuration's own constants",
-                whole_number_at_least(1)),
-    ManifestKey("depth", "the depth at the configuration's own constants", whole_number_at_least(0)),
-    ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run",
+    ManifestKey("distinct_states", "distinct states at the configuration's own constants, compared by `check "
+                "NAME` and rewritten by `pin NAME`", whole_number_at_least(1)),
+    ManifestKey("depth", "the depth at the configuration's own constants (with `distinct_states`)",
+                whole_number_at_least(0)),
+    ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run "
+                "(by default quick when its pinned distinct states are at most QUICK_STATES)",
                 one_of_words(*SIZES)),
     ManifestKey("nonvacuous", "liveness properties whose premises must be reached", list_of(liveness_name)),
-    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously",
-                table_of(liveness_name, nonempty_text)),
-    ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached",
-                list_of(reachable_name)),
+    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously (every leads-to property "
+                "expected to hold is here or in `nonvacuous`)", table_of(liveness_name, nonempty_text)),
+    ManifestKey("reachable", "states a reviewer expects to exist (predicates of "
+                "protocol/properties/reachable.py), each of which must be reached", list_of(reachable_name)),
 )}
 
 
@@ -644,6 +692,29 @@ def read_tables() -> dict:
             raise ConfigError(f"{manifest_where()}: `{name} = ...` stands outside any [Name] table: "
                               "move it under one")
     return tables
+
+
+def manifest_schema() -> dict:
+    """The manifest's JSON Schema, from MANIFEST_KEYS (`docs --write` writes it to
+    protocol/schemas/manifest.schema.json): each entry's keys, their values, and the rules
+    between them; what it cannot say (a `based_on` that names an entry, a module that
+    exists) `named_configurations` checks when it reads the manifest."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://protocol.invalid/schemas/manifest.schema.json",
+        "title": "protocol's manifest of named configurations (protocol/configurations/manifest.toml)",
+        "description": "Generated by `python -m protocol docs --write` from MANIFEST_KEYS in "
+                       "protocol/model/config.py; do not edit by hand.",
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": {
+            "type": "object",
+            "properties": {key.name: key.schema() for key in MANIFEST_KEYS.values()},
+            "additionalProperties": False,
+            "oneOf": [{"required": ["doc"]}, {"required": ["module"]}],
+            "dependentRequired": {"distinct_states": ["depth"], "depth": ["distinct_states"]},
+        },
+    }
 
 
 def validate(name: str, table: dict, tables: dict) -> None:
