@@ -15,7 +15,7 @@ import pytest
 
 import protocol.run
 
-from protocol.model.config import Config, lookup
+from protocol.model.config import SWITCHES, Config, lookup
 from protocol.run import check
 from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
 from protocol.model.state import State, initial
@@ -98,6 +98,11 @@ def cli(monkeypatch, capsys):
 
 
 # ------------------------------------------------------------ switch combinations
+
+
+def switch_values() -> dict:
+    """Each declared switch -> its values, read from SWITCHES now (a test may add a switch)."""
+    return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
 
 
 def combination_id(switches: dict) -> str:

@@ -27,7 +27,8 @@ import itertools
 import os
 import random
 
-from protocol.model.config import switch_values, SWITCHES as SWITCHES_DECLARED, Config, ConfigError
+from helpers import switch_values
+from protocol.model.config import SWITCHES as SWITCHES_DECLARED, Config, ConfigError
 
 SAMPLE = 16  # the seeded sample's size per run, over both sweeps together
 SEED_VARIABLE, MODE_VARIABLE = "PROTOCOL_SWEEP_SEED", "PROTOCOL_SWEEP"

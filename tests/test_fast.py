@@ -7,7 +7,8 @@ from functools import lru_cache
 
 import pytest
 
-from protocol.model.config import switch_values, Config, named_configurations
+from helpers import switch_values
+from protocol.model.config import Config, named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model.next import model_for

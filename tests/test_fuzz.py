@@ -33,10 +33,11 @@ from hypothesis.errors import NoSuchExample
 from protocol import properties as props
 from helpers import checked
 from protocol.engine.checker import explore
-from protocol.model.config import Config, switch_values, named_configurations, without_refused
+from protocol.model.config import SWITCHES, Config, named_configurations, refused_switch
+from helpers import switch_values
 from protocol.model.next import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties
-from protocol.tools.simulate import Checks, checks_for, walk
+from protocol.tools.simulate import WalkChecks, checks_for, walk
 from protocol.model.next import replay
 
 WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
@@ -59,6 +60,15 @@ SMALL = st.sampled_from([
 ])
 # The constants at which each refutation is also hunted beyond the defaults.
 WIDER = {"P": 3, "D": 2, "MaxTime": 3}
+
+
+def without_refused(switches: dict) -> dict:
+    """`switches` with every value that cannot act put back to its default, one at a time
+    (a combination that is valid is returned unchanged)."""
+    chosen = dict(switches)
+    while (name := refused_switch(chosen)) is not None:
+        chosen[name] = SWITCHES[name].default
+    return chosen
 
 
 # Any valid combination of every switch (those of sections 10 and 11 included): each switch
@@ -98,7 +108,7 @@ def walks(draw, cfg, depth=WALK_DEPTH, check_properties=True):
         wanted = draw(st.integers(0, len(order) - 1))
         return min(range(len(options)), key=lambda k: (position[options[k][0]] - wanted) % len(order))
 
-    return walk(model, checks if check_properties else Checks({}, {}), choose, depth)
+    return walk(model, checks if check_properties else WalkChecks({}, {}), choose, depth)
 
 
 def labels(found) -> list[str]:

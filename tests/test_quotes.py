@@ -30,15 +30,15 @@ def test_a_stale_figure_is_replaced():
 
 def test_violated_by_lists_every_configuration_expected_to_violate_the_property():
     named = named_configurations()
-    assert docs.figure("violated_by", "NoRegression", named) == "`HoldsAliasShared` (8)"
-    assert docs.figure("violated_by", "CompactionNotStalled", named) == "`HoldsUnfair` (lasso of 2)"
-    assert docs.figure("violated_by", "TypeOK", named) == "nothing"
+    assert docs.manifest_figure("violated_by", "NoRegression", named) == "`HoldsAliasShared` (8)"
+    assert docs.manifest_figure("violated_by", "CompactionNotStalled", named) == "`HoldsUnfair` (lasso of 2)"
+    assert docs.manifest_figure("violated_by", "TypeOK", named) == "nothing"
 
 
 def test_the_count_of_configurations_at_one_process_is_derived():
     named = named_configurations()
     at_one = [n for n in named.values() if dict(n.own_constants)["P"] == 1]
-    assert docs.figure("count", "P=1", named) == docs.number_words(len(at_one))
+    assert docs.manifest_figure("count", "P=1", named) == docs.number_words(len(at_one))
 
 
 def test_a_quote_the_prose_lost_is_one_line_naming_the_file_and_the_fix():
@@ -116,7 +116,7 @@ def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_se
 def test_the_configurations_expected_to_violate_nothing_are_listed():
     named = named_configurations()
     sound = [f"`{n.name}`" for n in named.values() if not n.expect]
-    assert docs.figure("names", "sound", named) == docs.and_list(sound)
+    assert docs.manifest_figure("names", "sound", named) == docs.and_list(sound)
     quote = Quote("x.md", "nothing, {names:sound}, satisfy")
     assert quoted("nothing, `Holds` and `HoldsX`, satisfy", quote, named) == f"nothing, {docs.and_list(sound)}, satisfy"
 

@@ -9,8 +9,8 @@ under both in the quick run, at a third less CPU than two sweeps."""
 
 import pytest
 
-from helpers import combination_id
-from protocol.model.config import switch_values, Config
+from helpers import combination_id, switch_values
+from protocol.model.config import Config
 from protocol.engine.vector import search as vector_engine
 from protocol.engine.vector.search import vector_refusal
 from protocol.model.next import model_for

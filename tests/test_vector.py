@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import switch_values, ConfigError, named_configurations
+from helpers import cli, switch_values  # noqa: F401  (cli: a fixture)
+from protocol.model.config import ConfigError, named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector.search import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector.liveness import VectorGraph

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 
 from protocol.tools.docs import (
-    PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown, stored,
+    PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown_path, stored,
 )
 from protocol.lifecycle import how
 from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
@@ -34,7 +34,7 @@ def run(args) -> int:
                          "and none was found here or above: run it from inside the checkout")
     try:
         files = derived_files(root)
-        where = lambda path: shown(path, root)  # noqa: E731
+        where = lambda path: shown_path(path, root)  # noqa: E731
         orphans = orphan_traces(root, files)
         return write_all(files, where, orphans) if args.write else compare(files, where, root, orphans)
     except DocsError as error:

@@ -132,9 +132,6 @@ SWITCHES = {
 }
 
 
-def switch_values() -> dict:
-    """Each declared switch -> its values, read from SWITCHES now (a test may add a switch)."""
-    return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
 
 
 def _one_of(name: str):
@@ -213,15 +210,6 @@ def refused_switch(switches: Mapping[str, object]) -> str | None:
 
     chosen = SimpleNamespace(**{**{name: switch.default for name, switch in SWITCHES.items()}, **switches})
     return next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
-
-
-def without_refused(switches: Mapping[str, object]) -> dict:
-    """`switches` with every value that cannot act put back to its default, one at a time
-    (a combination that is valid is returned unchanged)."""
-    chosen = dict(switches)
-    while (name := refused_switch(chosen)) is not None:
-        chosen[name] = SWITCHES[name].default
-    return chosen
 
 
 def check_constant(name: str, value) -> int:
@@ -372,7 +360,7 @@ class NamedConfig:
 def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
     """Entry `name` of the manifest, validated against the manifest's schema (MANIFEST_KEYS)."""
     from protocol import configurations as configs
-    validate(name, table, tables)
+    validate_entry(name, table, tables)
     cfg = config_of(name, {**tables, name: table})
     refuse_foreign_properties(name, table, cfg)
     doc = configs.why(table["module"]) if "module" in table else table.get("doc", "")
@@ -717,7 +705,7 @@ def manifest_schema() -> dict:
     }
 
 
-def validate(name: str, table: dict, tables: dict) -> None:
+def validate_entry(name: str, table: dict, tables: dict) -> None:
     """Refuse, in one line naming the entry and the key, anything `MANIFEST_KEYS` does not allow."""
     for key, value in table.items():
         if key not in MANIFEST_KEYS:

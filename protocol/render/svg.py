@@ -41,13 +41,13 @@ def _text_width(text: str) -> float:
     return len(text) * CHAR + 2 * NOTE_PAD
 
 
-class Layout(NamedTuple):
+class Diagram(NamedTuple):
     lanes: dict  # lane key -> x of its lifeline
     titles: list  # (key, title)
     width: int
 
     @classmethod
-    def for_processes(cls, P: int) -> "Layout":
+    def for_processes(cls, P: int) -> "Diagram":
         titles = _participants(P)
         lanes = {key: GUTTER + LANE_WIDTH * (i + 0.5) for i, (key, _) in enumerate(titles)}
         return cls(lanes, titles, int(GUTTER + LANE_WIDTH * len(titles) + 10))
@@ -57,7 +57,7 @@ class Layout(NamedTuple):
         return min(xs), max(xs)
 
 
-def _lane_header(layout: Layout, height: float) -> list[str]:
+def _lane_header(layout: Diagram, height: float) -> list[str]:
     out = []
     for key, title in layout.titles:
         x = layout.lanes[key]
@@ -69,7 +69,7 @@ def _lane_header(layout: Layout, height: float) -> list[str]:
     return out
 
 
-def _note(layout: Layout, event: Mark, y: float, css: str = "note") -> str:
+def _note(layout: Diagram, event: Mark, y: float, css: str = "note") -> str:
     left, right = layout.span(event.lanes)
     width = max(right - left + LANE_WIDTH - 20, _text_width(event.text))
     x = min(max((left + right) / 2 - width / 2, GUTTER), layout.width - width - 4)
@@ -78,7 +78,7 @@ def _note(layout: Layout, event: Mark, y: float, css: str = "note") -> str:
             f'text-anchor="middle">{escape(event.text)}</text>')
 
 
-def _arrow(layout: Layout, event: Mark, y: float) -> str:
+def _arrow(layout: Diagram, event: Mark, y: float) -> str:
     source, target = (layout.lanes[lane] for lane in event.lanes)
     line_y = y + ROW - 8
     end = target - 6 if target > source else target + 6
@@ -89,7 +89,7 @@ def _arrow(layout: Layout, event: Mark, y: float) -> str:
             f'<text x="{label_x:.0f}" y="{line_y - 5:.0f}" text-anchor="middle">{escape(event.text)}</text></g>')
 
 
-def _wrapped(layout: Layout, events) -> list[Mark]:
+def _wrapped(layout: Diagram, events) -> list[Mark]:
     """Each note too wide for the diagram (one process: three lanes) as several notes,
     one line each, so that no text is cut at the diagram's edges."""
     import textwrap
@@ -104,13 +104,13 @@ def _wrapped(layout: Layout, events) -> list[Mark]:
     return fitted
 
 
-def _drawn(layout: Layout, event: Mark, y: float) -> str:
+def _drawn(layout: Diagram, event: Mark, y: float) -> str:
     if event.kind in ("note", "cycle"):
         return _note(layout, event, y, css=event.kind)
     return _arrow(layout, event, y)
 
 
-def _step_group(layout: Layout, number: int, events: list[Mark], y: float, css: str,
+def _step_group(layout: Diagram, number: int, events: list[Mark], y: float, css: str,
                 extra: list[Mark] = ()) -> tuple[str, float]:
     """One step's band: a background the page's script highlights, its number, its events."""
     events, extra = _wrapped(layout, events), _wrapped(layout, extra)
@@ -134,7 +134,7 @@ def _step_group(layout: Layout, number: int, events: list[Mark], y: float, css: 
 
 def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
     """The run as an SVG sequence diagram: one band per step, the violating one marked."""
-    layout = Layout.for_processes(len(trace.steps[0].state.since))
+    layout = Diagram.for_processes(len(trace.steps[0].state.since))
     everyone = (layout.titles[0][0], layout.titles[-1][0])
     bands, y = [], TOP + 4
     initial = [Mark("note", everyone, f"initial state: {told.steps[0].words}")]

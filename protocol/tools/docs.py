@@ -349,15 +349,15 @@ SECONDS_ROW = re.compile(r"^│ seconds .*$", re.M)
 OUTPUT_WIDTH = 80
 
 
-def check_output(result, shown: str) -> str:
-    """What `check NAME` prints for `result`, with the seconds row of `shown` (the committed block)."""
+def check_output(result, shown_path: str) -> str:
+    """What `check NAME` prints for `result`, with the seconds row of `shown_path` (the committed block)."""
     from protocol.render.terminal import plain_text, summary_table, trace_table
 
     drawn = [plain_text(summary_table(result), OUTPUT_WIDTH)]
     drawn += [plain_text(trace_table(verdict.trace, cfg=result.config), OUTPUT_WIDTH)
               for verdict in result.properties.values() if verdict.trace is not None]
     text = "".join(drawn).rstrip("\n") + "\n"  # the block's fence follows the last line
-    committed = SECONDS_ROW.search(shown)
+    committed = SECONDS_ROW.search(shown_path)
     return SECONDS_ROW.sub(lambda _: committed[0], text) if committed else text
 
 
@@ -393,13 +393,13 @@ def stored(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8") if path.exists() else ""
     except UnicodeDecodeError as error:
-        raise DocsError(f"{shown(path)} is not UTF-8 text (byte {error.start}): "
+        raise DocsError(f"{shown_path(path)} is not UTF-8 text (byte {error.start}): "
                         f"regenerate it with `{REGENERATE}`, or restore it (git checkout)") from None
     except OSError as error:
-        raise DocsError(f"cannot read {shown(path)}: {error.strerror or error}") from None
+        raise DocsError(f"cannot read {shown_path(path)}: {error.strerror or error}") from None
 
 
-def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
+def shown_path(path: Path, root: Path = PACKAGE_ROOT) -> str:
     """`path` relative to the project, as a reviewer names it."""
     try:
         return str(path.relative_to(root))
@@ -488,7 +488,7 @@ def number_words(count: int) -> str:
     return NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
 
 
-def figure(kind: str, what: str, named: dict) -> str:
+def manifest_figure(kind: str, what: str, named: dict) -> str:
     """The manifest's figure a placeholder stands for."""
     from protocol.properties import LIVENESS, PROPERTIES
 
@@ -533,7 +533,7 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
                            + ": update the prose, or the quote in FIXED_QUOTES (protocol/tools/docs.py)")
     committed = iter(found.groups())
     current = PLACEHOLDER.sub(lambda m: next(committed) if m["kind"] == "keep" else (
-        next(committed), figure(m["kind"], m["what"], named))[1], quote.text)
+        next(committed), manifest_figure(m["kind"], m["what"], named))[1], quote.text)
     return text[:found.start()] + current + text[found.end():]
 
 
@@ -556,7 +556,7 @@ def quoting_files(root: Path) -> list[Path]:
 # properties") goes stale silently when one is added. Each such figure in README.md and
 # docs/ is either inside a declared quote (then `docs --write` keeps it current) or an
 # error naming the line: declare a quote for it in FIXED_QUOTES, or say it without a figure.
-# Outside fenced blocks (the `check` outputs shown are regenerated whole); "section 11
+# Outside fenced blocks (the `check` outputs shown_path are regenerated whole); "section 11
 # configurations" names a section, not a count.
 
 COUNTED = r"configurations|refutations|properties|invariants|switches|actions|variables|mechanisms"
@@ -578,7 +578,7 @@ def underived_figures(path: Path, text: str, root: Path) -> list[str]:
             found = quote_pattern(quote.text).search(text, max(start, 0))
             if found is not None:
                 covered.append(found.span())
-    return [f"{shown(path, root)}:{text.count(chr(10), 0, found.start()) + 1}: {' '.join(found[0].split())!r}"
+    return [f"{shown_path(path, root)}:{text.count(chr(10), 0, found.start()) + 1}: {' '.join(found[0].split())!r}"
             for found in COUNTING.finditer(text)
             if not any(start <= found.start() < end for start, end in covered)]
 

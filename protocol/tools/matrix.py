@@ -407,12 +407,6 @@ def derivation_record(matrix: Matrix, minimal=None) -> dict:
     }
 
 
-def json_records(matrix: Matrix) -> list[dict]:
-    """One record per row, then the derivation."""
-    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
-    return [row_record(row, matrix, table, minimal) for row in matrix.rows] + [derivation_record(matrix, minimal)]
-
-
 def markdown(matrix: Matrix) -> str:
     """The table as GitHub-flavoured Markdown, then the minimal sufficient sets."""
     props = property_names(matrix)
