@@ -181,7 +181,7 @@ def test_no_module_imports_one_that_imports_it_back():
 
 def test_check_imports_no_other_subcommand_module():
     """`python -m protocol check Holds` imports its own subcommand module and the shared
-    helpers, so one broken exporter or report cannot stop `check`."""
+    helpers (common, main, options), so one broken exporter or report cannot stop `check`."""
     import subprocess
     import sys
 
@@ -190,4 +190,5 @@ def test_check_imports_no_other_subcommand_module():
              "print(sorted(m for m in sys.modules if m.startswith('protocol.cli.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                           cwd=ROOT.parent)
-    assert done.stdout.strip().splitlines()[-1] == "['protocol.cli.check', 'protocol.cli.common', 'protocol.cli.main']"
+    assert done.stdout.strip().splitlines()[-1] == ("['protocol.cli.check', 'protocol.cli.common', 'protocol.cli.main', "
+                                                     "'protocol.cli.options']")
