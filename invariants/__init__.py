@@ -3,4 +3,4 @@ in the spec). This entry point stays for readers of the checkout: `import invari
 gives the same declarations."""
 
 from protocol.properties import *  # noqa: F401,F403
-from protocol.properties import BY_NAME, LIVENESS, PROPERTIES  # noqa: F401
+from protocol.properties import LIVENESS, PROPERTIES, declared  # noqa: F401

@@ -25,32 +25,42 @@ from protocol.model.trace import Trace, trace_from_path
 ENGINES = ("packed", "vector")
 
 
-def explore_config(cfg, engine: str | None = None, **options) -> Run:
+def explore_config(cfg, engine: str | None = None, *, fingerprints: bool = False, **options) -> Run:
     """Explore configuration `cfg` with the vector engine where it applies
     (`engine.vector.explore_vector`), else with the packed one
     (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
     which ran and, where the default fell back, why."""
-    from protocol.engine.vector.search import WideKeys, explore_vector, vector_refusal
+    from protocol.engine.vector.search import explore_vector
 
     model = model_for(cfg)
-    why = vector_refusal(model, fingerprints=options.get("fingerprints", False))
-    if engine == "vector" and why is not None:
-        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
-    if engine != "packed" and why is None:
-        try:
-            run = explore_vector(model, **options)
-            run.engine_choice = {"name": "vector"}
-            return run
-        except Refusal as refusal:
-            raise ConfigError(str(refusal)) from None
-        except WideKeys as wide:
-            if engine == "vector":
-                raise ConfigError(f"--engine vector cannot check this: {wide}; drop --engine vector") from None
-            why = str(wide)
     try:
-        run = explore_model(model, **options)
+        return choose_engine(model, engine, lambda: explore_vector(model, **options),
+                             lambda: explore_model(model, fingerprints=fingerprints, **options),
+                             fingerprints=fingerprints)
     except Refusal as refusal:
         raise ConfigError(str(refusal)) from None
+
+
+def choose_engine(model: Model, engine: str | None, vector: Callable[[], Run], packed: Callable[[], Run],
+                  fingerprints: bool = False) -> Run:
+    """The run of the vector engine (`vector()`) where it applies and `engine` does not
+    name the packed one, else of the packed engine (`packed()`), with `run.engine_choice`
+    saying which ran and, where the default fell back, why: the vector engine refuses the
+    model (`vector_refusal`), or its keys outgrow the words it has (`WideKeys`, found
+    while exploring). `engine="vector"` refuses instead of falling back."""
+    from protocol.engine.vector.search import WideKeys, vector_refusal
+
+    why = vector_refusal(model, fingerprints=fingerprints)
+    if why is None and engine != "packed":
+        try:
+            run = vector()
+            run.engine_choice = {"name": "vector"}
+            return run
+        except WideKeys as wide:
+            why = str(wide)
+    if engine == "vector":
+        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
+    run = packed()
     run.engine_choice = {"name": "packed", **({"why": why} if engine != "packed" else {})}
     return run
 
@@ -245,30 +255,20 @@ def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, e
     where the default fell back, why."""
     from functools import partial
 
-    from protocol.engine.partitioned.search import WorkerLost, explore_parallel
-    from protocol.engine.vector.search import vector_refusal
-    from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel, wide_keys
+    from protocol.engine.partitioned.search import explore_parallel
+    from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel
 
     factory = partial(model_for, named.config)
-    why = vector_refusal(factory())
-    if engine == "vector" and why is not None:
-        raise ConfigError(f"--engine vector cannot check this: {why}; drop --engine vector")
-    if engine != "packed" and why is None:
-        try:
-            return explore_vector_parallel(factory, workers, pool=partition_pool(cluster, factory, workers,
-                                                                                 options["record_edges"],
-                                                                                 VectorPartition), **options)
-        except WorkerLost as lost:
-            if not wide_keys(lost):
-                raise
-            if engine == "vector":
-                raise ConfigError(f"--engine vector cannot check this: {str(lost).split('WideKeys: ')[-1]}; "
-                                  "drop --engine vector") from None
-            why = str(lost).split("WideKeys: ")[-1]
-    run = explore_parallel(factory, workers, pool=partition_pool(cluster, factory, workers, options["record_edges"]),
-                           **options)
-    run.engine_choice = {"name": "packed", **({"why": why} if engine != "packed" else {})}
-    return run
+
+    def vector() -> Run:
+        pool = partition_pool(cluster, factory, workers, options["record_edges"], VectorPartition)
+        return explore_vector_parallel(factory, workers, pool=pool, **options)
+
+    def packed() -> Run:
+        return explore_parallel(factory, workers, pool=partition_pool(cluster, factory, workers,
+                                                                      options["record_edges"]), **options)
+
+    return choose_engine(factory(), engine, vector, packed)
 
 
 def partition_pool(cluster: str | None, factory, workers: int, record_edges: bool, kind=None):
@@ -288,11 +288,14 @@ def refuse_liveness_with_fingerprints(named: NamedConfig, liveness: bool) -> Non
     or to check a configuration whose expected verdict is a liveness one."""
     if liveness:
         raise ConfigError("--fingerprints checks safety only; add --no-liveness")
-    liveness_expected = [name for name in named.expected_violations()
-                         if name in props.names_for(named.config, props.LIVENESS)]
-    if liveness_expected:
-        raise ConfigError(f"{named.name} must violate {liveness_expected[0]}, a liveness property, "
+    if expected_liveness(named):
+        raise ConfigError(f"{named.name} must violate {expected_liveness(named)[0]}, a liveness property, "
                           "and --fingerprints checks safety only: drop --fingerprints")
+
+
+def expected_liveness(named: NamedConfig) -> list[str]:
+    """The liveness properties `named` must violate (a run without liveness leaves them unchecked)."""
+    return [name for name in named.expected_violations() if name in props.names_for(named.config, props.LIVENESS)]
 
 
 def safety_verdict(run: Run, name: str) -> Verdict:

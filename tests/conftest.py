@@ -83,3 +83,25 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if configuration_names(item) - quick and not item.get_closest_marker("quick"):
             item.add_marker(pytest.mark.slow)
+
+
+# ------------------------------------------------------------ the switch sweeps
+#
+# The slow run's sample of switch combinations (tests/sweeps.py) is drawn by a fresh seed
+# each session, chosen here before any test module is imported or any pytest-xdist worker
+# starts (a worker inherits the environment), so that every worker collects the same tests.
+
+
+def pytest_configure(config):
+    import sweeps
+
+    refusal = sweeps.mode_refusal()
+    if refusal is not None:
+        raise pytest.UsageError(refusal)
+    os.environ.setdefault(sweeps.SEED_VARIABLE, str(sweeps.SEED))
+
+
+def pytest_report_header(config):
+    import sweeps
+
+    return sweeps.describe()

@@ -15,7 +15,7 @@ import pytest
 
 import protocol.run
 
-from protocol.model.config import Config, lookup
+from protocol.model.config import SWITCHES, Config, lookup
 from protocol.run import check
 from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
 from protocol.model.state import State, initial
@@ -100,39 +100,9 @@ def cli(monkeypatch, capsys):
 # ------------------------------------------------------------ switch combinations
 
 
-def valid_combinations(switch_values: dict, base: dict | None = None) -> list[dict]:
-    """Every combination of `switch_values` that makes a Config (spec 10.1 and 11.1 refuse
-    some), with the switches of `base` set as it says."""
-    import itertools
-
-    from protocol.model.config import ConfigError
-
-    found = []
-    for values in itertools.product(*switch_values.values()):
-        switches = dict(zip(switch_values, values))
-        try:
-            Config(**(base or {}), **switches)
-        except ConfigError:
-            continue
-        found.append(switches)
-    return found
-
-
-def pairwise(combinations: list[dict]) -> list[dict]:
-    """A few of `combinations` that together show every pair of switch values that any of
-    them shows (greedy covering: each pick covers the most pairs not yet covered)."""
-    import itertools
-
-    def pairs(switches):
-        return set(itertools.combinations(sorted(switches.items(), key=str), 2))
-
-    uncovered = set().union(*(pairs(c) for c in combinations))
-    chosen = []
-    while uncovered:
-        best = max(combinations, key=lambda c: len(pairs(c) & uncovered))
-        chosen.append(best)
-        uncovered -= pairs(best)
-    return chosen
+def switch_values() -> dict:
+    """Each declared switch -> its values, read from SWITCHES now (a test may add a switch)."""
+    return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
 
 
 def combination_id(switches: dict) -> str:

@@ -43,7 +43,7 @@ def missing_pieces_of_actions() -> list[str]:
         if action.step is not None and not records(action.step):
             found.append(f"action {action.name}'s step takes no record for its events")
         for cfg in EVERY_CONFIG:
-            if not action.exists(cfg):
+            if not action.where(cfg):
                 continue
             for label_args, keywords in action.parameters(cfg):
                 footprint = action.footprint(cfg, keywords.get("p"))
@@ -101,7 +101,7 @@ def test_every_variable_has_a_meaning_and_a_domain_that_checks_its_initial_value
         assert variable.meaning, variable.name
         for cfg in EVERY_CONFIG:
             value = variable.initial(cfg)
-            if variable.present(cfg):
+            if variable.where(cfg):
                 assert variable.domain.problem(value, cfg) is None, (variable.name, cfg)
             else:
                 assert value is None, variable.name
@@ -181,7 +181,7 @@ def test_no_module_imports_one_that_imports_it_back():
 
 def test_check_imports_no_other_subcommand_module():
     """`python -m protocol check Holds` imports its own subcommand module and the shared
-    helpers, so one broken exporter or report cannot stop `check`."""
+    helpers (common, main, options), so one broken exporter or report cannot stop `check`."""
     import subprocess
     import sys
 
@@ -190,4 +190,5 @@ def test_check_imports_no_other_subcommand_module():
              "print(sorted(m for m in sys.modules if m.startswith('protocol.cli.')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                           cwd=ROOT.parent)
-    assert done.stdout.strip().splitlines()[-1] == "['protocol.cli.check', 'protocol.cli.common', 'protocol.cli.main']"
+    assert done.stdout.strip().splitlines()[-1] == ("['protocol.cli.check', 'protocol.cli.common', 'protocol.cli.main', "
+                                                     "'protocol.cli.options']")

@@ -29,7 +29,7 @@ PROPERTIES_DOC = DOCS / "properties.md"
 SPEC_PROPERTIES = ("TypeOK", "I1", "PhysicalLeSince", "NoRegression", "CompactionNotStalled")
 CONFIGURATION_NAMES = sorted(set(named_configurations()) | {"HoldsUnfair"})
 PROPERTY_NAMES = sorted(
-    set(SPEC_PROPERTIES) | set(props.SAFETY_PROPERTIES) | set(props.LIVENESS_PROPERTIES)
+    set(SPEC_PROPERTIES) | set(props.declared_names())
 )
 
 

@@ -257,7 +257,7 @@ def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards(tmp_p
     assert "PeeksServed" not in events.EVENT_KINDS and "Serve" not in model.BY_NAME
     assert "PeekWaits" not in actions.INTERACTIVE_EFFECTS[commands.CREATE].__code__.co_names
     assert "wakeup" not in config.SWITCHES and not hasattr(config.Config(), "wakeup")
-    assert "WaitingServed" not in props.BY_NAME and "protocol.properties.wakeup" not in sys.modules
+    assert "WaitingServed" not in props.declared() and "protocol.properties.wakeup" not in sys.modules
     assert "HoldsWakeup" not in config.named_configurations()
 
 

@@ -1,23 +1,27 @@
 """The fast engine against the readable model: the same states, in the same
 order, the same edges and the same first violations, on every named
-configuration, at the default constants and wider ones; and the sweeps of switch
-combinations that tests/test_sweep.py compares the three engines on."""
+configuration, at the default constants and wider ones. The sweeps of switch
+combinations (tests/sweeps.py) compare the three engines in tests/test_sweep.py."""
 
 from functools import lru_cache
 
 import pytest
 
-from helpers import combination_id, pairwise, valid_combinations
-from protocol.model.config import SWITCH_VALUES, SWITCHES as SWITCHES_DECLARED, Config, named_configurations
+from helpers import switch_values
+from protocol.model.config import Config, named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model.next import model_for
 from protocol.run import explore_config, safety_properties
+from sweeps import (
+    EVERY_COMBINATION, EVERY_SEAL_COMBINATION, EVERY_TLA_COMBINATION, QUICK as PAIRWISE, is_seal_combination,
+    is_tla_combination,
+)
 
 NAMES = list(named_configurations())
 # The readable model's half of a comparison at a configuration's own constants takes
 # seconds on all but the manifest's quick ones (its size class); the pairwise covering
-# (below, run by tests/test_sweep.py) compares the others' switches at MaxTime=1 in the
+# (tests/sweeps.py, run by tests/test_sweep.py) compares the others' switches at MaxTime=1 in the
 # quick run.
 QUICK_NAMES = [name for name, named in named_configurations().items() if named.size_class == "quick"]
 SLOW = pytest.mark.slow
@@ -86,77 +90,19 @@ def test_same_exploration_with_three_processes(name):
     assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
 
 
-# Fairness changes no state or edge, only which cycles are fair: each exploration is
-# compared once and its liveness verdicts under both fairness values. The quick suite
-# runs a pairwise covering of the other switches (every pair of switch values
-# together); the slow suite the rest of their valid combinations (spec 10.1 and 11.1
-# refuse some), so that the two together run every one once. Two sweeps: the switches
-# of sections 2 and 10 with section 11's at their defaults, and every valid combination
-# of section 11's switches (with physical compaction, whose from_cuts they bring, and
-# the alias, which seal_alias needs) on the shipped design.
-# Section 12's switches (the design's TLA+ abstractions) are a third sweep, with the
-# switches they change the meaning of (where compaction goes and what bounds the
-# publisher, the cap's Forward, the reports that free a hold, a second index): only its
-# pairwise covering runs, in the quick run, so that its three switches add a few
-# combinations and not a product over the first sweep (the budget of the sweeps).
-SECTION_11 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 11]
-SECTION_12 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 12]
-SWITCHES = {name: values for name, values in SWITCH_VALUES.items()
-            if name != "fairness" and name not in SECTION_11 + SECTION_12}
-SEAL_SWITCHES = {"physical": SWITCH_VALUES["physical"], "alias": ("none", "per_id"),
-                 **{name: SWITCH_VALUES[name] for name in SECTION_11}}
-TLA_SWITCHES = {**{name: SWITCH_VALUES[name] for name in ("compaction", "standing_hold", "cap", "ctl_release")},
-                "alias": ("none", "per_id"), **{name: SWITCH_VALUES[name] for name in SECTION_12}}
-SHIPPED = dict(compaction="broadcast", standing_hold=True)
-EVERY_COMBINATION = valid_combinations(SWITCHES)
-EVERY_SEAL_COMBINATION = [{**SHIPPED, **switches} for switches in valid_combinations(SEAL_SWITCHES, SHIPPED)]
-TLA_COVERING = pairwise(valid_combinations(TLA_SWITCHES))
-PAIRWISE = pairwise(EVERY_COMBINATION) + pairwise(EVERY_SEAL_COMBINATION) + TLA_COVERING
-THE_REST = [switches for switches in EVERY_COMBINATION + EVERY_SEAL_COMBINATION if switches not in PAIRWISE]
-
-
-def is_seal_combination(switches: dict) -> bool:
-    return not is_tla_combination(switches) and any(name in switches for name in SECTION_11)
-
-
-def is_tla_combination(switches: dict) -> bool:
-    return any(name in switches for name in SECTION_12)
-
-
-def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
-    """Where one combination of the sweeps is compared: the constants of the whole
-    exploration (with liveness), and those of a prefix at two processes (PREFIX states,
-    safety only) or None. MaxTime=1 keeps the readable side to a fraction of a second; an
-    alias (about fifty times the states) is whole at one process. Section 11's combinations
-    are whole at one process (whole at two, with liveness, they take seconds each: the
-    pairwise ones are, in the slow run, tests/test_sweep.py); section 12's as the first
-    sweep's (its ctl_release is whole at two processes without an alias)."""
-    if is_seal_combination(switches):
-        return dict(P=1, MaxTime=1), (dict(P=2, MaxTime=1) if switches["alias"] == "none" else None)
-    return (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1)), None
-
-
-PREFIX = 1_500
-
-# The sweeps themselves run in tests/test_sweep.py: one exploration per engine and
-# combination, the packed one compared with the readable one here (assert_same_runs)
-# and with the vector one (tests/test_vector.py).
-
-
-def test_the_quick_and_slow_runs_together_cover_every_switch_combination_once():
-    every = EVERY_COMBINATION + EVERY_SEAL_COMBINATION + TLA_COVERING
-    assert len(PAIRWISE) + len(THE_REST) == len(every)
-    assert sorted(map(combination_id, PAIRWISE + THE_REST)) == sorted(map(combination_id, every))
+# The sweeps of switch combinations (tests/sweeps.py) run in tests/test_sweep.py: one
+# exploration per engine and combination, the packed one compared with the readable one
+# here (assert_same_runs) and with the vector one (tests/test_vector.py).
 
 
 def test_the_pairwise_covering_shows_every_value_of_every_switch_and_alias_with_two_processes():
     first = [c for c in PAIRWISE if not is_seal_combination(c) and not is_tla_combination(c)]
     for every, chosen in ((EVERY_COMBINATION, first),
                           (EVERY_SEAL_COMBINATION, [c for c in PAIRWISE if is_seal_combination(c)]),
-                          (valid_combinations(TLA_SWITCHES), TLA_COVERING)):
+                          (EVERY_TLA_COMBINATION, [c for c in PAIRWISE if is_tla_combination(c)])):
         for name in every[0]:
             assert {c[name] for c in chosen} == {c[name] for c in every}, name
-    for name, values in SWITCH_VALUES.items():  # and every value of every switch, fairness aside
+    for name, values in switch_values().items():  # and every value of every switch, fairness aside
         assert name == "fairness" or {c[name] for c in PAIRWISE if name in c} == set(values), name
     assert_same_exploration(Config(P=2, D=0, MaxTime=1, alias="shared"))
 

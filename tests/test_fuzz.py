@@ -33,10 +33,11 @@ from hypothesis.errors import NoSuchExample
 from protocol import properties as props
 from helpers import checked
 from protocol.engine.checker import explore
-from protocol.model.config import Config, SWITCH_VALUES, named_configurations, without_refused
+from protocol.model.config import SWITCHES, Config, named_configurations, refused_switch
+from helpers import switch_values
 from protocol.model.next import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties
-from protocol.tools.simulate import Checks, checks_for, walk
+from protocol.tools.simulate import WalkChecks, checks_for, walk
 from protocol.model.next import replay
 
 WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
@@ -45,7 +46,7 @@ HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slo
 HUNT_EXAMPLES = 10 * settings.default.max_examples
 FIND_SEED = 0
 SAFETY_REFUTATIONS = [
-    named for named in named_configurations().values() if named.violates in props.SAFETY_PROPERTIES
+    named for named in named_configurations().values() if named.violates in props.declared_names(*props.SAFETY)
 ]
 
 # Wider than exhaustive search reaches (spec section 1: defaults P=2, D=1, MaxTime=2).
@@ -61,11 +62,20 @@ SMALL = st.sampled_from([
 WIDER = {"P": 3, "D": 2, "MaxTime": 3}
 
 
+def without_refused(switches: dict) -> dict:
+    """`switches` with every value that cannot act put back to its default, one at a time
+    (a combination that is valid is returned unchanged)."""
+    chosen = dict(switches)
+    while (name := refused_switch(chosen)) is not None:
+        chosen[name] = SWITCHES[name].default
+    return chosen
+
+
 # Any valid combination of every switch (those of sections 10 and 11 included): each switch
 # drawn from its values, then a value that cannot act there put back to its default, so a
 # valid combination is drawn as itself and every one can be drawn (25,536 of them).
 EVERY_SWITCH_COMBINATION = st.fixed_dictionaries(
-    {name: st.sampled_from(values) for name, values in SWITCH_VALUES.items()}).map(without_refused)
+    {name: st.sampled_from(values) for name, values in switch_values().items()}).map(without_refused)
 
 
 def configs(constants, explored_whole: bool = False) -> st.SearchStrategy[Config]:
@@ -98,7 +108,7 @@ def walks(draw, cfg, depth=WALK_DEPTH, check_properties=True):
         wanted = draw(st.integers(0, len(order) - 1))
         return min(range(len(options)), key=lambda k: (position[options[k][0]] - wanted) % len(order))
 
-    return walk(model, checks if check_properties else Checks({}, {}), choose, depth)
+    return walk(model, checks if check_properties else WalkChecks({}, {}), choose, depth)
 
 
 def labels(found) -> list[str]:
@@ -196,60 +206,10 @@ def test_every_walk_is_a_path_of_the_explored_graph(cfg, data):
 
 
 def violable(cfg) -> set[str]:
-    """The safety properties some run of `cfg` violates, predicted from its switches alone.
-
-    I1 can fail only where no mechanism orders compaction behind the creates:
-    the standing hold bounds the publisher by what interactive has applied
-    (with routed compaction it is never raised, so nothing compacts at all);
-    acquisition with the release on the interactive stream holds the index
-    until the create has rendered; the cap suffices for one process; with no
-    peek (D = 0) or no time to compact to (MaxTime = 0) there is nothing to
-    break. PhysicalLeSince fails exactly when physical compaction follows the
-    upper and there is a time for the upper to advance to. TypeOK holds
-    everywhere.
-
-    A re-export alias kept per id is as safe as the mechanisms above. A shared
-    alias point (spec 10) is not: X's compaction moves the one writer frontier
-    and the one standing hold past a peek of Y, whatever acquisition holds,
-    unless the standing hold never rises (compaction routed); and Y's lower
-    frontier landing after X's higher one lowers the writer (NoRegression),
-    given two frontiers to land (MaxTime >= 2).
-
-    Section 11: a controller that frees a peek's hold only once every process
-    has reported it retired orders compaction behind the drops (a report that
-    never comes keeps the hold for ever), which guards every drop-ordering
-    defect but not a shared alias point's. Without a writer floor and without
-    the standing hold, the publisher rises to a reader's or an acquired hold
-    past what the controller allowed (SinceAllowed), and a second peek may
-    then be created below it (I1, with two peek ids); with an alias, an id
-    whose writer is still absent is left out of the bound, so the other id's
-    applied frontier passes a queued create of the first (I1, with one). The
-    cap on one process
-    is a guard only while the reader's registration bounds the publisher.
-    A reader's cut taken at the write frontier can lead the coverage
-    (PhysicalLeCoverage). SinceLeStanding and PhysicalLeCut hold everywhere.
-    """
-    nothing_to_break = cfg.D == 0 or cfg.MaxTime == 0
-    if cfg.alias == "shared":
-        i1_guarded = (cfg.standing_hold and cfg.compaction == "routed") or nothing_to_break
-    else:
-        i1_guarded = (cfg.standing_hold or cfg.acquire == "release_on_interactive"
-                      or (cfg.cap and cfg.P == 1 and not cfg.reconnect and cfg.reader_bound)
-                      or cfg.ctl_release == "report" or nothing_to_break)
-    unfloored = (cfg.floor == "agent" and not cfg.standing_hold and (cfg.reader_bound or cfg.acquire != "none")
-                 and not nothing_to_break)
-    unfloored_alias = cfg.floor == "agent" and not cfg.standing_hold and cfg.alias != "none"
-    found = set() if i1_guarded and not (unfloored and cfg.D >= 2) and not (
-        unfloored_alias and not nothing_to_break) else {"I1"}
-    if unfloored:
-        found.add("SinceAllowed")
-    if cfg.physical == "from_upper" and cfg.MaxTime >= 1:
-        found.add("PhysicalLeSince")
-    if cfg.physical == "from_cuts" and cfg.cut_floor == "upper" and not nothing_to_break:
-        found.add("PhysicalLeCoverage")
-    if cfg.alias == "shared" and cfg.MaxTime >= 2:
-        found.add("NoRegression")
-    return found
+    """The safety properties some run of `cfg` violates, predicted from its switches alone:
+    those that belong to it and none of whose declared guards is in place
+    (protocol/properties/guards.py says which mechanism guards which property, and why)."""
+    return {prop.name for prop in props.PROPERTIES if prop.kind != props.LIVENESS and prop.can_fail(cfg)}
 
 
 @pytest.mark.slow
@@ -271,7 +231,7 @@ def test_no_walk_violates_a_property_no_mechanism_can_break(cfg, data):
 @pytest.mark.slow
 @given(constants=st.fixed_dictionaries({"P": st.integers(1, 4), "D": st.integers(1, 4),
                                         "MaxTime": st.integers(1, 5)}),
-       physical=st.sampled_from([v for v in SWITCH_VALUES["physical"] if v != "from_cuts"]),  # cuts need a seal
+       physical=st.sampled_from([v for v in switch_values()["physical"] if v != "from_cuts"]),  # cuts need a seal
        fairness=st.booleans())
 def test_without_any_mechanism_i1_fails_in_six_states(constants, physical, fairness):
     """Routed, no standing hold, no cap, no acquisition: I1 fails whenever D >= 1 and MaxTime >= 1,

@@ -14,14 +14,28 @@ import pytest
 
 from helpers import checked
 from protocol.configurations import golden
-from protocol.configurations.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text, refutation_names
+from protocol.configurations.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text
+from protocol.model.config import named_configurations
+
+
+def refutation_names() -> list[str]:
+    """The named configurations expected to violate a property, in the spec's order."""
+    from protocol.model.config import named_configurations
+
+    return [name for name, named in named_configurations().items() if named.violates]
+
+
+def stored_text(name: str) -> str | None:
+    path = golden_path(name)
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
 
 REFUTATIONS = refutation_names()
 
 
 @pytest.mark.parametrize("name", REFUTATIONS)
 def test_the_counterexample_is_the_golden_one(name):
-    stored = golden.stored_text(name)
+    stored = stored_text(name)
     assert stored is not None, f"{golden_path(name)} is missing: run `{REGENERATE}`"
     actual = golden_text(name, checked(name))
     assert actual == stored, golden.difference(name, stored, actual) + f"\nIf intended: `{REGENERATE}`"
@@ -46,9 +60,10 @@ DETERMINISM_SCRIPT = """
 import json
 from protocol.model.config import lookup
 from protocol.render.export import trace_itf
-from protocol.configurations.golden import golden_text, refutation_names
+from protocol.configurations.golden import golden_text
+from protocol.model.config import named_configurations
 from protocol.run import check
-for name in refutation_names():
+for name in [name for name, named in named_configurations().items() if named.violates]:
     named = lookup(name)
     result = check(named)
     print(golden_text(name, result))
@@ -105,6 +120,14 @@ def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkey
     assert REGENERATE in captured.err
     assert main(["docs", "--write"]) == 0
     assert trace.read_text() == golden_text("HoldsCap")
+    assert main(["docs", "--check"]) == 0
+    # A golden trace no configuration derives (a rename left it) is stale too, and --write removes it.
+    orphan = trace.with_name("HoldsCapOld.txt")
+    orphan.write_text(golden_text("HoldsCap"))
+    capsys.readouterr()
+    assert main(["docs", "--check"]) == 1
+    assert "protocol/configurations/HoldsCapOld.txt is no configuration's golden trace" in capsys.readouterr().err
+    assert main(["docs", "--write"]) == 0 and not orphan.exists()
     assert main(["docs", "--check"]) == 0
 
 

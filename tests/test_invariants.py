@@ -1,5 +1,7 @@
-"""Each property of model-spec section 5 holds on the initial state and fails on
-a state built to break it, and its witnesses name the process and the value.
+"""Each declared safety property (protocol/properties) holds on the initial state of a
+configuration it belongs to, declares the mechanisms that guard it, and can fail where
+none is in place; section 5's fail on a state built to break them, and their witnesses
+name the process and the value.
 """
 
 from __future__ import annotations
@@ -8,32 +10,65 @@ import pytest
 
 from helpers import Acquire, Compact, Create, Drop, Release, state
 from protocol.properties import (
-    SAFETY_PROPERTIES, STATE_INVARIANTS, TRANSITION_PROPERTIES, WITNESSES,
-    i1, no_regression, physical_le_since, type_ok,
+    PROPERTIES, STATE, TRANSITION, guards, witnesses_of, i1, no_regression, physical_le_since, type_ok,
 )
-from protocol.model.config import Config
+from protocol.model.config import Config, named_configurations
 from protocol.model.state import LIVE, initial
+from sweeps import EVERY_COMBINATION, EVERY_SEAL_COMBINATION
 
 CFG = Config()  # P=2, D=1, MaxTime=2
 
 
-def test_the_safety_properties_are_the_specs():
-    assert set(STATE_INVARIANTS) == {"TypeOK", "I1", "PhysicalLeSince", "SinceAllowed", "SinceLeStanding",
-                                     "PhysicalLeCoverage", "PhysicalLeCut"}
-    assert set(TRANSITION_PROPERTIES) == {"NoRegression"}
-    assert set(SAFETY_PROPERTIES) <= set(WITNESSES)
+# The default configuration, the switch sweeps' (tests/sweeps.py) at two processes, and
+# the named configurations: where each declared property is tested.
+KNOWN_CONFIGS = [Config()] + [Config(P=2, **switches) for switches in EVERY_COMBINATION + EVERY_SEAL_COMBINATION] + [
+    named.config for named in named_configurations().values()]
 
 
-@pytest.mark.parametrize("name", ["TypeOK", "I1", "PhysicalLeSince"])
-def test_every_state_invariant_holds_initially_with_no_witness(name):
-    s = initial(CFG)
-    assert STATE_INVARIANTS[name](s, CFG)
-    assert WITNESSES[name](s, CFG) == []
+def where_it_applies(prop) -> Config:
+    """The first known configuration that the property belongs to: each declared property
+    is tested where it has meaning."""
+    return next(cfg for cfg in KNOWN_CONFIGS if prop.where(cfg))
+
+
+DECLARED_SAFETY = [prop for prop in PROPERTIES if prop.kind in (STATE, TRANSITION)]
+
+
+def test_every_safety_property_has_witnesses_and_declares_its_guards():
+    for prop in DECLARED_SAFETY:
+        assert prop.witnesses is not None, prop.name
+        assert prop.guards is not None, f"{prop.name} declares no guards (protocol/properties/guards.py)"
+        assert all(guard.mechanism for guard in prop.guards), prop.name
+
+
+@pytest.mark.parametrize("prop", [prop for prop in PROPERTIES if prop.kind == STATE], ids=lambda prop: prop.name)
+def test_every_state_invariant_holds_initially_with_no_witness(prop):
+    cfg = where_it_applies(prop)
+    s = initial(cfg)
+    assert prop.check(s, cfg)
+    assert prop.witnesses(s, cfg) == []
+
+
+@pytest.mark.parametrize("prop", DECLARED_SAFETY, ids=lambda prop: prop.name)
+def test_every_safety_property_belongs_somewhere_and_can_fail_or_says_no_switch_breaks_it(prop):
+    # Where it can fail, tests/test_fuzz.py's exhaustive search finds it failing (and only
+    # there); a property no switch breaks is shown failing by a sabotaged action
+    # (tests/test_sabotage.py) or a state built to break it (below and in
+    # tests/test_invariants_section11.py).
+    assert any(prop.where(cfg) for cfg in KNOWN_CONFIGS), prop.name
+    failing = [cfg for cfg in KNOWN_CONFIGS if prop.can_fail(cfg)]
+    assert failing or prop.guards == guards.EVERYWHERE, prop.name
+
+
+def test_a_guard_in_place_means_no_violation_is_predicted():
+    i1 = next(prop for prop in PROPERTIES if prop.name == "I1")
+    assert i1.can_fail(Config()) and not i1.can_fail(Config(standing_hold=True))
+    assert not i1.can_fail(Config(D=0))
 
 
 def test_every_invariant_predicate_has_a_docstring():
-    for predicate in (type_ok, i1, physical_le_since, no_regression):
-        assert predicate.__doc__ and len(predicate.__doc__.split()) > 5
+    for prop in DECLARED_SAFETY:
+        assert prop.check.__doc__ and len(prop.check.__doc__.split()) > 5, prop.name
 
 
 # -------------------------------------------------------------------- TypeOK
@@ -71,7 +106,7 @@ TYPE_ERRORS = {
 def test_type_ok_fails_outside_the_domain(overrides):
     s = state(CFG, **overrides)
     assert not type_ok(s, CFG)
-    witnesses = WITNESSES["TypeOK"](s, CFG)
+    witnesses = witnesses_of("TypeOK")(s, CFG)
     assert witnesses, "a TypeOK failure must say which variable is out of its domain"
     name = next(iter(overrides))  # the variable the case breaks comes first
     assert any(w.startswith(name) for w in witnesses), witnesses
@@ -98,21 +133,21 @@ def test_type_ok_accepts_every_command_where_its_runtime_receives_it():
 def test_i1_fails_when_since_passes_a_create_still_queued():
     s = state(CFG, iq=((), (Drop(0), Create(0, 0))), since=(0, 1))
     assert not i1(s, CFG)
-    (witness,) = WITNESSES["I1"](s, CFG)
+    (witness,) = witnesses_of("I1")(s, CFG)
     assert "since[1] = 1" in witness and "Create(0, 0)" in witness and "process 1" in witness
 
 
 def test_i1_fails_when_since_passes_a_rendered_reader():
     s = state(CFG, readers=((1,), (None,)), since=(2, 0))
     assert not i1(s, CFG)
-    (witness,) = WITNESSES["I1"](s, CFG)
+    (witness,) = witnesses_of("I1")(s, CFG)
     assert "since[0] = 2" in witness and "hold 1" in witness and "process 0" in witness
 
 
 def test_i1_holds_when_since_reaches_exactly_the_as_of():
     s = state(CFG, iq=((Create(0, 1),), ()), readers=((None,), (2,)), since=(1, 2))
     assert i1(s, CFG)
-    assert WITNESSES["I1"](s, CFG) == []
+    assert witnesses_of("I1")(s, CFG) == []
 
 
 def test_i1_only_compares_a_process_with_its_own_queue_and_readers():
@@ -131,7 +166,7 @@ def test_i1_ignores_a_dropped_reader():
 def test_physical_le_since_fails_when_physical_runs_ahead():
     s = state(CFG, since=(1, 1), physical=(1, 2))
     assert not physical_le_since(s, CFG)
-    (witness,) = WITNESSES["PhysicalLeSince"](s, CFG)
+    (witness,) = witnesses_of("PhysicalLeSince")(s, CFG)
     assert "physical[1] = 2" in witness and "since[1] = 1" in witness
 
 
@@ -149,7 +184,7 @@ PROCESS_MONOTONE = ["since", "physical", "writer", "standing"]
 def test_no_regression_fails_when_a_global_frontier_falls(name):
     before, after = state(CFG, **{name: 2}), state(CFG, **{name: 1})
     assert not no_regression(before, after, CFG)
-    assert WITNESSES["NoRegression"](before, after, CFG) == [f"{name} fell from 2 to 1"]
+    assert witnesses_of("NoRegression")(before, after, CFG) == [f"{name} fell from 2 to 1"]
     assert no_regression(after, before, CFG)
 
 
@@ -157,7 +192,7 @@ def test_no_regression_fails_when_a_global_frontier_falls(name):
 def test_no_regression_fails_when_a_process_frontier_falls(name):
     before, after = state(CFG, **{name: (2, 1)}), state(CFG, **{name: (2, 0)})
     assert not no_regression(before, after, CFG)
-    assert WITNESSES["NoRegression"](before, after, CFG) == [f"{name}[1] fell from 1 to 0"]
+    assert witnesses_of("NoRegression")(before, after, CFG) == [f"{name}[1] fell from 1 to 0"]
     assert no_regression(after, before, CFG)
 
 

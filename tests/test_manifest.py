@@ -37,7 +37,7 @@ def test_each_configuration_gives_what_the_manifest_pins(name):
 def test_every_configuration_pins_its_counts_and_names_only_known_properties():
     for name, named in named_configurations().items():
         assert named.pinned is not None, f"{name} pins no distinct states and depth"
-        assert set(named.expected_violations()) <= set(properties.BY_NAME), name
+        assert set(named.expected_violations()) <= set(properties.declared()), name
         assert named.doc, f"{name} says nowhere why it holds or fails"
 
 
@@ -191,10 +191,42 @@ def test_a_missing_manifest_is_one_line(manifest_copy, capsys):
     assert "does not exist" in one_line_refusal(capsys, ("list",))
 
 
-def test_the_manifest_header_explains_every_key():
+def test_every_key_is_explained_once_where_it_is_declared():
+    # The header points at MANIFEST_KEYS, whose meanings docs --write turns into the table
+    # of docs/checker.md and the descriptions of the JSON Schema: no third copy to keep.
     header = "".join(line for line in configs.manifest_path().read_text().splitlines(True)
                      if line.startswith("#"))
-    assert [key for key in KEYS if f"`{key}`" not in header] == []
+    assert "MANIFEST_KEYS" in header and [key for key in KEYS if f"`{key}`" in header] == []
+    from protocol.tools.docs import manifest_keys_table
+
+    assert all(f"| `{key.name}` | {key.meaning} |" in manifest_keys_table() for key in KEYS.values())
+
+
+def test_the_manifest_schema_is_the_declared_keys_and_accepts_the_manifest():
+    import tomllib
+
+    from protocol.model.config import manifest_schema
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = manifest_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    entry = schema["additionalProperties"]
+    assert list(entry["properties"]) == list(KEYS) and entry["additionalProperties"] is False
+    tables = tomllib.loads(configs.manifest_path().read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    assert list(validator.iter_errors(tables)) == []
+    for broken in ({"expects": {"I1": 5}}, {"switches": {"cap": "yes"}}, {"expect": {"I2": 5}},
+                   {"constants": {"P": 0}}, {"doc": "x", "module": "holds_cap"}):
+        entry = {**tables["HoldsCap"], **broken}
+        assert list(validator.iter_errors({"HoldsCap": entry})), broken
+    unpinned_depth = {key: value for key, value in tables["HoldsCap"].items() if key != "depth"}
+    assert list(validator.iter_errors({"HoldsCap": unpinned_depth}))
+
+
+def test_the_committed_schema_is_the_generated_one():
+    from protocol.tools.docs import MANIFEST_SCHEMA, PACKAGE_ROOT, manifest_schema_text
+
+    assert (PACKAGE_ROOT / MANIFEST_SCHEMA).read_text() == manifest_schema_text()
 
 
 # ------------------------------------------------------------ check compares the pinned counts; pin re-pins them

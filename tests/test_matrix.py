@@ -18,7 +18,6 @@ from protocol.tools.matrix import (
     Row,
     check_combination,
     combinations,
-    json_records,
     markdown,
     mechanisms,
     minimal_sufficient_sets,
@@ -41,6 +40,12 @@ SMALL = {"P": 2, "D": 1, "MaxTime": 1}
 EVERY_COMBINATION = sum(
     refused_switch(dict(zip(IN_MATRIX, values))) is None
     for values in itertools.product(*(SWITCHES[name].values for name in IN_MATRIX)))
+
+
+def json_records(matrix: Matrix) -> list[dict]:
+    """One record per row, then the derivation."""
+    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    return [row_record(row, matrix, table, minimal) for row in matrix.rows] + [derivation_record(matrix, minimal)]
 
 
 def S(*mechs):  # noqa: N802 - reads as a set literal in the tables below

@@ -30,21 +30,35 @@ def test_a_stale_figure_is_replaced():
 
 def test_violated_by_lists_every_configuration_expected_to_violate_the_property():
     named = named_configurations()
-    assert docs.figure("violated_by", "NoRegression", named) == "`HoldsAliasShared` (8)"
-    assert docs.figure("violated_by", "CompactionNotStalled", named) == \
+    assert docs.manifest_figure("violated_by", "NoRegression", named) == "`HoldsAliasShared` (8)"
+    assert docs.manifest_figure("violated_by", "CompactionNotStalled", named) == \
         "`HoldsUnfair` (lasso of 2), `HoldsRoutedStanding` (lasso of 3)"
-    assert docs.figure("violated_by", "TypeOK", named) == "nothing"
+    assert docs.manifest_figure("violated_by", "TypeOK", named) == "nothing"
 
 
 def test_the_count_of_configurations_at_one_process_is_derived():
     named = named_configurations()
     at_one = [n for n in named.values() if dict(n.own_constants)["P"] == 1]
-    assert docs.figure("count", "P=1", named) == docs.number_words(len(at_one))
+    assert docs.manifest_figure("count", "P=1", named) == docs.number_words(len(at_one))
 
 
 def test_a_quote_the_prose_lost_is_one_line_naming_the_file_and_the_fix():
     with pytest.raises(QuoteMissing, match=r"x.md no longer says .*: update the prose, or the quote in FIXED_QUOTES"):
         quoted("nothing here", Quote("x.md", "depth {depth:Holds}."), named_configurations())
+
+
+def test_a_figure_the_prose_counts_is_derived_or_refused_in_one_line(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("Intro.\n\nFourteen named configurations check six more properties.\n"
+                      "The section 11 configurations, section-8 configurations.\n```\n3 properties\n```\n")
+    assert docs.underived_figures(readme, readme.read_text(), tmp_path) == [
+        "README.md:3: 'Fourteen named configurations'", "README.md:3: 'six more properties'"]
+    with pytest.raises(DocsError, match=r"README.md:3: 'Fourteen named configurations' counts what no quote "
+                                        r"derives: .* FIXED_QUOTES .* \(1 more\)"):
+        docs.refuse_underived_figures(tmp_path, {})
+    # Inside a declared quote the figure is derived: the committed prose passes.
+    for path in docs.prose_files(PACKAGE_ROOT):
+        assert docs.underived_figures(path, path.read_text(encoding="utf-8"), PACKAGE_ROOT) == [], path
 
 
 def test_each_quote_names_a_file_of_the_checkout():
@@ -103,7 +117,7 @@ def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_se
 def test_the_configurations_expected_to_violate_nothing_are_listed():
     named = named_configurations()
     sound = [f"`{n.name}`" for n in named.values() if not n.expect]
-    assert docs.figure("names", "sound", named) == docs.and_list(sound)
+    assert docs.manifest_figure("names", "sound", named) == docs.and_list(sound)
     quote = Quote("x.md", "nothing, {names:sound}, satisfy")
     assert quoted("nothing, `Holds` and `HoldsX`, satisfy", quote, named) == f"nothing, {docs.and_list(sound)}, satisfy"
 

@@ -73,7 +73,7 @@ def test_the_shortest_trace_replays_and_breaks_the_property_only_at_its_end(name
     replayed = replay(cfg, [str(label) for label in labels])
     assert [step.state for step in replayed] == [step.state for step in trace.steps]
     assert len(replayed) == length
-    holds = properties.STATE_INVARIANTS[prop]
+    holds = properties.by_name(prop).check
     assert [holds(step.state, cfg) for step in replayed] == [True] * (length - 1) + [False]
 
 

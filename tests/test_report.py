@@ -273,15 +273,17 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
 
 
 def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
-    """`Property.applies`: ImportsBacked belongs only to the re-export configurations."""
+    """`Property.where`: ImportsBacked belongs only to the re-export configurations."""
+    from protocol import properties as props
     from protocol.model.config import lookup
 
     for name, has_imports in (("Holds", False), ("HoldsAlias", True)):
         explorer = Explorer(lookup(name))
         record = explorer.state_record(explorer.initial)
         assert ("ImportsBacked" in record["liveness_properties"]) is has_imports
-        assert set(record["properties"]) == {"TypeOK", "I1", "PhysicalLeSince", "SinceAllowed", "SinceLeStanding"}
-        assert record["transition_properties"] == ["NoRegression"]
+        cfg = lookup(name).config  # exactly the declared properties that belong to it (properties.names_for)
+        assert set(record["properties"]) == set(props.names_for(cfg, props.STATE)) >= {"TypeOK", "I1"}
+        assert record["transition_properties"] == props.names_for(cfg, props.TRANSITION)
     cuts = Explorer(lookup("HoldsCuts"))  # section 11: PhysicalLeSince does not apply with cuts
     record = cuts.state_record(cuts.initial)
     assert {"PhysicalLeCoverage", "PhysicalLeCut"} <= set(record["properties"])

@@ -1,6 +1,7 @@
-"""The three engines on the switch sweeps (tests/test_fast.py defines them): for each
-combination one exploration by the readable model, one by the packed engine and one by
-the vector engine; the packed one must be exactly the readable one (the comparison of
+"""The three engines on the switch sweeps (tests/sweeps.py chooses the combinations: a
+pairwise covering in the quick run, a 3-wise covering and a seeded sample in the slow
+run, every combination with PROTOCOL_SWEEP=complete): for each combination one
+exploration by the readable model, one by the packed engine and one by the vector engine; the packed one must be exactly the readable one (the comparison of
 tests/test_fast.py) and exactly the vector one (that of tests/test_vector.py), and all
 three give the same liveness verdicts and lassos under both fairness values. Exploring
 the packed engine once for both comparisons keeps every pair of the pairwise covering
@@ -8,14 +9,15 @@ under both in the quick run, at a third less CPU than two sweeps."""
 
 import pytest
 
-from helpers import combination_id
-from protocol.model.config import SWITCH_VALUES, Config
+from helpers import combination_id, switch_values
+from protocol.model.config import Config
 from protocol.engine.vector import search as vector_engine
 from protocol.engine.vector.search import vector_refusal
 from protocol.model.next import model_for
 from protocol.run import explore_config, liveness_verdicts
-from test_fast import PAIRWISE, PREFIX, THE_REST, assert_same_runs, is_seal_combination, readable_exploration, \
-    sweep_constants
+import sweeps
+from sweeps import PREFIX, is_seal_combination, sweep_constants
+from test_fast import assert_same_runs, readable_exploration
 from test_vector import assert_same_runs as assert_same_vector_run, explore_vector
 
 SLOW = pytest.mark.slow
@@ -47,7 +49,7 @@ def compare_with_liveness(cfg: Config, readable_liveness: bool = True) -> None:
     # packed one's, edge for edge (compare_engines), so its own verdicts are a check of its
     # run interface, which the slow run makes on every other combination.
     readable, packed, vector = compare_engines(cfg, on_packed_tables=True)
-    for fairness in SWITCH_VALUES["fairness"]:
+    for fairness in switch_values()["fairness"]:
         model = model_for(cfg.evolve(fairness=fairness))
         expected = liveness_verdicts(packed, model)
         assert all(verdict.holds is not None for verdict in expected.values())
@@ -63,19 +65,19 @@ def compare_at_sweep_constants(switches: dict, readable_liveness: bool = True) -
         compare_engines(Config(**prefix, **switches), max_states=PREFIX)
 
 
-@pytest.mark.parametrize("switches", PAIRWISE, ids=combination_id)
+@pytest.mark.parametrize("switches", sweeps.QUICK, ids=combination_id)
 def test_same_exploration_and_liveness_for_a_pairwise_covering_of_the_switches(switches):
     compare_at_sweep_constants(switches, readable_liveness=False)
 
 
 @SLOW
-@pytest.mark.parametrize("switches", THE_REST, ids=combination_id)
-def test_same_exploration_and_liveness_for_the_other_switch_combinations(switches):
+@pytest.mark.parametrize("switches", sweeps.SLOW, ids=combination_id)
+def test_same_exploration_and_liveness_for_a_3_wise_covering_and_a_sample_of_the_switches(switches):
     compare_at_sweep_constants(switches)
 
 
 @SLOW
-@pytest.mark.parametrize("switches", [s for s in PAIRWISE if is_seal_combination(s) and s["alias"] == "none"],
+@pytest.mark.parametrize("switches", [s for s in sweeps.QUICK if is_seal_combination(s) and s["alias"] == "none"],
                          ids=combination_id)
 def test_same_exploration_and_liveness_for_the_pairwise_seal_combinations_at_two_processes(switches):
     compare_with_liveness(Config(MaxTime=1, **switches))

@@ -54,7 +54,7 @@ def test_reduction_keeps_verdicts_lengths_depth_and_unreduced_counts(name, const
 
 # Liveness lassos under symmetry are replayed in test_a_reduced_lasso_is_a_real_run_that_stalls.
 SAFETY_REFUTED = [n for n in SYMMETRIC
-                  if named_configurations()[n].violates not in (None, *props.LIVENESS_PROPERTIES)]
+                  if named_configurations()[n].violates not in (None, *props.declared_names(props.LIVENESS))]
 
 
 @pytest.mark.parametrize("name", SAFETY_REFUTED)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import SWITCH_VALUES, ConfigError, named_configurations
+from helpers import cli, switch_values  # noqa: F401  (cli: a fixture)
+from protocol.model.config import ConfigError, named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector.search import KeyLayout, WideKeys, vector_refusal
 from protocol.engine.vector.liveness import VectorGraph
@@ -66,7 +66,7 @@ def assert_same_runs(packed, vector, packed_states: list | None = None):
 
 
 def assert_same_liveness(cfg, packed, vector):
-    for fairness in SWITCH_VALUES["fairness"]:
+    for fairness in switch_values()["fairness"]:
         model = model_for(cfg.evolve(fairness=fairness))
         expected = liveness_verdicts(packed, model)
         assert liveness_verdicts(vector, model) == expected  # verdicts and lassos, note for note
@@ -128,6 +128,16 @@ def test_the_default_falls_back_to_the_packed_engine_and_says_why():
     assert run.engine_choice["name"] == "packed" and "fingerprints" in run.engine_choice["why"]
     with pytest.raises(ConfigError, match="--engine vector"):
         explore_config(cfg, engine="vector", fingerprints=True)
+
+
+def test_a_misspelt_option_is_refused_not_swallowed():
+    from protocol.engine.vector.search import explore_vector
+
+    model = model_for(named_configurations()["Holds"].config.evolve(MaxTime=1))
+    with pytest.raises(TypeError, match="max_state"):
+        explore_vector(model, max_state=10)
+    with pytest.raises(TypeError, match="fingerprints"):
+        explore_vector(model, fingerprints=True)  # the packed engine's: choose_engine never passes it
 
 
 def test_keys_wider_than_a_word_take_two_words_never_a_hash():

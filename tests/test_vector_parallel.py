@@ -19,7 +19,7 @@ from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLos
 from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel
 from protocol.model.next import model_for
 from protocol.run import check, explore_config
-from test_fast import PAIRWISE, THE_REST, sweep_constants
+from sweeps import SELECTED, sweep_constants
 from test_signals import one_line, signalled
 
 
@@ -80,9 +80,9 @@ def test_vector_partitions_find_what_the_sequential_engine_and_the_packed_partit
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("switches", PAIRWISE + THE_REST, ids=combination_id)
-def test_two_vector_partitions_find_what_the_packed_ones_find_on_every_switch_combination(switches):
-    # The complete sweep, at its whole constants (tests/test_sweep.py), liveness included:
+@pytest.mark.parametrize("switches", SELECTED, ids=combination_id)
+def test_two_vector_partitions_find_what_the_packed_ones_find_on_the_switch_sweeps(switches):
+    # The sweeps (tests/sweeps.py: the 3-wise covering and the sample), at their whole constants (tests/test_sweep.py), liveness included:
     # two vector partitions and two packed ones give the same counts, verdicts, traces and
     # lassos; the sequential engine the same counts and verdicts (its traces may be other
     # shortest ones). Where the vector engine does not apply (a whole footprint), the packed

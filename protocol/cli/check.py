@@ -214,9 +214,7 @@ def check_one(named, options: dict, console, show_progress: bool):
 
 def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> None:
     """A configuration expected to violate a liveness property cannot be checked without it."""
-    from protocol import properties as props
-    liveness = [prop for prop in named.expected_violations()
-                if prop in props.names_for(named.config, props.LIVENESS)]
+    liveness = checking.expected_liveness(named)
     if liveness:
         raise UsageError(f"{named.name} must violate {liveness[0]}, a liveness property, "
                          f"and {option} leaves it unchecked: {fix or 'drop ' + option}")

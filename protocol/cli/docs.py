@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import difflib
 
-from protocol.tools.docs import PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, shown, stored
+from protocol.tools.docs import (
+    PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown_path, stored,
+)
 from protocol.lifecycle import how
 from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
 
@@ -32,13 +34,14 @@ def run(args) -> int:
                          "and none was found here or above: run it from inside the checkout")
     try:
         files = derived_files(root)
-        where = lambda path: shown(path, root)  # noqa: E731
-        return write_all(files, where) if args.write else compare(files, where, root)
+        where = lambda path: shown_path(path, root)  # noqa: E731
+        orphans = orphan_traces(root, files)
+        return write_all(files, where, orphans) if args.write else compare(files, where, root, orphans)
     except DocsError as error:
         raise UsageError(str(error)) from None
 
 
-def compare(files: dict, where, root) -> int:
+def compare(files: dict, where, root, orphans: list) -> int:
     for path in files:  # nothing to diff against: one line, not the whole file as a diff
         if not stored(path):
             state = "empty" if path.exists() else "missing"
@@ -50,17 +53,22 @@ def compare(files: dict, where, root) -> int:
             sink.writelines(difflib.unified_diff(
                 stored(path).splitlines(True), files[path].splitlines(True),
                 f"{where(path)} (committed)", f"{where(path)} (now)"))
+        for path in orphans:
+            warn(f"{where(path)} is no configuration's golden trace (renamed or removed?): "
+                 f"`{REGENERATE}` removes it")
         if stale:
             checkout = "" if root == PACKAGE_ROOT else f" in {root}"
             warn(f"{len(stale)} derived file(s) stale{checkout}: if the change is intended, run "
                  f"`{REGENERATE}` and commit them")
+        if stale or orphans:
             return EXIT_NOT_AS_EXPECTED
         print(f"{len(files)} derived files are current", file=sink)
     return EXIT_AS_EXPECTED
 
 
-def write_all(files: dict, where) -> int:
-    """Write each derived file (each one whole, or not at all), saying which were written."""
+def write_all(files: dict, where, orphans: list) -> int:
+    """Write each derived file (each one whole, or not at all), saying which were written,
+    and remove the golden traces no configuration derives."""
     written = 0
     with output_to(None) as sink:
         try:
@@ -69,6 +77,9 @@ def write_all(files: dict, where) -> int:
                     file.write(text)
                 written += 1
                 print(f"wrote {where(path)}", file=sink)
+            for path in orphans:
+                path.unlink()
+                print(f"removed {where(path)}, no configuration's golden trace", file=sink)
         except KeyboardInterrupt:
             warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
                  f"run `{REGENERATE}` again")

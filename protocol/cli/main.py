@@ -15,6 +15,7 @@ import sys
 from protocol.model.config import ConfigError
 from protocol.engine import ModelError
 from protocol.lifecycle import deferred, how, interrupted, run_lifecycle
+from protocol.cli.options import typed
 from protocol.cli.common import (
     EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn,
 )
@@ -63,6 +64,7 @@ def build_parser(command: str | None = None) -> Parser:
             importlib.import_module(f"protocol.cli.{module}").add_parser(subparsers, name, help)
         else:
             subparsers.add_parser(name, help=help)
+    parser.subcommands = subparsers.choices  # name -> its parser, whose options `typed` reads
     return parser
 
 
@@ -85,10 +87,12 @@ def main(argv: list[str] | None = None) -> int:
 def dispatch(argv: list[str]) -> int:
     try:
         with deferred():  # importing the subcommand's module: see lifecycle.deferred
-            args = build_parser(named_command(argv)).parse_args(argv)
-        if not getattr(args, "run", None):
+            parser = build_parser(named_command(argv))
+            parsed = parser.parse_args(argv)
+        if not getattr(parsed, "run", None):
             raise UsageError("name a command: " + ", ".join(SUBCOMMANDS))
-        return args.run(args)
+        # The one place a namespace is read: the subcommand gets its typed options (options.py).
+        return parsed.run(typed(parsed.command, parser.subcommands[parsed.command], parsed))
     except (UsageError, ConfigError) as error:
         warn(str(error))
         return EXIT_USAGE

@@ -78,7 +78,7 @@ def run(args) -> int:
         else:
             result = simulate(named, **options)
         if args.json:
-            print(json_line(result), file=sink, flush=True)
+            print(walks_json_line(result), file=sink, flush=True)
         else:
             from protocol.render.simulate import render_simulation
 
@@ -88,7 +88,7 @@ def run(args) -> int:
                       why=f"{result.walks_run:,} of {result.walks:,} walks run")
 
 
-def json_line(result: SimulationResult) -> str:
+def walks_json_line(result: SimulationResult) -> str:
     """One JSON record; `holds` is false for a violated property and null otherwise
     (random walks never prove that a property holds)."""
     properties = {}

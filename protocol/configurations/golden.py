@@ -18,13 +18,6 @@ GOLDEN_WIDTH = 100
 REGENERATE = "python -m protocol docs --write"
 
 
-def refutation_names() -> list[str]:
-    """The named configurations expected to violate a property, in the spec's order."""
-    from protocol.model.config import named_configurations
-
-    return [name for name, named in named_configurations().items() if named.violates]
-
-
 def golden_path(name: str) -> Path:
     from protocol import configurations as configs
     return Path(configs.__file__).parent / f"{name}.txt"
@@ -49,11 +42,6 @@ def golden_text(name: str, result=None) -> str:
         else:
             drawn.append(plain_text(trace_table(trace, cfg=result.config), GOLDEN_WIDTH))
     return "\n".join(drawn)
-
-
-def stored_text(name: str) -> str | None:
-    path = golden_path(name)
-    return path.read_text(encoding="utf-8") if path.exists() else None
 
 
 def difference(name: str, expected: str | None, actual: str) -> str:

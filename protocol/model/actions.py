@@ -31,6 +31,10 @@ from protocol.model.events import (
     CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Event, Send, StepNote, event, forwards, handed, index_name, lane, listed,
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
+from protocol.model.where import (
+    everywhere, with_acquisition, with_free_controller, with_ingest, with_policy, with_reader_downgrade, with_reconnect,
+    with_seal,
+)
 from protocol.model.state import (
     BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, backed, ctl_holds, ctl_since, exported,
     frontier_at, held, ids, index_of_peek, notify, replace_at, servable, stranded_on, with_frontier,
@@ -1248,10 +1252,6 @@ INTERACTIVE_EFFECTS = {
 # ------------------------------------------------------------ declarations
 
 
-def always(cfg) -> bool:
-    return True
-
-
 @attrs.frozen
 class Action:
     """One action of the spec. `parameters(cfg)` lists its instances' arguments in
@@ -1265,7 +1265,7 @@ class Action:
     parameters: Callable  # cfg -> [(label arguments, keyword arguments)]
     fair: bool  # a runtime action: weakly fair, per instance, when the configuration asks
     footprint: Callable  # (cfg, p) -> Footprint
-    exists: Callable = always  # cfg -> whether the configuration has the action at all
+    where: Callable = everywhere  # cfg -> whether the configuration has the action at all (model/where.py)
 
 
 # ------------------------------------------------------------ parameters
@@ -1369,38 +1369,26 @@ def reader_downgrade_footprint(cfg, p) -> Footprint:
     return Footprint(LOCAL, ("ix",) if cfg.alias != "none" else ())
 
 
-def with_seal(cfg) -> bool:
-    return cfg.seal != "none"
-
-
-def with_policy(cfg) -> bool:
-    return cfg.controller == "policy"
-
-
-def with_free_controller(cfg) -> bool:
-    return cfg.controller == "free"
-
-
 # ------------------------------------------------------------ the actions
 
 ACTIONS = (
     Action("CreatePeek", create_peek, peek_times, False, controller),
     Action("DropPeek", drop_peek, peeks, False, controller),
-    Action("AdvancePolicy", advance_policy, index_ids, False, controller, exists=with_policy),
+    Action("AdvancePolicy", advance_policy, index_ids, False, controller, where=with_policy),
     # Section 12: a free controller allows compaction in one command, in AdvancePolicy's place.
-    Action("AllowCompaction", allow_compaction, index_times, False, controller, exists=with_free_controller),
-    Action("Ingest", ingest, nothing, False, ingest_footprint, exists=lambda cfg: cfg.ingest),
-    Action("Reconnect", reconnect, nothing, False, controller, exists=lambda cfg: cfg.reconnect),
+    Action("AllowCompaction", allow_compaction, index_times, False, controller, where=with_free_controller),
+    Action("Ingest", ingest, nothing, False, ingest_footprint, where=with_ingest),
+    Action("Reconnect", reconnect, nothing, False, controller, where=with_reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.
-    Action("Reclaim", reclaim, processes, True, local, exists=lambda cfg: cfg.acquire != "none"),
+    Action("Reclaim", reclaim, processes, True, local, where=with_acquisition),
     Action("Publish", publish, processes, True, publish_footprint),
-    Action("Seal", seal, processes, True, seal_footprint, exists=with_seal),
-    Action("Wake", wake, processes, True, wake_footprint, exists=with_seal),
+    Action("Seal", seal, processes, True, seal_footprint, where=with_seal),
+    Action("Wake", wake, processes, True, wake_footprint, where=with_seal),
     # Never fair: a reader may stop making progress. After every other instance (spec 12.3).
     Action("ReaderDowngrade", reader_downgrade, reader_times, False, reader_downgrade_footprint,
-           exists=lambda cfg: cfg.reader_downgrade),
+           where=with_reader_downgrade),
 )
 
 

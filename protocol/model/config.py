@@ -144,11 +144,6 @@ SWITCHES = {
 }
 
 
-def __getattr__(name: str):
-    """SWITCH_VALUES (switch -> its values), derived from SWITCHES when asked for, never at import."""
-    if name == "SWITCH_VALUES":
-        return {switch_name: switch.values for switch_name, switch in SWITCHES.items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _one_of(name: str):
@@ -236,15 +231,6 @@ def refused_switch(switches: Mapping[str, object]) -> str | None:
 
     chosen = SimpleNamespace(**{**{name: switch.default for name, switch in SWITCHES.items()}, **switches})
     return next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
-
-
-def without_refused(switches: Mapping[str, object]) -> dict:
-    """`switches` with every value that cannot act put back to its default, one at a time
-    (a combination that is valid is returned unchanged)."""
-    chosen = dict(switches)
-    while (name := refused_switch(chosen)) is not None:
-        chosen[name] = SWITCHES[name].default
-    return chosen
 
 
 def check_constant(name: str, value) -> int:
@@ -395,7 +381,7 @@ class NamedConfig:
 def _named_from(name: str, table: dict, tables: dict) -> NamedConfig:
     """Entry `name` of the manifest, validated against the manifest's schema (MANIFEST_KEYS)."""
     from protocol import configurations as configs
-    validate(name, table, tables)
+    validate_entry(name, table, tables)
     cfg = config_of(name, {**tables, name: table})
     refuse_foreign_properties(name, table, cfg)
     doc = configs.why(table["module"]) if "module" in table else table.get("doc", "")
@@ -467,7 +453,20 @@ class Invalid(Exception):
 class ManifestKey:
     name: str
     meaning: str
-    check: Callable  # (value, entry name, every table) -> None, or raises Invalid
+    check: Callable  # (value, entry name, every table) -> None, or raises Invalid; its `schema`, the JSON Schema
+
+    def schema(self) -> dict:
+        """The key's JSON Schema, with its meaning (`docs --write` writes the manifest's)."""
+        return {"description": self.meaning, **self.check.schema()}
+
+
+def schema(of: Callable):
+    """Give a value check its JSON Schema (`of()`, read when asked: the properties and
+    switches may grow), so that a manifest key's check and its schema are declared once."""
+    def give(check):
+        check.schema = of
+        return check
+    return give
 
 
 def manifest_where() -> str:
@@ -485,18 +484,21 @@ def close_to(word: str, known) -> str:
 # ------------------------------------------------------------------ value checks
 
 def whole_number_at_least(low: int):
+    @schema(lambda: {"type": "integer", "minimum": low})
     def check(value, *_):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise Invalid(f"{value!r} is not a whole number >= {low}")
     return check
 
 
+@schema(lambda: {"type": "string", "pattern": r"\S"})
 def nonempty_text(value, *_):
     if not isinstance(value, str) or not value.strip():
         raise Invalid(f"{value!r} is not a non-empty string")
 
 
 def one_of_words(*values):
+    @schema(lambda: {"enum": list(values)})
     def check(value, *_):
         if value not in values or not isinstance(value, str):
             raise Invalid(f"{value!r} is not one of: {', '.join(map(repr, values))}")
@@ -504,6 +506,7 @@ def one_of_words(*values):
 
 
 def table_of(check_key: Callable, check_value: Callable):
+    @schema(lambda: {"type": "object", "propertyNames": check_key.schema(), "additionalProperties": check_value.schema()})
     def check(value, *context):
         if not isinstance(value, dict):
             raise Invalid(f"{value!r} is not a table {{ name = value, ... }}")
@@ -517,6 +520,7 @@ def table_of(check_key: Callable, check_value: Callable):
 
 
 def list_of(check_item: Callable):
+    @schema(lambda: {"type": "array", "items": check_item.schema()})
     def check(value, *context):
         if not isinstance(value, list):
             raise Invalid(f"{value!r} is not a list [ ... ]")
@@ -525,16 +529,20 @@ def list_of(check_item: Callable):
     return check
 
 
+@schema(lambda: {"enum": list(CONSTANT_NAMES)})
 def constant_name(name) -> None:
     if name not in CONSTANT_NAMES:
         raise Invalid(f"no constant `{name}`: {close_to(name, CONSTANT_NAMES)}")
 
 
+@schema(lambda: {"type": "integer"})
 def constant_value(value, *_) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise Invalid(f"{value!r} is not a whole number")
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    name: {"type": "integer", "minimum": CONSTANT_MINIMUM[name]} for name in CONSTANT_NAMES}})
 def constants_table(value, *context) -> None:
     table_of(constant_name, constant_value)(value, *context)
     for name, at in value.items():
@@ -544,6 +552,8 @@ def constants_table(value, *context) -> None:
             raise Invalid(str(error)) from None
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    name: {"enum": list(switch.values)} for name, switch in SWITCHES.items()}})
 def switches_table(value, *_) -> None:
     if not isinstance(value, dict):
         raise Invalid(f"{value!r} is not a table {{ switch = value, ... }}")
@@ -559,10 +569,11 @@ def switches_table(value, *_) -> None:
 def declared_properties(kind: str | None = None) -> dict:
     """The declared properties by name (of one kind, if given), read now: a test may add one."""
     from protocol import properties as props
-    return {prop.name: prop for prop in props.PROPERTIES if kind in (None, prop.kind)}
+    return props.declared(*([kind] if kind else []))
 
 
 def property_name(kind: str | None = None):
+    @schema(lambda: {"enum": list(declared_properties(kind))})
     def check(name, *_):
         known = declared_properties(kind)
         if name not in known:
@@ -571,6 +582,9 @@ def property_name(kind: str | None = None):
     return check
 
 
+@schema(lambda: {"type": "object", "additionalProperties": False, "properties": {
+    **{name: {"type": "integer", "minimum": CONSTANT_MINIMUM[name]} for name in CONSTANT_NAMES},
+    **{prop: constants_table.schema() for prop in declared_properties()}}})
 def least_constants(value, *context) -> None:
     """The least constants: `{ D = 1 }`, or per property `{ I1 = { D = 1 } }`."""
     if not isinstance(value, dict):
@@ -583,6 +597,7 @@ def least_constants(value, *context) -> None:
             constants_table({key: least}, *context)
 
 
+@schema(lambda: {"type": "string", "description": "another entry of the manifest"})
 def configuration_name(value, name, tables) -> None:
     if not isinstance(value, str) or value not in tables:
         raise Invalid(f"no configuration {value!r} to base [{name}] on: {close_to(str(value), tables)}")
@@ -590,6 +605,8 @@ def configuration_name(value, name, tables) -> None:
         raise Invalid(f"[{name}] cannot be based on itself")
 
 
+@schema(lambda: {"type": "string", "pattern": "^[a-z_][a-z0-9_]*$",
+                 "description": "a module of protocol/configurations/ with a docstring"})
 def refutation_module(value, *_) -> None:
     from protocol import configurations as configs
     nonempty_text(value)
@@ -604,12 +621,14 @@ def refutation_module(value, *_) -> None:
         raise Invalid(f"protocol/configurations/{value}.py has no docstring: say there why the design fails")
 
 
+@schema(lambda: property_name(LIVENESS_KIND).schema())
 def liveness_name(name, *context) -> None:
     from protocol.properties import LIVENESS
 
     property_name(LIVENESS)(name)
 
 
+@schema(lambda: {"enum": list(reachable_names())})
 def reachable_name(name, *context) -> None:
     """A state predicate of protocol/properties/reachable.py."""
     from protocol.properties.reachable import REACHABLE
@@ -618,28 +637,43 @@ def reachable_name(name, *context) -> None:
         raise Invalid(f"no reachable state `{name}` (protocol/properties/reachable.py): {close_to(str(name), REACHABLE)}")
 
 
+LIVENESS_KIND = "liveness"  # properties.LIVENESS, which config.py does not import at import time
+
+
+def reachable_names() -> tuple:
+    from protocol.properties.reachable import REACHABLE
+
+    return tuple(REACHABLE)
+
+
 # Every key of a configuration's table in the manifest, one line each.
 MANIFEST_KEYS = {key.name: key for key in (
     ManifestKey("doc", "why the design holds (a configuration without a refutation module)", nonempty_text),
     ManifestKey("module", "the refutation module whose docstring says why the design fails", refutation_module),
     ManifestKey("based_on", "the configuration whose switches these change (Holds by default)", configuration_name),
-    ManifestKey("switches", "switch -> value, changed relative to `based_on`", switches_table),
-    ManifestKey("constants", "constant -> value, changed relative to the defaults", constants_table),
-    ManifestKey("expect", "property -> its shortest counterexample's length (none: every property holds)",
-                table_of(property_name(), whole_number_at_least(1))),
-    ManifestKey("needs", "the least constants at which the defect can show, or per property", least_constants),
-    ManifestKey("length_only_at", "property -> the constants at which alone its length is pinned",
+    ManifestKey("switches", "switch -> value, changed relative to `based_on` (Holds itself: relative to the "
+                "switches' defaults)", switches_table),
+    ManifestKey("constants", "constant -> value, changed relative to the defaults P=2, D=1, MaxTime=2",
+                constants_table),
+    ManifestKey("expect", "property -> its shortest counterexample's length, a lasso's for a liveness property "
+                "(none: every property holds)", table_of(property_name(), whole_number_at_least(1))),
+    ManifestKey("needs", "the least constants at which the defect can show, or per property: the length is "
+                "compared wherever they are met, and below them the configuration must hold", least_constants),
+    ManifestKey("length_only_at", "property -> the constants at which alone its length is pinned (elsewhere "
+                "only the violation is expected: a lasso that lets every process settle grows with P)",
                 table_of(property_name(), constants_table)),
-    ManifestKey("distinct_states", "distinct states at the configuration's own constants",
-                whole_number_at_least(1)),
-    ManifestKey("depth", "the depth at the configuration's own constants", whole_number_at_least(0)),
-    ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run",
+    ManifestKey("distinct_states", "distinct states at the configuration's own constants, compared by `check "
+                "NAME` and rewritten by `pin NAME`", whole_number_at_least(1)),
+    ManifestKey("depth", "the depth at the configuration's own constants (with `distinct_states`)",
+                whole_number_at_least(0)),
+    ManifestKey("size", "quick or slow: whether tests over every configuration run it in the quick run "
+                "(by default quick when its pinned distinct states are at most QUICK_STATES)",
                 one_of_words(*SIZES)),
     ManifestKey("nonvacuous", "liveness properties whose premises must be reached", list_of(liveness_name)),
-    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously",
-                table_of(liveness_name, nonempty_text)),
-    ManifestKey("reachable", "states a reviewer expects to exist, each of which must be reached",
-                list_of(reachable_name)),
+    ManifestKey("vacuous_ok", "liveness property -> why it may hold vacuously (every leads-to property "
+                "expected to hold is here or in `nonvacuous`)", table_of(liveness_name, nonempty_text)),
+    ManifestKey("reachable", "states a reviewer expects to exist (predicates of "
+                "protocol/properties/reachable.py), each of which must be reached", list_of(reachable_name)),
 )}
 
 
@@ -669,7 +703,30 @@ def read_tables() -> dict:
     return tables
 
 
-def validate(name: str, table: dict, tables: dict) -> None:
+def manifest_schema() -> dict:
+    """The manifest's JSON Schema, from MANIFEST_KEYS (`docs --write` writes it to
+    protocol/schemas/manifest.schema.json): each entry's keys, their values, and the rules
+    between them; what it cannot say (a `based_on` that names an entry, a module that
+    exists) `named_configurations` checks when it reads the manifest."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://protocol.invalid/schemas/manifest.schema.json",
+        "title": "protocol's manifest of named configurations (protocol/configurations/manifest.toml)",
+        "description": "Generated by `python -m protocol docs --write` from MANIFEST_KEYS in "
+                       "protocol/model/config.py; do not edit by hand.",
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": {
+            "type": "object",
+            "properties": {key.name: key.schema() for key in MANIFEST_KEYS.values()},
+            "additionalProperties": False,
+            "oneOf": [{"required": ["doc"]}, {"required": ["module"]}],
+            "dependentRequired": {"distinct_states": ["depth"], "depth": ["distinct_states"]},
+        },
+    }
+
+
+def validate_entry(name: str, table: dict, tables: dict) -> None:
     """Refuse, in one line naming the entry and the key, anything `MANIFEST_KEYS` does not allow."""
     for key, value in table.items():
         if key not in MANIFEST_KEYS:
@@ -710,7 +767,7 @@ def config_of(name: str, tables: dict, seen: tuple = ()):
 
 def refuse_foreign_properties(name: str, table: dict, cfg) -> None:
     """A property named by an entry must belong to its configuration (ImportsBacked needs the alias)."""
-    own = {prop.name for prop in declared_properties().values() if prop.applies(cfg)}
+    own = {prop.name for prop in declared_properties().values() if prop.where(cfg)}
     for key in ("expect", "nonvacuous", "vacuous_ok"):
         for prop in table.get(key, ()):
             if prop not in own:

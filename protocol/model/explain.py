@@ -24,7 +24,7 @@ def explain(cfg, label, before, after=None) -> tuple:
     lead to `after` (a hand-made or sabotaged trace: its events would tell another step)."""
     name, args = action_name(label)
     for action in actions.ACTIONS:  # read when called: a test may declare more
-        if action.name != name or not action.exists(cfg):
+        if action.name != name or not action.where(cfg):
             continue
         for label_args, keywords in action.parameters(cfg):
             if tuple(label_args) == args:

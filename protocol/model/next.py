@@ -31,7 +31,7 @@ def instances(cfg) -> list[tuple[Label, Callable]]:
 def engine_instances(cfg) -> list:
     found = []
     for action in actions.ACTIONS:
-        if not action.exists(cfg):
+        if not action.where(cfg):
             continue
         for label_args, keywords in action.parameters(cfg):
             label = Label(action.name, *label_args)
@@ -43,7 +43,7 @@ def engine_instances(cfg) -> list:
 
 def instance_count(cfg) -> int:
     """len(instances(cfg)), without listing them: what a step of a random walk evaluates."""
-    return sum(len(action.parameters(cfg)) for action in actions.ACTIONS if action.exists(cfg))
+    return sum(len(action.parameters(cfg)) for action in actions.ACTIONS if action.where(cfg))
 
 
 def fair_family(label: Label) -> tuple | None:

@@ -43,6 +43,7 @@ import attrs
 from protocol.model.commands import (
     EXPORT, INTERACTIVE, KINDS, MAINTENANCE, command_from_itf, command_text, command_to_itf, well_formed,
 )
+from protocol.model.where import agent_floor, everywhere, per_id, with_alias, with_cuts, with_reports, with_seal  # noqa: F401
 
 UNBORN, LIVE, DROPPED = 0, 1, 2
 DF_NAMES = ("Unborn", "Live", "Dropped")
@@ -298,34 +299,6 @@ class Queue:
 # ------------------------------------------------------------------ the schema
 
 
-def always(cfg) -> bool:
-    return True
-
-
-def with_alias(cfg) -> bool:
-    return getattr(cfg, "alias", "none") != "none"
-
-
-def per_id(cfg) -> bool:
-    return getattr(cfg, "alias", "none") == "per_id"
-
-
-def with_seal(cfg) -> bool:
-    return getattr(cfg, "seal", "none") != "none"
-
-
-def with_reports(cfg) -> bool:
-    return getattr(cfg, "ctl_release", "cancel") == "report"
-
-
-def with_cuts(cfg) -> bool:
-    return getattr(cfg, "physical", "from_since") == "from_cuts"
-
-
-def agent_floor(cfg) -> bool:
-    return getattr(cfg, "floor", "adoption") == "agent"
-
-
 def initial_maintenance_queue(cfg) -> tuple:
     """With an alias, Y exists from the start and each maintenance runtime has yet to export it."""
     return ((EXPORT,),) if with_alias(cfg) else ()
@@ -338,11 +311,11 @@ class Variable:
     domain: object
     meaning: str  # one line, in the world's terms
     rises: bool = False  # NoRegression: no step may lower it (every entry, for a frontier per id)
-    present: Callable = attrs.field(default=always, eq=False)  # whether a configuration has it
+    where: Callable = attrs.field(default=everywhere, eq=False)  # whether a configuration has it (model/where.py)
     initial_value: Callable | None = attrs.field(default=None, eq=False)  # cfg -> value; else the domain's
 
     def initial(self, cfg):
-        if not self.present(cfg):
+        if not self.where(cfg):
             return None
         return self.initial_value(cfg) if self.initial_value else self.domain.initial(cfg)
 
@@ -358,9 +331,9 @@ VARIABLES = (
     Variable("df", GLOBAL, PerPeek("status"), "the controller's view of peek dataflow `d`: `Unborn`, `Live` (it holds a read hold), `Dropped`"),
     Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it"),
     Variable("ix", GLOBAL, PerPeek("index"), "the index id peek `d` reads: 0 for X, 1 for Y (alias only)",
-             present=with_alias),
+             where=with_alias),
     Variable("reports", GLOBAL, PerPeek("count"), "how many processes have reported peek `d`'s dataflow retired (with `ctl_release = report`; which ones is `reported[p]`)",
-             present=with_reports),
+             where=with_reports),
     Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
     Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
     # Per process p.
@@ -378,17 +351,17 @@ VARIABLES = (
     Variable("acq", PROCESS, PartialMap(), "holds installed on `p`'s maintenance runtime by `AcquireHolds` (retired): dataflow -> hold"),
     Variable("released", PROCESS, PeekSet(), "releases recorded on `p` but not yet acted on by maintenance (retired)"),
     Variable("stranded", PROCESS, PeekSet(),
-             "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", present=with_alias),
+             "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", where=with_alias),
     Variable("pub", PROCESS, TIME, "the upper `p`'s publisher sink has published: how far the chain covers (with a seal)",
-             rises=True, present=with_seal),
+             rises=True, where=with_seal),
     Variable("parked", PROCESS, PeekSet(), "peeks rendered on `p` and not yet served: they wait for the seal (with a seal)",
-             present=with_seal),
+             where=with_seal),
     Variable("dirty", PROCESS, IndexSet(), "index ids notified on `p` and not yet re-examined (with a seal)",
-             present=with_seal),
+             where=with_seal),
     Variable("reported", PROCESS, PeekSet(), "the peeks whose dataflow `p` has reported retired to the controller (with `ctl_release = report`)",
-             present=with_reports),
+             where=with_reports),
     Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
-             present=with_cuts),
+             where=with_cuts),
 )
 
 

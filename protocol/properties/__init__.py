@@ -17,6 +17,9 @@ from typing import Callable
 
 import attrs
 
+from protocol.properties import guards as guarding
+from protocol.properties.guards import guarded
+from protocol.model.where import everywhere, with_alias, with_cuts, with_reports, with_seal, with_standing_hold, without_cuts
 from protocol.properties.i1 import i1, i1_witnesses
 from protocol.properties.leads_to import (
     LeadsTo, compaction_not_stalled, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
@@ -29,34 +32,7 @@ from protocol.properties.since_allowed import since_allowed, since_allowed_witne
 from protocol.properties.type_ok import type_ok, type_ok_witnesses
 
 STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
-
-
-def everywhere(cfg) -> bool:
-    return True
-
-
-def with_alias(cfg) -> bool:
-    return cfg.alias != "none"
-
-
-def with_standing_hold(cfg) -> bool:
-    return cfg.standing_hold
-
-
-def with_seal(cfg) -> bool:
-    return cfg.seal != "none"
-
-
-def with_reports(cfg) -> bool:
-    return cfg.ctl_release == "report"
-
-
-def with_cuts(cfg) -> bool:
-    return cfg.physical == "from_cuts"
-
-
-def without_cuts(cfg) -> bool:
-    return cfg.physical != "from_cuts"
+SAFETY = (STATE, TRANSITION)  # the kinds a single state or step can violate
 
 
 def physical_from_cuts(cfg) -> str | None:
@@ -77,35 +53,45 @@ class Property:
     witnesses: Callable | None = None  # the same arguments -> [sentence]
     by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
     by_pair: bool = False  # a conjunction over p of checks on the globals and p's locals (engine.Model)
-    applies: Callable = everywhere  # cfg -> whether the property belongs to the configuration
+    where: Callable = everywhere  # cfg -> whether the property belongs to the configuration (model/where.py)
     # cfg -> why the property, which the summary would otherwise list, does not apply here
     # (shown in its place, rather than "holds"), or None
     not_applicable: Callable = never
+    # A safety property's guards (guards.py): the mechanisms that keep it from failing.
+    # Where one is in place no run violates it; where the property applies and none is,
+    # some run does. None for a liveness property (its refutations say where it fails).
+    guards: tuple | None = None
+
+    def can_fail(self, cfg) -> bool:
+        """Whether some run of `cfg` violates this safety property, by its guards."""
+        return self.where(cfg) and not guarded(self.guards or (), cfg)
 
 
 PROPERTIES = (
-    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True),
-    Property("I1", STATE, i1, i1_witnesses, by_component=True),
+    Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True, guards=guarding.EVERYWHERE),
+    Property("I1", STATE, i1, i1_witnesses, by_component=True, guards=guarding.I1),
     Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
-             applies=without_cuts, not_applicable=physical_from_cuts),
-    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True),
+             where=without_cuts, not_applicable=physical_from_cuts, guards=guarding.PHYSICAL_LE_SINCE),
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True,
+             guards=guarding.SINCE_ALLOWED),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
-             applies=with_standing_hold),
+             where=with_standing_hold, guards=guarding.EVERYWHERE),
     Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
-             applies=with_cuts),
+             where=with_cuts, guards=guarding.PHYSICAL_LE_COVERAGE),
     Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
-             applies=with_cuts),
-    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True),
+             where=with_cuts, guards=guarding.EVERYWHERE),
+    Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True,
+             guards=guarding.NO_REGRESSION),
     Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
-    Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, applies=with_alias),
-    Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, applies=with_seal),
-    Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, applies=with_reports),
+    Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, where=with_alias),
+    Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, where=with_seal),
+    Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, where=with_reports),
 )
 
 
 def properties_for(cfg, kind: str | None = None) -> list[Property]:
     """The properties that belong to `cfg` (of one kind, if given), in report order."""
-    return [prop for prop in PROPERTIES if prop.applies(cfg) and kind in (None, prop.kind)]
+    return [prop for prop in PROPERTIES if prop.where(cfg) and kind in (None, prop.kind)]
 
 
 def names_for(cfg, kind: str | None = None) -> list[str]:
@@ -115,41 +101,35 @@ def names_for(cfg, kind: str | None = None) -> list[str]:
 
 def not_applicable_for(cfg) -> dict[str, str]:
     """The properties that do not apply to `cfg` but are worth saying so: name -> why."""
-    return {prop.name: why for prop in PROPERTIES if not prop.applies(cfg) and (why := prop.not_applicable(cfg))}
+    return {prop.name: why for prop in PROPERTIES if not prop.where(cfg) and (why := prop.not_applicable(cfg))}
+
+
+def declared(*kinds: str) -> dict[str, Property]:
+    """Every declared property by name, whatever the configuration (of the given kinds, if
+    any), read from PROPERTIES now: a property declared at run time is among them."""
+    return {prop.name: prop for prop in PROPERTIES if not kinds or prop.kind in kinds}
+
+
+def declared_names(*kinds: str) -> tuple[str, ...]:
+    """The names of `declared(*kinds)`, in report order."""
+    return tuple(declared(*kinds))
 
 
 def by_name(name: str) -> Property:
     """The declared property `name` (whatever the configuration)."""
-    return next(prop for prop in PROPERTIES if prop.name == name)
+    return declared()[name]
 
 
 def witnesses_of(name: str) -> Callable | None:
-    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none."""
-    return by_name(name).witnesses
+    """Property `name`'s witnesses (its arguments -> [sentence]), None where it has none
+    or no property has that name."""
+    prop = declared().get(name)
+    return prop.witnesses if prop is not None else None
 
-
-# Views over every declared property, whatever the configuration, derived from
-# PROPERTIES when asked for (never bound at import, so a property declared at run
-# time is in them): name -> predicate (WITNESSES: name -> witnesses; BY_NAME: name ->
-# Property; SAFETY_PROPERTIES: the state invariants' and transition properties' names).
-_VIEWS = {
-    "BY_NAME": lambda: {p.name: p for p in PROPERTIES},
-    "STATE_INVARIANTS": lambda: {p.name: p.check for p in PROPERTIES if p.kind == STATE},
-    "TRANSITION_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == TRANSITION},
-    "LIVENESS_PROPERTIES": lambda: {p.name: p.check for p in PROPERTIES if p.kind == LIVENESS},
-    "WITNESSES": lambda: {p.name: p.witnesses for p in PROPERTIES if p.witnesses is not None},
-    "SAFETY_PROPERTIES": lambda: tuple(p.name for p in PROPERTIES if p.kind in (STATE, TRANSITION)),
-}
-
-
-def __getattr__(name: str):
-    if name in _VIEWS:
-        return _VIEWS[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "by_name", "witnesses_of", "BY_NAME", "STATE", "TRANSITION", "LIVENESS",
-    "STATE_INVARIANTS", "TRANSITION_PROPERTIES", "WITNESSES", "SAFETY_PROPERTIES", "LIVENESS_PROPERTIES",
+    "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "declared", "declared_names", "by_name",
+    "witnesses_of", "STATE", "TRANSITION", "LIVENESS", "SAFETY",
     "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",
 ]

@@ -72,7 +72,7 @@ def peek_parked(s, cfg) -> bool:
     return any(parked for parked in s.parked if parked)
 
 
-def parked_with_data(s, cfg) -> bool:
+def some_parked_with_data(s, cfg) -> bool:
     """a parked peek's data is written"""
     return any(s.upper > s.as_of[d] for parked in s.parked if parked for d in parked)
 
@@ -136,7 +136,7 @@ REACHABLE = {
     "ReaderStranded": reader_stranded,
     "PeekCapped": peek_capped,
     "PeekParked": peek_parked,
-    "ParkedWithData": parked_with_data,
+    "ParkedWithData": some_parked_with_data,
     "PeekServed": peek_served,
     "WakeupPending": wakeup_pending,
     "RetirementReported": retirement_reported,

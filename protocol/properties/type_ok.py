@@ -19,7 +19,7 @@ def _variable_problems(s, variable, cfg):
     else:
         values = {f"{variable.name}[{p}]": v for p, v in enumerate(value)}
     for name, v in values.items():
-        if not variable.present(cfg):
+        if not variable.where(cfg):
             if v is not None:
                 yield f"{name} = {v!r}, but this configuration has no {variable.name}"
             continue
@@ -52,7 +52,7 @@ def type_ok(s, cfg) -> bool:
     """
     for variable in schema.VARIABLES:  # the quick pass; `_problems` says what is wrong
         value, problem = getattr(s, variable.name), variable.domain.problem
-        if not variable.present(cfg):
+        if not variable.where(cfg):
             values = (value,) if variable.scope == GLOBAL else value
             if not isinstance(values, tuple) or any(v is not None for v in values):
                 return False

@@ -4,12 +4,8 @@ constants. Knows nothing of the search; it draws `protocol.tools.bench` records.
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
-
-from protocol.render.terminal import one_line_description
 
 
 def constants_text(constants: dict) -> str:
@@ -154,27 +150,6 @@ def seconds(record: dict | None, stack: bool = False) -> Text:
     if record is not None and record.get("complete"):
         text.append(("\n" if stack else " ") + f"({record['cpu_seconds']:.1f})", style="dim")
     return text
-
-
-class BenchProgress:
-    """A progress bar over the measurements, on the terminal only."""
-
-    def __init__(self, console: Console, total: int):
-        self.progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                 one_line_description(),
-                                 console=console, transient=True, disable=not console.is_terminal)
-        self.task = self.progress.add_task("", total=total)
-
-    def __enter__(self):
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.progress.stop()
-
-    def advance(self, record: dict) -> None:
-        label = f"{record['config']} {constants_text(record['constants'])} {record['mode']}"
-        self.progress.update(self.task, advance=1, description=label)
 
 
 def engines_table(records: list[dict]) -> Table:

@@ -15,8 +15,10 @@ The ITF codec (Apalache's and Quint's Informal Trace Format) is protocol/tools/i
 
 from __future__ import annotations
 
-from protocol import properties
 import json
+from typing import NamedTuple
+
+from protocol import properties
 
 from protocol.model.commands import INTERACTIVE, MAINTENANCE
 from protocol.model.events import CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Send, StepNote, lane
@@ -140,21 +142,46 @@ def _note(over: str, text: str) -> str:
     return f"Note over {over}: {_mermaid_text(text)}"
 
 
-def _mermaid_step(label, number: int, events, P: int) -> list[str]:
-    """The lines one step draws from the drawings of the events it recorded: its note
-    (where an event places it, else over the controller), every message in the events'
-    order, then the commands the multiplexer queued, stream by stream and process by
-    process, as the runtimes will find them."""
+class Mark(NamedTuple):
+    """One thing a step draws on the sequence diagram: an arrow from `lanes[0]` to
+    `lanes[1]` ("call", solid; "send", asynchronous: dashed, open head), or a note over
+    `lanes` ("note"; "cycle" where a lasso's cycle starts). The Mermaid diagram writes
+    them as lines (`mermaid_line`), the SVG one (protocol/render/svg.py) lays them out."""
+
+    kind: str
+    lanes: tuple
+    text: str
+
+
+MERMAID_ARROWS = {"call": "->>", "send": "-)"}
+
+
+def step_marks(label, number: int, events, P: int) -> list[Mark]:
+    """What one step draws, from the drawings of the events it recorded: its note (where
+    an event places it, else over the controller), every message in the events' order,
+    then the commands the multiplexer queued, stream by stream and process by process, as
+    the runtimes will find them."""
     pieces = [piece for event in events for piece in event.drawing()]
     note = next((piece for piece in pieces if isinstance(piece, StepNote)), StepNote(CONTROLLER))
-    lines = [_note(note.over, f"{number}. {label}{note.suffix}")]
-    lines += [_message(piece.source, "->>", piece.target, piece.text) for piece in pieces if isinstance(piece, Call)]
+    marks = [Mark("note", tuple(note.over.split(",")), f"{number}. {label}{note.suffix}")]
+    marks += [Mark("call", (piece.source, piece.target), piece.text) for piece in pieces if isinstance(piece, Call)]
     sends = [piece for piece in pieces if isinstance(piece, Send)]
     for runtime in (INTERACTIVE, MAINTENANCE):
         for p in range(P):
-            lines += [_message(MULTIPLEXER, "-)", lane(runtime, p), send.text)
+            marks += [Mark("send", (MULTIPLEXER, lane(runtime, p)), send.text)
                       for send in sends if send.runtime == runtime and p in send.processes]
-    return lines
+    return marks
+
+
+def mermaid_line(mark: Mark) -> str:
+    if mark.kind in ("note", "cycle"):
+        return _note(",".join(mark.lanes), mark.text)
+    return _message(mark.lanes[0], MERMAID_ARROWS[mark.kind], mark.lanes[1], mark.text)
+
+
+def _mermaid_step(label, number: int, events, P: int) -> list[str]:
+    """The Mermaid lines one step draws (`step_marks`)."""
+    return [mermaid_line(mark) for mark in step_marks(label, number, events, P)]
 
 
 def trace_mermaid(trace: Trace, cfg=None, title: str | None = None) -> str:

@@ -117,12 +117,12 @@ def narrate(label, before, after, cfg) -> str:
 
 def violation_words(trace: Trace, cfg=None) -> list[str]:
     """Why the last state (or last step) breaks `trace.prop`: the property's witnesses."""
-    witnesses = properties.WITNESSES.get(trace.prop)
+    witnesses = properties.witnesses_of(trace.prop)
     if witnesses is None or not trace.steps:
         return []
     last = trace.steps[-1].state
     try:
-        if trace.prop in properties.TRANSITION_PROPERTIES:
+        if trace.prop in properties.declared_names(properties.TRANSITION):
             if len(trace.steps) < 2:
                 return []
             return list(witnesses(trace.steps[-2].state, last, cfg))

@@ -3,64 +3,28 @@
 Plain text only (no rich, no browser): the report embeds what these return.
 
 The diagram knows no protocol of its own. Which lanes there are and which
-arrows and notes each step draws come from the Mermaid diagram of
-`protocol.render.export` (`_participants`, `_mermaid_step`): its lines are read
-back into `Event`s and laid out here, so the two diagrams always agree.
+arrows and notes each step draws come from `protocol.render.export`
+(`_participants`, `step_marks`), which the Mermaid diagram writes as lines: the
+same `Mark`s are laid out here, so the two diagrams always agree.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from html import escape
 from typing import NamedTuple
 
-from protocol.render.export import MERMAID_ENTITIES, _mermaid_step, _participants
+from protocol.render.export import Mark, _participants, step_marks
 from protocol.render.narrate import Story
 from protocol.model.trace import Trace
 
-# ------------------------------------------------------------------ events
+# ------------------------------------------------------------------ marks
 
 
-class Event(NamedTuple):
-    """One thing a step draws: an arrow (`source` -> `target`) or a note over lanes."""
-
-    kind: str  # "call" (solid arrow), "send" (asynchronous: dashed, open head), "note" or "cycle"
-    lanes: tuple  # (source, target) for an arrow; the lane(s) a note spans
-    text: str
-
-
-ARROW_KINDS = {"->>": "call", "-)": "send"}
-ARROW_LINE = re.compile(r"^(\w+)(->>|-\))(\w+): (.*)$")
-NOTE_LINE = re.compile(r"^Note over ([\w,]+): (.*)$")
-FROM_ENTITY = {code: char for char, code in ((chr(k), v) for k, v in MERMAID_ENTITIES.items())}
-
-
-def _unescape(text: str) -> str:
-    for code, char in FROM_ENTITY.items():
-        text = text.replace(code, char)
-    return text
-
-
-def events_of(lines: list[str]) -> list[Event]:
-    """The Mermaid lines of one step as events; anything else (a `rect`) is not an event."""
-    found = []
-    for line in lines:
-        line = line.strip()
-        if arrow := ARROW_LINE.match(line):
-            source, kind, target, text = arrow.groups()
-            found.append(Event(ARROW_KINDS[kind], (source, target), _unescape(text)))
-        elif note := NOTE_LINE.match(line):
-            found.append(Event("note", tuple(note.group(1).split(",")), _unescape(note.group(2))))
-    return found
-
-
-def step_events(trace: Trace, told: Story) -> list[list[Event]]:
+def step_marks_of(trace: Trace, told: Story) -> list[list[Mark]]:
     """Per step after the initial state (index 0 is step 2), what it draws."""
-    return [
-        events_of(_mermaid_step(step.action, told_step.number, told_step.events, len(step.state.since)))
-        for step, told_step in zip(trace.steps[1:], told.steps[1:])
-    ]
+    return [step_marks(step.action, told_step.number, told_step.events, len(step.state.since))
+            for step, told_step in zip(trace.steps[1:], told.steps[1:])]
 
 
 # ------------------------------------------------------------------ layout
@@ -77,13 +41,13 @@ def _text_width(text: str) -> float:
     return len(text) * CHAR + 2 * NOTE_PAD
 
 
-class Layout(NamedTuple):
+class Diagram(NamedTuple):
     lanes: dict  # lane key -> x of its lifeline
     titles: list  # (key, title)
     width: int
 
     @classmethod
-    def for_processes(cls, P: int) -> "Layout":
+    def for_processes(cls, P: int) -> "Diagram":
         titles = _participants(P)
         lanes = {key: GUTTER + LANE_WIDTH * (i + 0.5) for i, (key, _) in enumerate(titles)}
         return cls(lanes, titles, int(GUTTER + LANE_WIDTH * len(titles) + 10))
@@ -93,7 +57,7 @@ class Layout(NamedTuple):
         return min(xs), max(xs)
 
 
-def _lane_header(layout: Layout, height: float) -> list[str]:
+def _lane_header(layout: Diagram, height: float) -> list[str]:
     out = []
     for key, title in layout.titles:
         x = layout.lanes[key]
@@ -105,7 +69,7 @@ def _lane_header(layout: Layout, height: float) -> list[str]:
     return out
 
 
-def _note(layout: Layout, event: Event, y: float, css: str = "note") -> str:
+def _note(layout: Diagram, event: Mark, y: float, css: str = "note") -> str:
     left, right = layout.span(event.lanes)
     width = max(right - left + LANE_WIDTH - 20, _text_width(event.text))
     x = min(max((left + right) / 2 - width / 2, GUTTER), layout.width - width - 4)
@@ -114,7 +78,7 @@ def _note(layout: Layout, event: Event, y: float, css: str = "note") -> str:
             f'text-anchor="middle">{escape(event.text)}</text>')
 
 
-def _arrow(layout: Layout, event: Event, y: float) -> str:
+def _arrow(layout: Diagram, event: Mark, y: float) -> str:
     source, target = (layout.lanes[lane] for lane in event.lanes)
     line_y = y + ROW - 8
     end = target - 6 if target > source else target + 6
@@ -125,7 +89,7 @@ def _arrow(layout: Layout, event: Event, y: float) -> str:
             f'<text x="{label_x:.0f}" y="{line_y - 5:.0f}" text-anchor="middle">{escape(event.text)}</text></g>')
 
 
-def _wrapped(layout: Layout, events) -> list[Event]:
+def _wrapped(layout: Diagram, events) -> list[Mark]:
     """Each note too wide for the diagram (one process: three lanes) as several notes,
     one line each, so that no text is cut at the diagram's edges."""
     import textwrap
@@ -140,14 +104,14 @@ def _wrapped(layout: Layout, events) -> list[Event]:
     return fitted
 
 
-def _drawn(layout: Layout, event: Event, y: float) -> str:
+def _drawn(layout: Diagram, event: Mark, y: float) -> str:
     if event.kind in ("note", "cycle"):
         return _note(layout, event, y, css=event.kind)
     return _arrow(layout, event, y)
 
 
-def _step_group(layout: Layout, number: int, events: list[Event], y: float, css: str,
-                extra: list[Event] = ()) -> tuple[str, float]:
+def _step_group(layout: Diagram, number: int, events: list[Mark], y: float, css: str,
+                extra: list[Mark] = ()) -> tuple[str, float]:
     """One step's band: a background the page's script highlights, its number, its events."""
     events, extra = _wrapped(layout, events), _wrapped(layout, extra)
     rows = len(events) + len(extra)
@@ -170,17 +134,17 @@ def _step_group(layout: Layout, number: int, events: list[Event], y: float, css:
 
 def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
     """The run as an SVG sequence diagram: one band per step, the violating one marked."""
-    layout = Layout.for_processes(len(trace.steps[0].state.since))
+    layout = Diagram.for_processes(len(trace.steps[0].state.since))
     everyone = (layout.titles[0][0], layout.titles[-1][0])
     bands, y = [], TOP + 4
-    initial = [Event("note", everyone, f"initial state: {told.steps[0].words}")]
+    initial = [Mark("note", everyone, f"initial state: {told.steps[0].words}")]
     drawn, height = _step_group(layout, 1, initial, y, _step_css(told, 1))
     bands.append(drawn)
     y += height
-    for number, events in enumerate(step_events(trace, told), start=2):
+    for number, events in enumerate(step_marks_of(trace, told), start=2):
         extra = _verdict_events(told, everyone) if number == len(trace.steps) else []
         if told.steps[number - 1].cycle_start:
-            events = [*events, Event("cycle", everyone, "\u21bb the cycle starts here")]
+            events = [*events, Mark("cycle", everyone, "\u21bb the cycle starts here")]
         drawn, height = _step_group(layout, number, events, y, _step_css(told, number), extra)
         bands.append(drawn)
         y += height
@@ -189,7 +153,7 @@ def sequence_svg(trace: Trace, told: Story, title: str = "") -> str:
             bands.append(_note(layout, event, y, css="verdict"))
             y += ROW
     if told.ending:
-        for event in _wrapped(layout, [Event("note", everyone, "\u21ba the run " + told.ending)]):
+        for event in _wrapped(layout, [Mark("note", everyone, "\u21ba the run " + told.ending)]):
             bands.append(_note(layout, event, y, css="cycle"))
             y += ROW
     height = y + 8
@@ -208,9 +172,9 @@ def _step_css(told: Story, number: int) -> str:
     return " ".join(css)
 
 
-def _verdict_events(told: Story, everyone: tuple) -> list[Event]:
+def _verdict_events(told: Story, everyone: tuple) -> list[Mark]:
     lines = told.violation or [note for note in told.notes[:1]] or ["see the last state"]
-    return [Event("note", everyone, f"\u2717 violates {told.prop}: {line}") for line in lines]
+    return [Mark("note", everyone, f"\u2717 violates {told.prop}: {line}") for line in lines]
 
 
 def _defs() -> str:

@@ -18,7 +18,7 @@ from protocol.tools.validate import Validation, differing
 
 
 def render_validation(console, result: Validation, path: str, full: bool = False) -> None:
-    console.print(summary_table(result, path))
+    console.print(validation_table(result, path))
     if result.mismatch is not None:
         render_mismatch(console, result, full)
     elif result.violations:
@@ -26,7 +26,7 @@ def render_validation(console, result: Validation, path: str, full: bool = False
             console.print(behaviour_table(result, name, full))
 
 
-def summary_table(result: Validation, path: str) -> Table:
+def validation_table(result: Validation, path: str) -> Table:
     ok = result.is_behaviour and not result.violations
     verdict = ("a behaviour of the model" if result.is_behaviour
                else f"NOT a behaviour of the model: refused at {result.mismatch.where}")

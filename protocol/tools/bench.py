@@ -216,15 +216,6 @@ def machine() -> dict:
             "python": sys.version.split()[0]}
 
 
-def parse_constants_ladder(texts: list[str]) -> tuple:
-    """`--rung P=2,D=2,MaxTime=2` arguments as constants dicts."""
-    from protocol.model.config import parse_constant
-
-    return tuple(
-        dict(parse_constant(part, "--rung") for part in text.split(",") if part.strip()) for text in texts
-    )
-
-
 def main_one(request: str) -> int:
     """The measuring child: its own workers (a --workers mode) die with it, however it ends."""
     from protocol.lifecycle import run_lifecycle

@@ -201,11 +201,44 @@ def protocol_doc(text: str) -> str:
     row in its table of actions for each declared action it has none for."""
     from protocol.model.state import variables_table
 
-    if VARIABLES_START not in text or VARIABLES_END not in text:
-        raise DocsError(f"docs/protocol.md has lost its {VARIABLES_START.strip()} ... {VARIABLES_END.strip()} "
-                        "markers, between which the variable table is generated: put them back")
-    start, end = text.index(VARIABLES_START) + len(VARIABLES_START), text.index(VARIABLES_END)
-    return with_action_rows(text[:start] + variables_table() + text[end:])
+    return with_action_rows(between_markers(text, VARIABLES_START, VARIABLES_END, variables_table(),
+                                            "docs/protocol.md", "the variable table"))
+
+
+def between_markers(text: str, start_marker: str, end_marker: str, generated: str, page: str, what: str) -> str:
+    """`text` with what stands between the two markers replaced by `generated`."""
+    if start_marker not in text or end_marker not in text:
+        raise DocsError(f"{page} has lost its {start_marker.strip()} ... {end_marker.strip()} "
+                        f"markers, between which {what} is generated: put them back")
+    start, end = text.index(start_marker) + len(start_marker), text.index(end_marker)
+    return text[:start] + generated + text[end:]
+
+
+MANIFEST_KEYS_START, MANIFEST_KEYS_END = "<!-- manifest-keys -->\n", "<!-- /manifest-keys -->\n"
+MANIFEST_SCHEMA = Path("protocol") / "schemas" / "manifest.schema.json"
+
+
+def manifest_keys_table() -> str:
+    """The table of the keys a manifest entry may hold, from MANIFEST_KEYS."""
+    from protocol.model.config import MANIFEST_KEYS
+
+    rows = [f"| `{key.name}` | {key.meaning} |\n" for key in MANIFEST_KEYS.values()]
+    return "| key | meaning |\n|---|---|\n" + "".join(rows)
+
+
+def checker_doc(text: str) -> str:
+    """docs/checker.md with its table of manifest keys regenerated from MANIFEST_KEYS."""
+    return between_markers(text, MANIFEST_KEYS_START, MANIFEST_KEYS_END, manifest_keys_table(),
+                           "docs/checker.md", "the table of manifest keys")
+
+
+def manifest_schema_text() -> str:
+    """protocol/schemas/manifest.schema.json, from MANIFEST_KEYS."""
+    import json
+
+    from protocol.model.config import manifest_schema
+
+    return json.dumps(manifest_schema(), indent=2) + "\n"
 
 
 # ------------------------------------------------------------------ rows a declaration starts
@@ -287,6 +320,10 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     docs = root / "docs"
     files = {docs / "refutations.md": refutations_markdown(results),
              docs / "protocol.md": protocol_doc(stored(docs / "protocol.md"))}
+    if (root / MANIFEST_SCHEMA).parent.is_dir():  # a checkout of the derived files alone may have none
+        files[root / MANIFEST_SCHEMA] = manifest_schema_text()
+    if (docs / "checker.md").exists():
+        files[docs / "checker.md"] = checker_doc(stored(docs / "checker.md"))
     if (docs / "properties.md").exists():
         files[docs / "properties.md"] = with_property_rows(stored(docs / "properties.md"))
     for name, result in results.items():
@@ -296,7 +333,15 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
         if path in files or path.exists():  # a checkout of the derived files alone has no README
             text = with_quotes(path, files[path] if path in files else stored(path), root)
             files[path] = with_check_outputs(text, results)
+    refuse_underived_figures(root, files)
     return files
+
+
+def orphan_traces(root: Path, files: dict) -> list[Path]:
+    """Golden traces (protocol/configurations/*.txt) that no refutation derives any more:
+    left by a rename or a removal, they would read as current."""
+    folder = golden_path("Holds").parent if root == PACKAGE_ROOT else root / "protocol" / "configurations"
+    return sorted(path for path in folder.glob("*.txt") if path not in files)
 
 
 # ------------------------------------------------------------------ outputs the prose shows
@@ -310,15 +355,15 @@ SECONDS_ROW = re.compile(r"^│ seconds .*$", re.M)
 OUTPUT_WIDTH = 80
 
 
-def check_output(result, shown: str) -> str:
-    """What `check NAME` prints for `result`, with the seconds row of `shown` (the committed block)."""
+def check_output(result, shown_path: str) -> str:
+    """What `check NAME` prints for `result`, with the seconds row of `shown_path` (the committed block)."""
     from protocol.render.terminal import plain_text, summary_table, trace_table
 
     drawn = [plain_text(summary_table(result), OUTPUT_WIDTH)]
     drawn += [plain_text(trace_table(verdict.trace, cfg=result.config), OUTPUT_WIDTH)
               for verdict in result.properties.values() if verdict.trace is not None]
     text = "".join(drawn).rstrip("\n") + "\n"  # the block's fence follows the last line
-    committed = SECONDS_ROW.search(shown)
+    committed = SECONDS_ROW.search(shown_path)
     return SECONDS_ROW.sub(lambda _: committed[0], text) if committed else text
 
 
@@ -354,13 +399,13 @@ def stored(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8") if path.exists() else ""
     except UnicodeDecodeError as error:
-        raise DocsError(f"{shown(path)} is not UTF-8 text (byte {error.start}): "
+        raise DocsError(f"{shown_path(path)} is not UTF-8 text (byte {error.start}): "
                         f"regenerate it with `{REGENERATE}`, or restore it (git checkout)") from None
     except OSError as error:
-        raise DocsError(f"cannot read {shown(path)}: {error.strerror or error}") from None
+        raise DocsError(f"cannot read {shown_path(path)}: {error.strerror or error}") from None
 
 
-def shown(path: Path, root: Path = PACKAGE_ROOT) -> str:
+def shown_path(path: Path, root: Path = PACKAGE_ROOT) -> str:
     """`path` relative to the project, as a reviewer names it."""
     try:
         return str(path.relative_to(root))
@@ -463,7 +508,7 @@ def number_words(count: int) -> str:
     return NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
 
 
-def figure(kind: str, what: str, named: dict) -> str:
+def manifest_figure(kind: str, what: str, named: dict) -> str:
     """The manifest's figure a placeholder stands for."""
     from protocol.properties import LIVENESS, PROPERTIES
 
@@ -508,7 +553,7 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
                            + ": update the prose, or the quote in FIXED_QUOTES (protocol/tools/docs.py)")
     committed = iter(found.groups())
     current = PLACEHOLDER.sub(lambda m: next(committed) if m["kind"] == "keep" else (
-        next(committed), figure(m["kind"], m["what"], named))[1], quote.text)
+        next(committed), manifest_figure(m["kind"], m["what"], named))[1], quote.text)
     return text[:found.start()] + current + text[found.end():]
 
 
@@ -523,3 +568,51 @@ def with_quotes(path: Path, text: str, root: Path) -> str:
 
 def quoting_files(root: Path) -> list[Path]:
     return list(dict.fromkeys(root / quote.file for quote in quotes()))
+
+
+# ------------------------------------------------------------------ figures nobody derives
+#
+# Prose that counts the model's things ("Fourteen named configurations", "six more
+# properties") goes stale silently when one is added. Each such figure in README.md and
+# docs/ is either inside a declared quote (then `docs --write` keeps it current) or an
+# error naming the line: declare a quote for it in FIXED_QUOTES, or say it without a figure.
+# Outside fenced blocks (the `check` outputs shown_path are regenerated whole); "section 11
+# configurations" names a section, not a count.
+
+COUNTED = r"configurations|refutations|properties|invariants|switches|actions|variables|mechanisms"
+FIGURE_WORDS = "|".join(NUMBER_WORDS[1:] + ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                                              "eighteen", "nineteen", "twenty"))
+COUNTING = re.compile(rf"(?<![-\w])(?<!section )(?<!sections )(?P<figure>{FIGURE_WORDS}|[0-9]+)\s+"
+                      rf"(?:(?:named|other|more|new|safety|liveness|state|mechanism|retired)\s+)?(?:{COUNTED})\b",
+                      re.I)
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+
+
+def underived_figures(path: Path, text: str, root: Path) -> list[str]:
+    """Where `text` (the file at `path`) counts the model's things outside any declared quote:
+    one "file:line: words" each."""
+    covered = [found.span() for found in FENCE.finditer(text)]
+    for quote in quotes():
+        if root / quote.file == path:
+            start = text.find(quote.after) if quote.after else 0
+            found = quote_pattern(quote.text).search(text, max(start, 0))
+            if found is not None:
+                covered.append(found.span())
+    return [f"{shown_path(path, root)}:{text.count(chr(10), 0, found.start()) + 1}: {' '.join(found[0].split())!r}"
+            for found in COUNTING.finditer(text)
+            if not any(start <= found.start() < end for start, end in covered)]
+
+
+def prose_files(root: Path) -> list[Path]:
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def refuse_underived_figures(root: Path, files: dict) -> None:
+    """One line naming the first figure the prose counts that no quote derives (DocsError)."""
+    for path in prose_files(root):
+        if path.exists():
+            found = underived_figures(path, files.get(path, stored(path)), root)
+            if found:
+                raise DocsError(f"{found[0]} counts what no quote derives: say it without the figure, or declare "
+                                "a quote for it in FIXED_QUOTES (protocol/tools/docs.py)"
+                                + (f" ({len(found) - 1} more)" if len(found) > 1 else ""))

@@ -69,7 +69,7 @@ class Explorer:
         self.cfg = named.config
         model = model_for(self.cfg)
         self._successors = model.successors
-        # Exactly the properties of this configuration (`Property.applies`), bound to it.
+        # Exactly the properties of this configuration (`Property.where`), bound to it.
         self.invariants, self.transition_properties = model.invariants, model.transition_properties
         self.liveness = list(model.liveness)
         self._expanded: dict[int, list] = {}

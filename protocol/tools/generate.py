@@ -50,7 +50,7 @@ class Target(NamedTuple):
 
 
 @attrs.frozen
-class Run:
+class CoveringRun:
     steps: tuple  # of Step, the initial state first
     first: Target  # the target this run was made for
     covers: tuple  # every target it reaches, in the order reached
@@ -60,7 +60,7 @@ class Run:
 @attrs.frozen
 class Coverage:
     named: NamedConfig
-    runs: tuple  # of Run
+    runs: tuple  # of CoveringRun
     covered: dict  # Target -> index of the first run covering it
     unreachable: tuple  # of Target
     distinct_states: int
@@ -85,7 +85,7 @@ def command_target(runtime: str, kind: str) -> str:
     return f"{runtime} applies {kind}"
 
 
-class Explorer:
+class TargetSearch:
     """Breadth-first search keeping parents, noting where each target is first reached."""
 
     def __init__(self, cfg, watch=()):
@@ -166,7 +166,7 @@ def step_targets(instance, events: tuple) -> list[Target]:
 def generate(named: NamedConfig) -> Coverage:
     """The runs covering every reachable target of `named`, and what it cannot reach."""
     started = time.perf_counter()
-    explorer = Explorer(named.config, watch=named.expected_violations())
+    explorer = TargetSearch(named.config, watch=named.expected_violations())
     explorer.explore()
     runs = counterexample_runs(named, explorer)
     covered = {target for run in runs for target in run.covers}
@@ -176,7 +176,7 @@ def generate(named: NamedConfig) -> Coverage:
         if target in covered:
             continue
         steps = explorer.path(target)
-        run = Run(steps, target, tuple(explorer.targets_of(steps)))
+        run = CoveringRun(steps, target, tuple(explorer.targets_of(steps)))
         runs.append(run)
         covered.update(run.covers)
     runs = drop_redundant(runs)
@@ -189,7 +189,7 @@ def generate(named: NamedConfig) -> Coverage:
     return Coverage(named, tuple(runs), ordered, unreachable, len(explorer.parent), time.perf_counter() - started)
 
 
-def counterexample_runs(named: NamedConfig, explorer: Explorer) -> list[Run]:
+def counterexample_runs(named: NamedConfig, explorer: TargetSearch) -> list[CoveringRun]:
     """A refutation's counterexamples, as the checker prints them: a safety property's is
     the search's shortest path to its first violation; a liveness property's lasso (its stem
     and the state it stutters in) is the checker's."""
@@ -212,7 +212,7 @@ def counterexample_runs(named: NamedConfig, explorer: Explorer) -> list[Run]:
             steps = explorer.path(target)
         else:
             continue  # not violated at these constants
-        runs.append(Run(steps, target, (target, *explorer.targets_of(steps)), name))
+        runs.append(CoveringRun(steps, target, (target, *explorer.targets_of(steps)), name))
     return runs
 
 

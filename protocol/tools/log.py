@@ -230,7 +230,7 @@ class Vocabulary:
     def __init__(self, cfg: Config):
         self.by_name = {action.name: [] for action in ACTIONS}
         for action in ACTIONS:
-            if action.exists(cfg):
+            if action.where(cfg):
                 self.by_name[action.name] = [Label(action.name, *args) for args, _ in action.parameters(cfg)]
 
     def label(self, name, args, number: int) -> Label:
@@ -296,8 +296,8 @@ def read_facts(observed, number: int, cfg: Config) -> tuple:
 def split_key(key: str, number: int, cfg: Config) -> tuple[str, int | None]:
     name, bracket, rest = key.partition("[")
     variable = schema.BY_NAME.get(name)
-    if variable is None or not variable.present(cfg):
-        known = ", ".join(v.name for v in schema.VARIABLES if v.present(cfg))
+    if variable is None or not variable.where(cfg):
+        known = ", ".join(v.name for v in schema.VARIABLES if v.where(cfg))
         raise LogError(number, f"unknown variable {name!r} in an observation: this configuration's are {known}")
     if not bracket:
         return name, None

@@ -38,14 +38,6 @@ def baseline() -> dict:
     return {name: getattr(Config(), name) for name in matrix_switches()}
 
 
-def __getattr__(name: str):
-    """MATRIX_SWITCHES and BASELINE, derived from SWITCHES when asked for, never at import."""
-    views = {"MATRIX_SWITCHES": matrix_switches, "BASELINE": baseline}
-    if name in views:
-        return views[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 LIVENESS = "CompactionNotStalled"
 # A set of mechanisms is sufficient when the protocol is both safe and live with it.
 REQUIRED = ("I1", LIVENESS)
@@ -413,12 +405,6 @@ def derivation_record(matrix: Matrix, minimal=None) -> dict:
         "seconds": round(matrix.seconds, 3),
         "as_expected": matrix.as_expected,
     }
-
-
-def json_records(matrix: Matrix) -> list[dict]:
-    """One record per row, then the derivation."""
-    table, minimal = matrix.sufficiency(), matrix.minimal_sets()
-    return [row_record(row, matrix, table, minimal) for row in matrix.rows] + [derivation_record(matrix, minimal)]
 
 
 def markdown(matrix: Matrix) -> str:

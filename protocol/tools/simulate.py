@@ -28,7 +28,7 @@ from protocol.model.trace import Step, Trace
 Chooser = Callable[[Sequence[tuple]], int]
 
 
-class Checks(NamedTuple):
+class WalkChecks(NamedTuple):
     """The properties a walk checks, bound to its configuration."""
 
     state: Mapping[str, Callable]  # name -> (state) -> bool
@@ -42,11 +42,11 @@ class Checks(NamedTuple):
         return broken + self.broken_by_state(after)
 
 
-def checks_for(cfg) -> Checks:
+def checks_for(cfg) -> WalkChecks:
     """Every safety property of the spec (protocol/properties/), bound to `cfg`."""
     from protocol.run import safety_properties
 
-    return Checks(*safety_properties(cfg))
+    return WalkChecks(*safety_properties(cfg))
 
 
 class Walk(NamedTuple):
@@ -64,7 +64,7 @@ class Walk(NamedTuple):
         return Trace(prop, self.steps)
 
 
-def walk(model: Model, checks: Checks, choose: Chooser, depth: int) -> Walk:
+def walk(model: Model, checks: WalkChecks, choose: Chooser, depth: int) -> Walk:
     """Walk from the initial state until a violation, a deadlock or `depth` states."""
     state = model.initial_states[0]
     steps = [Step(None, state)]
@@ -181,7 +181,7 @@ def better_finding(old: Finding | None, run: Walk, prop: str, number: int) -> Fi
     return Finding(shortest, old.first_walk, old.walks + 1)
 
 
-def ordered(findings: dict, checks: Checks) -> dict:
+def ordered(findings: dict, checks: WalkChecks) -> dict:
     names = list(checks.state) + list(checks.transition)
     return {name: findings[name] for name in names if name in findings}
 

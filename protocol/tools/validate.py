@@ -334,7 +334,7 @@ def layer_sizes(layers: list) -> tuple:
 
 
 def observation_reason(event: Observation, candidates: tuple, cfg: Config) -> str:
-    absent = [name for name, _, _ in event.facts if not schema.BY_NAME[name].present(cfg)]
+    absent = [name for name, _, _ in event.facts if not schema.BY_NAME[name].where(cfg)]
     if absent:
         return f"this configuration has no variable {absent[0]}: the log observes a design that has one"
     wrong = []

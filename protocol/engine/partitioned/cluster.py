@@ -61,7 +61,8 @@ class RayPool:
             raise WorkerLost(f"worker {index} (Ray actor) died: {str(error).splitlines()[0]}; "
                              "the run has no verdict") from None
         except RayTaskError as error:
-            raise WorkerLost(f"worker {index} (Ray actor) failed: {str(error).splitlines()[0]}") from None
+            raise WorkerLost(f"worker {index} (Ray actor) failed: {str(error).splitlines()[0]}",
+                             getattr(error, "cause", None)) from None
 
     def close(self) -> None:
         for actor in self.actors:

@@ -47,7 +47,23 @@ __all__ = ["ComponentCollision", "ParallelExploration", "Partition", "ProcessPoo
 
 
 class WorkerLost(RuntimeError):
-    """A worker died (killed, out of memory) or failed: the run has no verdict."""
+    """A worker died (killed, out of memory) or failed: the run has no verdict. `error` is
+    the exception a failing worker raised, where it could be sent back (None otherwise),
+    for the coordinator to tell a refusal (vector.WideKeys) from a fault."""
+
+    def __init__(self, message: str, error: BaseException | None = None):
+        super().__init__(message)
+        self.error = error
+
+
+def sendable(error: BaseException) -> BaseException | None:
+    """`error` itself where it crosses a pipe (pickles and comes back), else None."""
+    import pickle
+
+    try:
+        return pickle.loads(pickle.dumps(error))
+    except Exception:
+        return None
 
 
 # ------------------------------------------------------------------ worker processes
@@ -59,8 +75,8 @@ def serve(connection, model_factory, index, count, record_edges, kind=None) -> N
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     try:
         partition = (kind or Partition)(model_factory, index, count, record_edges)
-    except BaseException:
-        connection.send(("error", traceback.format_exc(limit=4)))
+    except BaseException as error:
+        connection.send(("error", (traceback.format_exc(limit=4), sendable(error))))
         return
     connection.send(("ok", None))
     while True:
@@ -74,7 +90,7 @@ def serve(connection, model_factory, index, count, record_edges, kind=None) -> N
         try:
             connection.send(("ok", getattr(partition, method)(*arguments)))
         except BaseException as error:
-            connection.send(("error", f"{type(error).__name__}: {error}"))
+            connection.send(("error", (f"{type(error).__name__}: {error}", sendable(error))))
 
 
 class ProcessPool:
@@ -119,8 +135,9 @@ class ProcessPool:
         except (EOFError, ConnectionResetError, OSError):
             self._lost(index)
         if status == "error":
+            text, error = value
             raise WorkerLost(f"worker {index} (pid {self.processes[index].pid}) failed: "
-                             f"{value.strip().splitlines()[-1]}")
+                             f"{text.strip().splitlines()[-1]}", error)
         return value
 
     def _lost(self, index: int):

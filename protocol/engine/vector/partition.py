@@ -45,8 +45,10 @@ import numpy as np
 
 from protocol.engine import Model
 from protocol.engine.fast import Engine
-from protocol.engine.partitioned.search import ParallelExploration, ProcessPool, explore_parallel
-from protocol.engine.vector.search import SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, run_starts
+from protocol.engine.partitioned.search import ParallelExploration, ProcessPool, WorkerLost, explore_parallel
+from protocol.engine.vector.search import (
+    SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, WideKeys, run_starts,
+)
 from protocol.engine.partitioned.wire import ComponentNames
 
 
@@ -614,19 +616,19 @@ class GatheredExploration(ParallelExploration):
         return self._premises(name, [bool(triggers.any()) for triggers, _ in masks])
 
 
-def wide_keys(lost: Exception) -> bool:
-    """Whether a worker stopped because its keys outgrew one machine word (vector.WideKeys)."""
-    return "WideKeys:" in str(lost)
-
-
 def explore_vector_parallel(model_factory: Callable[[], Model], workers: int, *, pool=None, **options):
     """`parallel.explore_parallel` with `VectorPartition`s (forked worker processes unless
     `pool` gives others, e.g. Ray actors built of `VectorPartition`): the same counts,
     verdicts, traces and lassos as the packed partitions, for any N. Liveness is decided
     on the graph gathered on the coordinator."""
-    if pool is None:
-        pool = ProcessPool(model_factory, workers, options.get("record_edges", False), kind=VectorPartition)
-    run = explore_parallel(model_factory, workers, pool=pool, run_type=GatheredExploration, **options)
+    try:
+        if pool is None:
+            pool = ProcessPool(model_factory, workers, options.get("record_edges", False), kind=VectorPartition)
+        run = explore_parallel(model_factory, workers, pool=pool, run_type=GatheredExploration, **options)
+    except WorkerLost as lost:
+        if isinstance(lost.error, WideKeys):  # a worker's keys outgrew its words: a refusal, not a fault
+            raise lost.error from None
+        raise
     run.engine_choice = {"name": "vector"}
     return run
 

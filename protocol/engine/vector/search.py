@@ -787,7 +787,6 @@ def explore_vector(
     on_progress: Callable[[Progress], None] | None = None,
     symmetry: bool = False,
     engine: Engine | None = None,
-    **ignored,
 ) -> VectorExploration:
     """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
     edges and violations (see the module docstring). Raises WideKeys when the keys
