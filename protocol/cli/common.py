@@ -59,6 +59,42 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{prog} --help`)")
 
 
+class ClosedOutput:
+    """Standard output when the shell closed it (`cmd >&-`): Python leaves sys.stdout None,
+    where print() writes nothing without a word; here the first write is one line and exit 1."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        if text:
+            raise RunFailure("cannot write standard output: it is closed (>&-); "
+                             "open it, or give --output FILE where the command has one")
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(9, "standard output is closed")
+
+
+def guard_closed_output() -> None:
+    """Give a closed standard output a ClosedOutput, and hold its descriptor on /dev/null so
+    that no file this run opens (an --output, a worker's pipe) is taken for standard output."""
+    if sys.stdout is not None:
+        return
+    try:
+        descriptor = os.open(os.devnull, os.O_WRONLY)
+        if descriptor != 1:
+            os.close(descriptor)
+    except OSError:
+        pass
+    sys.stdout = ClosedOutput()
+
+
 def warn(line: str) -> None:
     print(f"protocol: {line}", file=sys.stderr, flush=True)
 
@@ -271,6 +307,8 @@ def output_to(path: str | None):
     directly: it cannot be replaced by a rename, and holds no file to keep.
     """
     if path is None:
+        if isinstance(sys.stdout, ClosedOutput):  # said before the run, not after it
+            sys.stdout.write("?")
         sink = Sink(sys.stdout, "standard output", strip=not sys.stdout.isatty())
         yield sink
         sink.flush()
@@ -335,19 +373,17 @@ def current_umask() -> int:
     return mask
 
 
-def make_console(sink=None, width: int | None = None):
-    from protocol.render.terminal import console_for
+def make_console(sink=None, width: int | None = None, default_width: int | None = None):
+    """The console of a command: width and colour decided by render.terminal's terminal model."""
+    from protocol.render.terminal import DEFAULT_WIDTH, console_for
 
-    return console_for(file=sink, width=width)
+    return console_for(file=sink, width=width, default_width=default_width or DEFAULT_WIDTH)
 
 
 def wide_console(sink, pipe_width: int):
-    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width`
-    (a terminal keeps its own, and the tables fit it)."""
-    console = make_console(sink)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = make_console(sink, width=pipe_width)
-    return console
+    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width` unless
+    COLUMNS states one (a terminal keeps its own, and the tables fit it)."""
+    return make_console(sink, default_width=pipe_width)
 
 
 # ------------------------------------------------------------------ the fate of a run

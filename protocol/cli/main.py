@@ -16,7 +16,8 @@ from protocol.model.config import ConfigError
 from protocol.engine import ModelError
 from protocol.lifecycle import deferred, how, interrupted, run_lifecycle
 from protocol.cli.common import (
-    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn,
+    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, guard_closed_output,
+    warn,
 )
 
 # name -> (module under protocol/cli/, one-line help). Only the module of
@@ -74,6 +75,7 @@ def named_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    guard_closed_output()
     with run_lifecycle():
         try:
             return dispatch(argv)
