@@ -202,7 +202,7 @@ def check_writable(path: str | None) -> None:
         return
     if not path.strip():
         raise UsageError("--output was given an empty file name: give a file name")
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # a symbolic link is written through, to its target
     if target.is_dir():
         raise UsageError(f"--output {path} is a directory: give a file name")
     if not target.parent.is_dir():
@@ -313,7 +313,8 @@ def output_to(path: str | None):
         yield sink
         sink.flush()
         return
-    target = Path(path)
+    # A symbolic link is written through: its target gets the new text, the link stays a link.
+    target = Path(os.path.realpath(path))
     if target.exists() and not target.is_file():
         stream = open_or_refuse(path, lambda: open(path, "w", encoding="utf-8"))
         with closing_quietly(stream, path):
