@@ -101,6 +101,11 @@ def dispatch(argv: list[str]) -> int:
     except KeyboardInterrupt:  # before any result was there to report
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+    except MemoryError:  # the search outgrew the memory (or a limit set on it): no verdict
+        warn("out of memory: the run needs more than this process may have; give --max-states N, "
+             "smaller constants, --symmetry or --fingerprints (docs/checker.md)")
+        silence_stdout()
+        return EXIT_NOT_AS_EXPECTED
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()
         return EXIT_BROKEN_PIPE
