@@ -168,13 +168,17 @@ def end_servers() -> None:
     them: left to notice the run's end by themselves, they outlived the command by a moment
     and their children were reparented (`matrix --jobs 2`). Every child is reaped before the
     command exits; the next run in this process (a test's) starts them again."""
+    import gc
     import sys
 
-    for module, attribute in (("multiprocessing.forkserver", "_forkserver"),
-                              ("multiprocessing.resource_tracker", "_resource_tracker")):
-        server = getattr(sys.modules.get(module), attribute, None)
-        if server is None or getattr(server, "_pid", None) is None and getattr(server, "_forkserver_pid", None) is None:
-            continue
+    servers = [getattr(sys.modules.get(module), attribute, None)
+               for module, attribute in (("multiprocessing.forkserver", "_forkserver"),
+                                         ("multiprocessing.resource_tracker", "_resource_tracker"))]
+    running = [server for server in servers if server is not None and (
+        getattr(server, "_pid", None) is not None or getattr(server, "_forkserver_pid", None) is not None)]
+    if running:
+        gc.collect()  # the locks of a pool that failed to start unlink their semaphores first
+    for server in running:
         try:
             server._stop()  # closes the pipe that keeps it alive, then waitpid (no public way before 3.14)
         except (OSError, AttributeError, ChildProcessError):

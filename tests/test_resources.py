@@ -83,3 +83,20 @@ def test_matrix_with_workers_reaps_every_child_before_it_exits():
         os.kill(pid, 9)
     assert process.returncode == 0, err
     assert left == [], f"processes of the run left after it exited: {left}"
+
+
+def test_too_few_file_descriptors_for_the_workers_is_one_line():
+    """Issue 32 (low): `ulimit -n 12` with `matrix --jobs 2` ended in a traceback and left the
+    multiprocessing's `pymp-*` directory behind."""
+    import tempfile
+
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))
+
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("pymp-*")}
+    done = subprocess.run([sys.executable, "-m", "protocol", "matrix", "-c", "MaxTime=1", "-c", "P=1", "--jobs", "2"],
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          preexec_fn=few_files, timeout=180)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "Too many open files" in done.stderr and "--jobs" in done.stderr
+    assert {p.name for p in Path(tempfile.gettempdir()).glob("pymp-*")} <= before

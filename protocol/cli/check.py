@@ -126,7 +126,8 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
             from protocol.render.terminal import render_totals
 
-            render_totals(console, results, time.perf_counter() - started, skipped)
+            render_totals(console, results, time.perf_counter() - started, skipped,
+                          title="check --all" if args.all else "check")
         return settle(
             sink,
             complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),

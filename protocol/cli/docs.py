@@ -8,7 +8,7 @@ import difflib
 
 from protocol.tools.docs import PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, shown, stored
 from protocol.lifecycle import how
-from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
+from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, RunFailure, UsageError, output_to, warn
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -60,17 +60,32 @@ def compare(files: dict, where, root) -> int:
 
 
 def write_all(files: dict, where) -> int:
-    """Write each derived file (each one whole, or not at all), saying which were written."""
+    """Write each derived file that changed (each one whole, or not at all), saying which were
+    written and how many were already current; an unwritable one is one line naming it."""
     written = 0
     with output_to(None) as sink:
         try:
             for path, text in files.items():
-                with output_to(str(path)) as file:
-                    file.write(text)
+                if stored(path) == text:
+                    continue  # current: not rewritten, not said to be
+                try:
+                    with output_to(str(path)) as file:
+                        file.write(text)
+                except (UsageError, RunFailure) as error:
+                    raise RunFailure(f"cannot write {where(path)}: {reason(error)}; "
+                                     f"{written} of the changed files written, each whole") from None
                 written += 1
                 print(f"wrote {where(path)}", file=sink)
+            current = len(files) - written
+            print(f"{written} derived file(s) written, {current} already current", file=sink)
         except KeyboardInterrupt:
             warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
                  f"run `{REGENERATE}` again")
             return EXIT_NOT_AS_EXPECTED
     return EXIT_AS_EXPECTED
+
+
+def reason(error: Exception) -> str:
+    """What output_to's line says went wrong, without its `--output PATH` (docs has no --output)."""
+    text = str(error)
+    return text.split(": ", 1)[1] if text.startswith(("cannot write --output", "--output")) and ": " in text else text

@@ -8,6 +8,7 @@ output that went away: EXIT_BROKEN_PIPE), 2 for a usage error.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -76,6 +77,11 @@ def named_command(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     guard_closed_output()
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # every relative path (an --output, a log, the checkout) is lost
+        warn("the current directory no longer exists (deleted or moved): cd to one that does")
+        return EXIT_USAGE
     with run_lifecycle():
         try:
             return dispatch(argv)
@@ -109,6 +115,14 @@ def dispatch(argv: list[str]) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as error:
+        if error.errno not in RESOURCE_ERRORS:
+            raise
+        # a limit of the process (ulimit -n, -u): the run could not start its workers or files
+        warn(f"{error.strerror or error}: the run needs more {RESOURCE_ERRORS[error.errno]} than this "
+             "process may have; raise the limit or give fewer --jobs / --workers")
+        silence_stdout()
+        return EXIT_NOT_AS_EXPECTED
     except Exception:
         if not interrupted():
             raise
@@ -116,6 +130,10 @@ def dispatch(argv: list[str]) -> int:
         # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+
+
+# The limits of a process a run can meet starting workers or opening files, and what it ran out of.
+RESOURCE_ERRORS = {errno.EMFILE: "open files", errno.ENFILE: "open files", errno.EAGAIN: "processes"}
 
 
 def silence_stdout() -> None:

@@ -341,9 +341,11 @@ def render_result(console: Console, result, show_traces: bool = True, full: bool
             console.print(trace_table(verdict.trace, full=full, explain=lines, cfg=result.config))
 
 
-def render_totals(console: Console, results, seconds: float, skipped=()) -> None:
-    """One line per configuration: counts, the violations found, and whether as expected."""
-    table = Table(box=box.SIMPLE_HEAD, title=Text("check --all", style="bold"), title_justify="left",
+def render_totals(console: Console, results, seconds: float, skipped=(), title: str = "check --all") -> None:
+    """One line per configuration: counts, the violations found, and whether as expected; a
+    search cut short (--max-states, --stop-on-violation, Ctrl-C) is counted apart, never as
+    as expected."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text(title, style="bold"), title_justify="left",
                   pad_edge=False)
     table.add_column("configuration", no_wrap=True)
     table.add_column("states", justify="right", no_wrap=True)
@@ -354,16 +356,25 @@ def render_totals(console: Console, results, seconds: float, skipped=()) -> None
         violated = "\n".join(
             f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False
         ) or "none"
-        table.add_row(
-            result.named.name, f"{result.distinct_states:,}", str(result.depth), violated,
-            Text("yes", style="green") if result.as_expected else Text("NO", style="bold red"),
-        )
+        if incomplete(result):
+            verdict = Text("cut short", style="bold yellow")
+        else:
+            verdict = Text("yes", style="green") if result.as_expected else Text("NO", style="bold red")
+        table.add_row(result.named.name, f"{result.distinct_states:,}", str(result.depth), violated, verdict)
     console.print(table)
-    failed = sum(not r.as_expected for r in results)
-    line = f"{len(results)} configurations, {failed} not as expected, {seconds:.1f} s"
+    cut = sum(incomplete(r) for r in results)
+    failed = sum(not r.as_expected and not incomplete(r) for r in results)
+    line = f"{len(results)} configurations, {failed} not as expected"
+    if cut:
+        line += f", {cut} cut short (incomplete: no verdict)"
+    line += f", {seconds:.1f} s"
     if skipped:
         line += f"; skipped (no verdict): {', '.join(skipped)}"
-    console.print(Text(line, style="bold red" if failed or skipped else "bold green"))
+    console.print(Text(line, style="bold red" if failed or skipped or cut else "bold green"))
+
+
+def incomplete(result) -> bool:
+    return not result.complete or bool(getattr(result, "interrupted", False))
 
 
 class ProgressView:
