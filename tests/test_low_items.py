@@ -234,3 +234,38 @@ def test_docs_write_rewrites_only_what_changed_and_names_no_output_option(cli, m
     finally:
         tmp_path.chmod(0o755)
     assert code == 1 and err.count("\n") == 1 and "--output" not in err and "stale.md" in err, err
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_by_the_next(cli, tmp_path):  # noqa: F811
+    """A SIGKILL during `check --all --output` left `.out.txt.XXXX.partial` for good: the
+    temporary's name now carries its writer's id, and a dead writer's is swept."""
+    import os
+
+    dead = tmp_path / ".out.txt.99999999.x1.partial"  # above Linux's largest process id (4,194,304)
+    dead.write_text("half")
+    alive = tmp_path / f".out.txt.{os.getpid()}.x2.partial"  # this process: alive
+    alive.write_text("being written")
+    code, _, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--no-trace", "--output", str(tmp_path / "out.txt"))
+    assert (code, err) == (0, "")
+    assert not dead.exists() and alive.exists()
+
+
+def test_a_report_cut_short_is_the_same_on_standard_output_as_in_a_file(cli, tmp_path):  # noqa: F811
+    """`report --max-states 100` printed a page on standard output, but wrote no --output file."""
+    code, out, err = cli("report", "HoldsRouted", "--max-states", "100")
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "no page drawn" in err, err
+    code, out, err = cli("report", "HoldsRouted", "--max-states", "100", "--output", str(tmp_path / "r.html"))
+    assert code == 1 and err.count("\n") == 1 and not (tmp_path / "r.html").exists(), err
+
+
+def test_bench_says_which_mode_it_did_not_run(monkeypatch):
+    """`bench --max-states 10` dropped safety+liveness without a word where safety did not fit."""
+    import protocol.tools.bench as bench
+    from protocol.cli.bench import line
+
+    monkeypatch.setattr(bench, "measure_fresh", lambda name, constants, mode, max_states: {
+        "config": name, "constants": constants, "mode": mode, "complete": False, "distinct_states": 10})
+    records = bench.ladder(({"P": 1, "D": 1, "MaxTime": 1},), ("HoldsRouted",), ("safety", "safety+liveness"),
+                           max_states=10)
+    assert [record["mode"] for record in records] == ["safety", "safety+liveness"]
+    assert line(records[1]).endswith("safety+liveness: not run: safety does not fit in 10 states")

@@ -117,10 +117,13 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
         if matrix_constants is not None and not any(r.interrupted for r in results):
             matrix = checked_matrix(matrix_constants)
         interrupted = any(r.interrupted for r in results) or (matrix is not None and not matrix.complete)
-        if page and not interrupted:
+        complete = len(results) == len(plan) and not skipped and all(r.complete for r in results)
+        if page and not interrupted and complete:
             from protocol.render.report import report_html
 
             sink.write(report_html(results, matrix))
+        elif page and not interrupted and sink.path is None:  # as for --output (settle): said, not drawn
+            warn("the run is incomplete: no page drawn (only a complete run draws one)")
         if args.output and not sink.written and not interrupted and (args.all or len(args.names) > 1):
             warn(f"nothing to write: {args.output} left as it was")
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
@@ -130,7 +133,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
                           title="check --all" if args.all else "check")
         return settle(
             sink,
-            complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),
+            complete=complete,
             as_expected=all(r.as_expected for r in results) and (matrix is None or matrix.as_expected),
             interrupted=interrupted,
             why=interrupted_why(results) if not page else "no page drawn",

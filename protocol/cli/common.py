@@ -322,8 +322,9 @@ def output_to(path: str | None):
             yield sink
             sink.flush()
         return
+    sweep_leftovers(target)
     handle, temporary = open_or_refuse(path, lambda: tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+        dir=target.parent, prefix=partial_prefix(target), suffix=".partial"))
     try:
         stream = os.fdopen(handle, "w", encoding="utf-8")
         with closing_quietly(stream, path):
@@ -341,6 +342,37 @@ def output_to(path: str | None):
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def partial_prefix(target: Path) -> str:
+    """The name a temporary file (or directory) beside `target` starts with: it carries the
+    writing process's id, so that one left by a process killed outright (SIGKILL, a power
+    cut) is known for a leftover by the next run."""
+    return f".{target.name}.{os.getpid()}."
+
+
+def sweep_leftovers(target: Path) -> None:
+    """Remove the temporary files and directories beside `target` whose writer is dead."""
+    import glob
+    import shutil
+
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.partial"):
+        writer = leftover.name[len(target.name) + 2:].split(".", 1)[0]
+        if writer.isdigit() and not process_alive(int(writer)):
+            try:
+                shutil.rmtree(leftover) if leftover.is_dir() and not leftover.is_symlink() else leftover.unlink()
+            except OSError:
+                pass
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from protocol.tools.generate import Coverage, generate, run_log
 from protocol.tools.log import FORMAT
 from protocol.cli.common import (
     EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, constants_from, current_umask, make_console,
-    output_to,
+    output_to, partial_prefix, sweep_leftovers,
 )
 
 RUN_FILE = re.compile(r"run-[0-9]{2,}\.jsonl")
@@ -117,8 +117,9 @@ def write_directory(target: Path, files: dict) -> None:
     if target.is_symlink():
         target = Path(os.path.realpath(target))
     parent = target.parent if str(target.parent) else Path(".")
+    sweep_leftovers(target)
     try:
-        fresh = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".partial"))
+        fresh = Path(tempfile.mkdtemp(dir=parent, prefix=partial_prefix(target), suffix=".partial"))
     except OSError as error:
         raise UsageError(f"cannot write --output {target}: {error.strerror}") from None
     old = None
