@@ -65,10 +65,11 @@ class ClosedOutput:
 
     encoding = "utf-8"
 
+    REFUSAL = "cannot write standard output: it is closed (>&-); open it, or give --output FILE where the command has one"
+
     def write(self, text: str) -> int:
         if text:
-            raise RunFailure("cannot write standard output: it is closed (>&-); "
-                             "open it, or give --output FILE where the command has one")
+            raise RunFailure(self.REFUSAL)
         return 0
 
     def flush(self) -> None:
@@ -308,7 +309,7 @@ def output_to(path: str | None):
     """
     if path is None:
         if isinstance(sys.stdout, ClosedOutput):  # said before the run, not after it
-            sys.stdout.write("?")
+            raise RunFailure(ClosedOutput.REFUSAL)
         sink = Sink(sys.stdout, "standard output", strip=not sys.stdout.isatty())
         yield sink
         sink.flush()
