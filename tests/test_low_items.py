@@ -250,14 +250,6 @@ def test_a_temporary_file_left_by_a_killed_run_is_removed_by_the_next(cli, tmp_p
     assert not dead.exists() and alive.exists()
 
 
-def test_a_report_cut_short_is_the_same_on_standard_output_as_in_a_file(cli, tmp_path):  # noqa: F811
-    """`report --max-states 100` printed a page on standard output, but wrote no --output file."""
-    code, out, err = cli("report", "HoldsRouted", "--max-states", "100")
-    assert (code, out) == (1, "") and err.count("\n") == 1 and "no page drawn" in err, err
-    code, out, err = cli("report", "HoldsRouted", "--max-states", "100", "--output", str(tmp_path / "r.html"))
-    assert code == 1 and err.count("\n") == 1 and not (tmp_path / "r.html").exists(), err
-
-
 def test_bench_says_which_mode_it_did_not_run(monkeypatch):
     """`bench --max-states 10` dropped safety+liveness without a word where safety did not fit."""
     import protocol.tools.bench as bench

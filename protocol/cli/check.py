@@ -118,12 +118,10 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
             matrix = checked_matrix(matrix_constants)
         interrupted = any(r.interrupted for r in results) or (matrix is not None and not matrix.complete)
         complete = len(results) == len(plan) and not skipped and all(r.complete for r in results)
-        if page and not interrupted and complete:
+        if page and not interrupted:
             from protocol.render.report import report_html
 
             sink.write(report_html(results, matrix))
-        elif page and not interrupted and sink.path is None:  # as for --output (settle): said, not drawn
-            warn("the run is incomplete: no page drawn (only a complete run draws one)")
         if args.output and not sink.written and not interrupted and (args.all or len(args.names) > 1):
             warn(f"nothing to write: {args.output} left as it was")
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
