@@ -28,7 +28,7 @@ def test_columns_that_state_no_width_count_as_unset_and_a_tiny_one_is_raised(col
     assert stated_width({"COLUMNS": columns}) == width
 
 
-@pytest.mark.parametrize("columns", ["0", "-3", "abc", "1", "20"])
+@pytest.mark.parametrize("columns", ["0", "-3", "abc", "1", "20", "40"])
 def test_a_meaningless_or_tiny_columns_loses_no_output(cli, monkeypatch, tmp_path, columns):  # noqa: F811
     """Issue 32: COLUMNS=0 wrote 0 bytes and exited 0 (and `check --output FILE` wrote no
     file); COLUMNS=1 printed one character a line."""
@@ -36,6 +36,7 @@ def test_a_meaningless_or_tiny_columns_loses_no_output(cli, monkeypatch, tmp_pat
     code, out, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--no-trace")
     assert (code, err) == (0, "")
     assert "HoldsRouted  as expected" in out and "CompactionNotStalled" in out
+    assert re.search(r"property +verdict \(states\) +expected", out)  # COLUMNS=40 dropped "expected"
     assert 60 <= max(len(line) for line in out.splitlines()) <= 80
     target = tmp_path / "out.txt"
     code, _, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--no-trace", "--output", str(target))
