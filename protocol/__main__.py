@@ -8,9 +8,17 @@ same way (one line, exit 1). Imported (by a tool listing the modules), it
 touches no signal.
 """
 
+import os
 import sys
 
-from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted
+# Before numpy or scipy is imported: their BLAS library starts one thread per core at import,
+# and under a memory limit (`ulimit -v`) that start-up retries a failed malloc for ever, deaf
+# to signals. Nothing here does linear algebra that threads would speed up; a user's own
+# setting is kept.
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
+from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted  # noqa: E402
 
 
 def exit_with(code: int):

@@ -110,6 +110,7 @@ def run_lifecycle():
         _active = False
         _received.clear()  # the next command in this process (a test's) starts afresh
         end_children()
+        end_servers()
         for signum, handler in before.items():
             if handler is _on_signal:  # python -m protocol, about to exit: leave the ending undisturbed
                 continue
@@ -160,6 +161,28 @@ def end_children(grace: float = 0.5) -> None:
     import multiprocessing
 
     end_processes(multiprocessing.active_children(), grace)
+
+
+def end_servers() -> None:
+    """Stop the forkserver and the resource tracker, if this run started them, and wait for
+    them: left to notice the run's end by themselves, they outlived the command by a moment
+    and their children were reparented (`matrix --jobs 2`). Every child is reaped before the
+    command exits; the next run in this process (a test's) starts them again."""
+    import gc
+    import sys
+
+    servers = [getattr(sys.modules.get(module), attribute, None)
+               for module, attribute in (("multiprocessing.forkserver", "_forkserver"),
+                                         ("multiprocessing.resource_tracker", "_resource_tracker"))]
+    running = [server for server in servers if server is not None and (
+        getattr(server, "_pid", None) is not None or getattr(server, "_forkserver_pid", None) is not None)]
+    if running:
+        gc.collect()  # the locks of a pool that failed to start unlink their semaphores first
+    for server in running:
+        try:
+            server._stop()  # closes the pipe that keeps it alive, then waitpid (no public way before 3.14)
+        except (OSError, AttributeError, ChildProcessError):
+            pass
 
 
 def end_processes(processes, grace: float) -> None:

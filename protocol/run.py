@@ -137,13 +137,22 @@ class CheckResult:
                 found.append(f"{name} violated unexpectedly")
             elif verdict.holds is None and not stopped:
                 found.append(f"{name} has no verdict: the check was cut short")
-            elif verdict.vacuous and name in self.named.nonvacuous and self.at_least_own_constants:
+            elif verdict.vacuous and name in self.named.nonvacuous:
                 found.append(f"{name} holds vacuously: none of its premises was reached, "
-                             "and this configuration requires it not to")
-        if self.complete and self.at_least_own_constants:  # not reached by a search cut short: beyond the cut?
-            found += [f"{name} ({reachable.doc(name)}) was never reached"
+                             "and this configuration requires it not to" + self.below_own_constants())
+        if self.complete:  # not reached by a search cut short: beyond the cut?
+            found += [f"{name} ({reachable.doc(name)}) was never reached" + self.below_own_constants()
                       for name, depth in (self.reachable or {}).items() if depth is None]
         return found + self.count_mismatches()
+
+    def below_own_constants(self) -> str:
+        """Why a required state or premise may be missing: constants below the configuration's
+        own (no peek at D=0, no time passes at MaxTime=0). A check that reaches none of what
+        it was meant to check checked nothing, whatever the constants: it is still not as expected."""
+        if self.at_least_own_constants:
+            return ""
+        own = ", ".join(f"{name}={value}" for name, value in self.named.own_constants)
+        return f" (these constants are below {self.named.name}'s own, {own}, which may leave it out)"
 
     def count_mismatches(self) -> list[str]:
         """How a complete search's distinct states and depth differ from the pinned ones
@@ -162,8 +171,9 @@ class CheckResult:
     @property
     def at_least_own_constants(self) -> bool:
         """Whether every constant is at least the named configuration's own: where the states
-        a reviewer expects (its `reachable`, the premises of its `nonvacuous`) must exist.
-        Fewer processes, peeks or times may leave them out (no peek at D=0)."""
+        a reviewer expects (its `reachable`, the premises of its `nonvacuous`) exist. Fewer
+        processes, peeks or times may leave them out (no peek at D=0); such a run is still
+        not as expected, and its mismatch line says why."""
         own = self.named.own_constants
         return own is None or all(self.config.constants[name] >= value for name, value in own)
 
@@ -206,6 +216,10 @@ def check(
     started = time.perf_counter()
     if fingerprints:
         refuse_liveness_with_fingerprints(named, liveness)
+    if liveness:
+        # loaded before the search takes the memory: under a memory limit, a library loaded
+        # after it fails to map (or its threads fail to start) where the search ran fine
+        import scipy.sparse.csgraph  # noqa: F401
     options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
                    record_edges=liveness)
     if workers > 1 or cluster is not None:

@@ -212,3 +212,21 @@ def test_walk_the_holds_routed_counterexample_in_the_explorer_and_back(browser, 
     outside = [url for url in requested_urls(browser)
                if url.startswith(NETWORK_SCHEMES) and not url.startswith(explorer_url)]
     assert outside == [], f"the explorer asked for {outside}"
+
+
+def test_the_review_page_never_scrolls_sideways_on_a_narrow_screen(tmp_path):
+    """Issue 32 (low): on a phone's width the facts' long labels (a reachable state's words)
+    pushed the page wider than the screen. Chromium's own command line, no Selenium: the page
+    writes its widths into the DOM it dumps. Headless Chromium draws no window narrower
+    than 500 px; the page's narrow layout starts at 640."""
+    chromium, _ = _browser_paths()
+    probe = ("<script>addEventListener('load', () => document.body.setAttribute('data-widths', "
+             "innerWidth + ' ' + document.documentElement.scrollWidth));</script></body>")
+    page = tmp_path / "page.html"
+    page.write_text(report_html([checked("HoldsRouted"), checked("HoldsCap")]).replace("</body>", probe),
+                    encoding="utf-8")
+    done = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=420,1000",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", "--dump-dom",
+                           page.as_uri()], capture_output=True, text=True, timeout=120)
+    window, page_width = map(int, re.search(r'data-widths="(\d+) (\d+)"', done.stdout).groups())
+    assert window <= 500 and page_width <= window, (window, page_width)

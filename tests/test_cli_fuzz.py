@@ -14,9 +14,20 @@ and every run must keep the invariants:
 - no temporary file left beside the output;
 - no process of the run alive once it has ended.
 
+Issue 32 adds the terminal's every state: COLUMNS drawn from unset, 0, 1, 20, 60, 80,
+200 and "abc"; FORCE_COLOR and NO_COLOR; a closed standard output (`>&-`); and an
+--output that is a symbolic link. Their invariants:
+
+- no escape code in standard output (a pipe here) or in an --output file, whatever
+  FORCE_COLOR says;
+- a command that exits 0 writing to standard output wrote something (COLUMNS=0 lost it all);
+- a closed standard output is one line and exit 1, unless the command wrote only its --output;
+- a symbolic link given as --output stays a link, its target gets the text.
+
 The constants are small (MaxTime=1, P at most 2), so that each command takes a
-fraction of a second; at FUZZ_COMMANDS (500 by default) commands the test
-takes a few minutes of CPU. It runs with the slow tests.
+fraction of a second. The number of commands follows the Hypothesis profile
+(tests/conftest.py): a few under `quick`, 500 under `ci`, which .ci/run gives
+this module; FUZZ_COMMANDS overrides both. It runs with the slow tests.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from test_signals import alive_in_session
@@ -39,12 +50,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = "the previous run's output\n"
-COMMANDS = int(os.environ.get("FUZZ_COMMANDS", "500"))
+BUDGET = {"quick": 25, "ci": 500}  # commands per Hypothesis profile
+COMMANDS = int(os.environ.get("FUZZ_COMMANDS") or BUDGET.get(os.environ.get("HYPOTHESIS_PROFILE", "quick"), 25))
+COLUMNS = [None, "0", "1", "20", "60", "80", "200", "abc"]
+COLOURS = [{}, {}, {"FORCE_COLOR": "1"}, {"NO_COLOR": "1"}, {"FORCE_COLOR": "1", "NO_COLOR": "1"}]
 
 NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect", "Holds", "HoldsUnfair", "Nope"]
 CONSTANTS = [["-c", "MaxTime=1"], ["-c", "MaxTime=1", "-c", "P=1"], ["-c", "MaxTime=1", "-c", "D=1"],
              ["-c", "P=1000"], ["-c", "Bogus=1"], ["-c", "MaxTime=x"], ["-c", "MaxTime=1", "-c", "MaxTime=2"]]
-TARGETS = ["none", "new", "existing", "missing directory", "read-only directory", "/dev/full", "empty name"]
+TARGETS = ["none", "new", "existing", "missing directory", "read-only directory", "/dev/full", "empty name",
+           "symlink"]
 OUTPUT_COMMANDS = {"check", "report", "graph"}
 SIGNALS = [None, None, signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
@@ -64,7 +79,7 @@ def search_options(draw) -> list[str]:
 @st.composite
 def commands(draw) -> dict:
     command = draw(st.sampled_from(["check"] * 6 + ["report"] * 2 + ["simulate"] * 3 + ["graph"] * 2
-                                   + ["list", "matrix", "explore", "bench", "nonsense"]))
+                                   + ["list", "matrix", "explore", "bench", "validate", "nonsense"]))
     names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=3))
     argv = [command]
     if command in ("check", "report"):
@@ -92,6 +107,9 @@ def commands(draw) -> dict:
     elif command == "bench":
         argv += ["--config", "HoldsRouted", "--rung", "P=1,D=1,MaxTime=1"]
         argv += draw(st.sampled_from([[], ["--json"], ["--workers", "1,2"]]))
+    elif command == "validate":
+        argv += [draw(st.sampled_from(["docs/examples/multiplexer.jsonl", "-", "README.md", "docs", "nope.jsonl"]))]
+        argv += draw(st.sampled_from([[], ["--json"], ["--full"], ["--config", "HoldsRouted"]]))
     elif command == "list":
         argv += draw(st.sampled_from([[], ["--json"], ["Holds"]]))
     target = draw(st.sampled_from(TARGETS)) if command in OUTPUT_COMMANDS else "none"
@@ -102,7 +120,9 @@ def commands(draw) -> dict:
         "argv": argv,
         "target": target,
         "encoding": draw(st.sampled_from(["utf-8", "utf-8", "ascii", "latin-1"])),
-        "columns": draw(st.sampled_from(["60", "80", "200"])),
+        "columns": draw(st.sampled_from(COLUMNS)),
+        "colour": draw(st.sampled_from(COLOURS)),
+        "closed": draw(st.integers(0, 5)) == 0,  # standard output closed (`>&-`)
         "signal": signum,
         "delay": draw(st.floats(0.0, 1.0)),
     }
@@ -115,6 +135,10 @@ def output_path(target: str, where: Path) -> str | None:
         return "/dev/full"
     if target == "empty name":
         return ""
+    if target == "symlink":
+        (where / "real.txt").write_text(OLD)
+        (where / "out.txt").symlink_to(where / "real.txt")
+        return str(where / "out.txt")
     if target == "missing directory":
         return str(where / "missing" / "out.txt")
     if target == "read-only directory":
@@ -155,10 +179,15 @@ def run(drawn: dict, where: Path, before_root: Path | None = None):
     if output is not None:
         argv += ["--output", output]
     path = os.pathsep.join(str(p) for p in (before_root, ROOT) if p is not None)
-    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": drawn["columns"],
-           "PYTHONIOENCODING": drawn["encoding"]}
+    env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")}
+    env.update({"PYTHONPATH": path, "PYTHONIOENCODING": drawn["encoding"], **drawn.get("colour", {})})
+    if drawn["columns"] is not None:
+        env["COLUMNS"] = drawn["columns"]
+    closed = drawn.get("closed", False)
     process = subprocess.Popen([sys.executable, "-m", "protocol", *argv], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                               stdin=subprocess.DEVNULL, stdout=None if closed else subprocess.PIPE,
+                               stderr=subprocess.PIPE,
+                               start_new_session=True, preexec_fn=(lambda: os.close(1)) if closed else None)
     try:
         if drawn["signal"] is not None and catching(process):
             try:
@@ -177,24 +206,53 @@ def run(drawn: dict, where: Path, before_root: Path | None = None):
         left = alive_in_session(process.pid)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    return argv, output, process.returncode, out, err.decode("utf-8", "replace"), left
+    return argv, output, process.returncode, out or b"", err.decode("utf-8", "replace"), left
+
+
+def corpus(test):
+    """`test` with every CORPUS entry as an explicit example."""
+    for entry in reversed(CORPUS):
+        test = example(entry)(test)
+    return test
+
+
+def corpus_entry(argv, target="none", columns="80", colour=None, closed=False, encoding="utf-8") -> dict:
+    return {"argv": argv, "target": target, "encoding": encoding, "columns": columns, "colour": colour or {},
+            "closed": closed, "signal": None, "delay": 0.0}
+
+
+# Issue 32's defects, each a command the fuzzer runs first (the regression corpus).
+CORPUS = [
+    corpus_entry(["check", "HoldsRouted", "-c", "MaxTime=1", "--no-trace"], columns="0"),  # 0 bytes, exit 0
+    corpus_entry(["check", "HoldsRouted", "-c", "MaxTime=1"], target="new", columns="0"),  # no file written
+    corpus_entry(["list"], columns="1"),  # one character a line
+    corpus_entry(["check", "HoldsCap", "-c", "MaxTime=1"], target="existing", colour={"FORCE_COLOR": "1"}),
+    corpus_entry(["list"], closed=True),  # AttributeError: 'NoneType' object has no attribute 'isatty'
+    corpus_entry(["check", "HoldsRouted", "-c", "MaxTime=1"], target="symlink"),  # the link replaced
+    corpus_entry(["matrix", "-c", "MaxTime=1", "-c", "P=1"], columns=None),  # cut cells in a pipe
+    corpus_entry(["matrix", "-c", "MaxTime=1", "-c", "P=1", "--jobs", "2"], columns="abc"),  # children left
+    corpus_entry(["check", "Holds", "-c", "MaxTime=1"], columns="40"),  # low: the "expected" column dropped
+    corpus_entry(["validate", "-"]),  # low: `-` was a file name
+]
 
 
 @settings(max_examples=COMMANDS, deadline=None, derandomize=True, database=None)
+@corpus
 @given(commands())
 def test_the_command_line_keeps_its_invariants(drawn):
     with tempfile.TemporaryDirectory() as directory:
         where = Path(directory)
         try:
             argv, output, code, out, err, left = run(drawn, where)
-            check_invariants(drawn, argv, output, code, err, left, where)
+            check_invariants(drawn, argv, output, code, err, left, where, out)
         finally:
             if (where / "readonly").exists():
                 (where / "readonly").chmod(0o755)
 
 
-def check_invariants(drawn, argv, output, code, err, left, where: Path) -> None:
-    shown = f"{' '.join(argv)} [{drawn['encoding']}, {drawn['columns']} columns, signal {drawn['signal']}]"
+def check_invariants(drawn, argv, output, code, err, left, where: Path, out: bytes = b"") -> None:
+    shown = (f"{' '.join(argv)} [{drawn['encoding']}, COLUMNS={drawn['columns']}, {drawn.get('colour', {})}, "
+             f"{'stdout closed, ' if drawn.get('closed') else ''}signal {drawn['signal']}]")
     assert "Traceback" not in err, f"{shown}: {err}"
     assert left == [], f"{shown}: processes {left} alive after the run"
     documented = {0} if argv[0] == "explore" and code == 0 else {0, 1, 2}
@@ -215,6 +273,29 @@ def check_invariants(drawn, argv, output, code, err, left, where: Path) -> None:
             assert kept, f"{shown}: the existing file was replaced\n{err}"
     if drawn["target"] == "new" and (code == 2 or interrupted or "incomplete" in err):
         assert not Path(output).exists(), f"{shown}: an incomplete run wrote {output}\n{err}"
+    check_terminal_invariants(drawn, argv, output, code, err, out, shown)
+
+
+def check_terminal_invariants(drawn, argv, output, code, err, out: bytes, shown: str) -> None:
+    """Issue 32: the terminal model's invariants (the module's docstring)."""
+    assert b"\x1b" not in out, f"{shown}: escape codes in a pipe\n{out[:200]!r}"
+    written = Path(output) if output and drawn["target"] in ("new", "existing", "symlink") else None
+    if written is not None and written.exists():
+        assert "\x1b" not in written.read_text(errors="replace"), f"{shown}: escape codes in {output}"
+    if drawn["target"] == "symlink":
+        assert Path(output).is_symlink(), f"{shown}: the link {output} was replaced\n{err}"
+    quiet = argv[0] == "explore" or output is not None  # explore serves; --output takes the text
+    if code == 0 and not drawn.get("closed") and drawn["signal"] is None and not quiet:
+        assert out.strip(), f"{shown}: exit 0 and nothing written\n{err}"
+    if drawn.get("closed") and code != 2 and not interrupted_line(err) and output is None \
+            and argv[0] != "explore":
+        last = err.splitlines()[-1] if err else ""  # after any line of its own (a configuration skipped)
+        assert code == 1 and "standard output: it is closed" in last and "Traceback" not in err, \
+            f"{shown}: exit {code}\n{err}"
+
+
+def interrupted_line(err: str) -> bool:
+    return "interrupted" in err
 
 
 # Defect 3 of issue 24 as it was: `check --format html` dropped every search option.

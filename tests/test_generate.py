@@ -121,16 +121,44 @@ def test_the_cli_writes_the_runs_and_the_coverage_and_replaces_an_earlier_set(cl
     assert code == 0 and err == ""
     files = sorted(p.name for p in out_dir.iterdir())
     assert files == sorted([run["file"] for run in report["runs"]] + ["coverage.json"])
-    assert json.loads((out_dir / "coverage.json").read_text()) == report
+    assert json.loads((out_dir / "coverage.json").read_text()) == {k: v for k, v in report.items() if k != "seconds"}
     assert report["covered"]["counterexample I1"] == "run-01.jsonl"
     for run in report["runs"]:
         code, _, _ = cli("validate", str(out_dir / run["file"]))
         assert code == (1 if run["counterexample"] else 0)
-    (out_dir / "run-99.jsonl").write_text("stale")
+    (out_dir / "run-99.jsonl").write_text((out_dir / "run-01.jsonl").read_text())  # an earlier set's run
     code, out, _ = cli("generate", "HoldsRouted", "--output", str(out_dir))
     assert code == 0 and "run-99.jsonl" not in {p.name for p in out_dir.iterdir()}
     assert "Coverage:" in out and "unreachable in this configuration" in out
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left behind
+
+
+@pytest.mark.parametrize("name, text", [("run-01.jsonl", "my notes\n"), ("coverage.json", "{}\n"),
+                                        ("run-02.jsonl", '{"format": "something/2"}\n')],
+                         ids=["notes named as a run", "another coverage.json", "another format"])
+def test_generate_recognises_its_own_files_by_content_and_refuses_the_rest(cli, tmp_path, name, text):
+    """Issue 32: a file merely named like generate's (run-01.jsonl, coverage.json) was deleted
+    or replaced with exit 0."""
+    (tmp_path / name).write_text(text)
+    code, _, err = cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(tmp_path))
+    assert code == 2 and name in err and err.count("\n") == 1, err
+    assert (tmp_path / name).read_text() == text
+
+
+def test_generate_writes_through_a_symbolic_link_and_leaves_nothing_behind(cli, tmp_path):
+    """Issue 32: `generate --output link` replaced the link by a directory and left
+    `.link.old-PID` behind each time; a second run rewrote coverage.json for its timing alone."""
+    real, link = tmp_path / "real", tmp_path / "link"
+    real.mkdir()
+    link.symlink_to(real)
+    written = []
+    for _ in range(2):
+        code, out, err = cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(link))
+        assert code == 0, err
+        written.append((real / "coverage.json").read_bytes())
+    first = written[0]
+    assert link.is_symlink() and written[1] == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
 
 
 def test_the_cli_refuses_a_foreign_directory_or_an_unknown_action_writing_nothing(cli, tmp_path):

@@ -167,3 +167,97 @@ def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
     assert "…" not in narrow
     missing = body_words(wide) - words(narrow)
     assert not missing, (missing, narrow)
+
+
+# ------------------------------------------------------------------ issue 32's low items
+
+
+def test_a_deleted_working_directory_is_one_line_and_exit_2(cli, monkeypatch):  # noqa: F811
+    """`docs --check` from a deleted directory ended in a FileNotFoundError traceback."""
+    import os
+
+    def gone():
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", gone)
+    code, out, err = cli("docs", "--check")
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "current directory no longer exists" in err
+
+
+def test_a_stop_on_violation_summary_counts_the_runs_cut_short_and_names_the_command(cli):  # noqa: F811
+    """It counted an incomplete run as "0 not as expected" and was titled "check --all" for named
+    configurations too."""
+    code, out, err = cli("check", "HoldsRouted", "HoldsCap", "-c", "MaxTime=1", "--stop-on-violation", "--no-trace")
+    assert code == 1
+    lines = out.splitlines()
+    totals = lines.index("check")  # the title names the command as given
+    assert "check --all" not in out
+    said = " ".join(" ".join(lines[totals:]).split())
+    assert "0 not as expected, 2 cut short (incomplete: no verdict)" in said, said
+    assert said.count("cut short") == 3  # each row, and the count
+
+
+def test_matrix_help_names_every_switch_it_varies(capsys):
+    """`matrix --help` omitted ctl_release (section 11)."""
+    from protocol.cli.main import main
+    from protocol.tools.matrix import matrix_switches
+
+    with pytest.raises(SystemExit) as done:
+        main(["matrix", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0 and "ctl_release" in matrix_switches()
+    assert all(name in out for name in matrix_switches())
+
+
+def test_docs_write_rewrites_only_what_changed_and_names_no_output_option(cli, monkeypatch, tmp_path):  # noqa: F811
+    """`docs --write` said "wrote" for unchanged files, and on a read-only checkout its one line
+    named "--output", an option docs does not have."""
+    import protocol.cli.docs as command
+
+    current, stale = tmp_path / "current.md", tmp_path / "stale.md"
+    current.write_text("same\n")
+    stale.write_text("old\n")
+    monkeypatch.setattr(command, "find_checkout", lambda: tmp_path)
+    monkeypatch.setattr(command, "derived_files", lambda root: {current: "same\n", stale: "new\n"})
+    code, out, err = cli("docs", "--write")
+    assert (code, err) == (0, "") and stale.read_text() == "new\n"
+    assert "wrote stale.md" in out and "current.md" not in out and "1 already current" in out
+    stale.write_text("old\n")
+    tmp_path.chmod(0o555)
+    try:
+        import os
+
+        if os.access(tmp_path, os.W_OK):  # root: write permission bits do not stop it
+            monkeypatch.setattr("tempfile.mkstemp", lambda *a, **k: (_ for _ in ()).throw(
+                OSError(30, "Read-only file system")))
+        code, out, err = cli("docs", "--write")
+    finally:
+        tmp_path.chmod(0o755)
+    assert code == 1 and err.count("\n") == 1 and "--output" not in err and "stale.md" in err, err
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_by_the_next(cli, tmp_path):  # noqa: F811
+    """A SIGKILL during `check --all --output` left `.out.txt.XXXX.partial` for good: the
+    temporary's name now carries its writer's id, and a dead writer's is swept."""
+    import os
+
+    dead = tmp_path / ".out.txt.99999999.x1.partial"  # above Linux's largest process id (4,194,304)
+    dead.write_text("half")
+    alive = tmp_path / f".out.txt.{os.getpid()}.x2.partial"  # this process: alive
+    alive.write_text("being written")
+    code, _, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--no-trace", "--output", str(tmp_path / "out.txt"))
+    assert (code, err) == (0, "")
+    assert not dead.exists() and alive.exists()
+
+
+def test_bench_says_which_mode_it_did_not_run(monkeypatch):
+    """`bench --max-states 10` dropped safety+liveness without a word where safety did not fit."""
+    import protocol.tools.bench as bench
+    from protocol.cli.bench import line
+
+    monkeypatch.setattr(bench, "measure_fresh", lambda name, constants, mode, max_states: {
+        "config": name, "constants": constants, "mode": mode, "complete": False, "distinct_states": 10})
+    records = bench.ladder(({"P": 1, "D": 1, "MaxTime": 1},), ("HoldsRouted",), ("safety", "safety+liveness"),
+                           max_states=10)
+    assert [record["mode"] for record in records] == ["safety", "safety+liveness"]
+    assert line(records[1]).endswith("safety+liveness: not run: safety does not fit in 10 states")

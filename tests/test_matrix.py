@@ -229,7 +229,7 @@ def test_cli_json_and_bad_jobs(capsys):
     assert main(["matrix", "--jobs", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
-    assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=0", "-c", "MaxTime=1"]) == 0
+    assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=1", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == EVERY_COMBINATION + 1
     assert all(isinstance(json.loads(line), dict) for line in lines)

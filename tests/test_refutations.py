@@ -97,12 +97,15 @@ SMALL_CONSTANTS = [dict(P=p, D=d, MaxTime=m) for p in (1, 2) for d in (0, 1) for
 @pytest.mark.parametrize("name", list(SOUND) + list(REFUTED))
 def test_every_configuration_is_as_expected_at_smaller_constants(name):
     """Where a defect cannot show (no peek, one time, one process) the configuration
-    must be expected to hold, and elsewhere to fail: `-c` must not make a run lie."""
+    must be expected to hold, and elsewhere to fail: `-c` must not make a run lie. (At D=0
+    or MaxTime=0 the states it was meant to reach are missing: such a run is not as
+    expected for that, and says the constants are why; tests/test_vacuity.py.)"""
     wrong = {}
     for constants in SMALL_CONSTANTS:
         result = checked(name, **constants)
-        if not result.as_expected:
-            wrong[str(constants)] = result.mismatches()
+        verdicts = [line for line in result.mismatches() if "these constants are below" not in line]
+        if verdicts:
+            wrong[str(constants)] = verdicts
     assert wrong == {}
 
 

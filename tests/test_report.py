@@ -253,6 +253,32 @@ def test_the_json_api_walks_to_a_state_and_back():
         assert "explore Holds" in page and "/api/start" in page
 
 
+HOSTS = {"evil.example": False, "evil.example:{port}": False, "127.0.0.1.evil.example": False, "": False,
+         "localhost:1": False, "127.0.0.1:{port}": True, "localhost:{port}": True, "LOCALHOST": True,
+         "127.0.0.1": True}
+
+
+def test_the_explorer_answers_only_requests_naming_it():
+    """Issue 32: `curl -H 'Host: evil.example' .../api/start` gave 200, so a page in the user's
+    browser could read the API by DNS rebinding."""
+    import http.client
+
+    with serving(Explorer(named_configurations()["HoldsRouted"])) as base:
+        port = int(base.rsplit(":", 1)[1])
+        for host, answered in HOSTS.items():
+            for path in ("/api/start", "/", "/api/state/0"):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.putrequest("GET", path, skip_host=True)
+                if host:
+                    connection.putheader("Host", host.format(port=port))
+                connection.endheaders()
+                response = connection.getresponse()
+                body = response.read()
+                connection.close()
+                expected = (200, b"") if answered else (403, b"is not this server")
+                assert (response.status, expected[1] in body) == (expected[0], True), (host, path, body[:80])
+
+
 @pytest.mark.slow  # a subprocess interrupt, with the signal tests of tests/test_signals.py
 @pytest.mark.serial
 def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():

@@ -100,9 +100,17 @@ def test_a_state_never_reached_is_not_as_expected(capsys):
     assert result.mismatches() == ["ReaderStranded (a reader is stranded) was never reached"]
 
 
-def test_below_its_own_constants_a_configuration_need_not_reach_its_states():
+def test_below_its_own_constants_a_state_not_reached_is_still_not_as_expected():
+    """Issue 32: `check HoldsRouted -c MaxTime=0` printed "as expected" with CompactionNotStalled
+    holding vacuously and two of its three reachable states not reached."""
     result = check(lookup("Holds").with_constants({"D": 0}))  # no peek: none is created
-    assert result.reachable["PeekCreated"] is None and result.as_expected
+    assert result.reachable["PeekCreated"] is None and not result.as_expected
+    assert "PeekCreated (a peek is created) was never reached (these constants are below Holds's own, " \
+           "P=2, D=1, MaxTime=2, which may leave it out)" in result.mismatches()
+    routed = check(lookup("HoldsRouted").with_constants({"MaxTime": 0}))
+    assert not routed.as_expected
+    assert any(line.startswith("CompactionNotStalled holds vacuously") for line in routed.mismatches())
+    assert check(lookup("HoldsRouted").with_constants({"MaxTime": 1})).as_expected
 
 
 def test_fingerprints_keep_no_states_to_look_in(capsys):

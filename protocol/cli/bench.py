@@ -95,6 +95,8 @@ def line(record: dict) -> str:
     head = f"{record['config']} {constants} {record['mode']}:"
     if "error" in record:
         return f"{head} error: {record['error']}"
+    if "skipped" in record:
+        return f"{head} {record['skipped']}"
     if not record.get("complete"):
         return f"{head} cut at {record['distinct_states']:,} distinct states (does not fit)"
     figures = [f"{record['distinct_states']:,} distinct states"]

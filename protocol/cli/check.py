@@ -117,6 +117,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
         if matrix_constants is not None and not any(r.interrupted for r in results):
             matrix = checked_matrix(matrix_constants)
         interrupted = any(r.interrupted for r in results) or (matrix is not None and not matrix.complete)
+        complete = len(results) == len(plan) and not skipped and all(r.complete for r in results)
         if page and not interrupted:
             from protocol.render.report import report_html
 
@@ -126,10 +127,11 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
             from protocol.render.terminal import render_totals
 
-            render_totals(console, results, time.perf_counter() - started, skipped)
+            render_totals(console, results, time.perf_counter() - started, skipped,
+                          title="check --all" if args.all else "check")
         return settle(
             sink,
-            complete=len(results) == len(plan) and not skipped and all(r.complete for r in results),
+            complete=complete,
             as_expected=all(r.as_expected for r in results) and (matrix is None or matrix.as_expected),
             interrupted=interrupted,
             why=interrupted_why(results) if not page else "no page drawn",

@@ -59,6 +59,43 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{prog} --help`)")
 
 
+class ClosedOutput:
+    """Standard output when the shell closed it (`cmd >&-`): Python leaves sys.stdout None,
+    where print() writes nothing without a word; here the first write is one line and exit 1."""
+
+    encoding = "utf-8"
+
+    REFUSAL = "cannot write standard output: it is closed (>&-); open it, or give --output FILE where the command has one"
+
+    def write(self, text: str) -> int:
+        if text:
+            raise RunFailure(self.REFUSAL)
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(9, "standard output is closed")
+
+
+def guard_closed_output() -> None:
+    """Give a closed standard output a ClosedOutput, and hold its descriptor on /dev/null so
+    that no file this run opens (an --output, a worker's pipe) is taken for standard output."""
+    if sys.stdout is not None:
+        return
+    try:
+        descriptor = os.open(os.devnull, os.O_WRONLY)
+        if descriptor != 1:
+            os.close(descriptor)
+    except OSError:
+        pass
+    sys.stdout = ClosedOutput()
+
+
 def warn(line: str) -> None:
     print(f"protocol: {line}", file=sys.stderr, flush=True)
 
@@ -166,7 +203,7 @@ def check_writable(path: str | None) -> None:
         return
     if not path.strip():
         raise UsageError("--output was given an empty file name: give a file name")
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # a symbolic link is written through, to its target
     if target.is_dir():
         raise UsageError(f"--output {path} is a directory: give a file name")
     if not target.parent.is_dir():
@@ -271,11 +308,14 @@ def output_to(path: str | None):
     directly: it cannot be replaced by a rename, and holds no file to keep.
     """
     if path is None:
+        if isinstance(sys.stdout, ClosedOutput):  # said before the run, not after it
+            raise RunFailure(ClosedOutput.REFUSAL)
         sink = Sink(sys.stdout, "standard output", strip=not sys.stdout.isatty())
         yield sink
         sink.flush()
         return
-    target = Path(path)
+    # A symbolic link is written through: its target gets the new text, the link stays a link.
+    target = Path(os.path.realpath(path))
     if target.exists() and not target.is_file():
         stream = open_or_refuse(path, lambda: open(path, "w", encoding="utf-8"))
         with closing_quietly(stream, path):
@@ -283,8 +323,9 @@ def output_to(path: str | None):
             yield sink
             sink.flush()
         return
+    sweep_leftovers(target)
     handle, temporary = open_or_refuse(path, lambda: tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+        dir=target.parent, prefix=partial_prefix(target), suffix=".partial"))
     try:
         stream = os.fdopen(handle, "w", encoding="utf-8")
         with closing_quietly(stream, path):
@@ -302,6 +343,37 @@ def output_to(path: str | None):
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def partial_prefix(target: Path) -> str:
+    """The name a temporary file (or directory) beside `target` starts with: it carries the
+    writing process's id, so that one left by a process killed outright (SIGKILL, a power
+    cut) is known for a leftover by the next run."""
+    return f".{target.name}.{os.getpid()}."
+
+
+def sweep_leftovers(target: Path) -> None:
+    """Remove the temporary files and directories beside `target` whose writer is dead."""
+    import glob
+    import shutil
+
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.partial"):
+        writer = leftover.name[len(target.name) + 2:].split(".", 1)[0]
+        if writer.isdigit() and not process_alive(int(writer)):
+            try:
+                shutil.rmtree(leftover) if leftover.is_dir() and not leftover.is_symlink() else leftover.unlink()
+            except OSError:
+                pass
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
 
 
 @contextmanager
@@ -335,19 +407,17 @@ def current_umask() -> int:
     return mask
 
 
-def make_console(sink=None, width: int | None = None):
-    from protocol.render.terminal import console_for
+def make_console(sink=None, width: int | None = None, default_width: int | None = None):
+    """The console of a command: width and colour decided by render.terminal's terminal model."""
+    from protocol.render.terminal import DEFAULT_WIDTH, console_for
 
-    return console_for(file=sink, width=width)
+    return console_for(file=sink, width=width, default_width=default_width or DEFAULT_WIDTH)
 
 
 def wide_console(sink, pipe_width: int):
-    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width`
-    (a terminal keeps its own, and the tables fit it)."""
-    console = make_console(sink)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = make_console(sink, width=pipe_width)
-    return console
+    """A console on `sink`; a file or pipe has no width, so it gets `pipe_width` unless
+    COLUMNS states one (a terminal keeps its own, and the tables fit it)."""
+    return make_console(sink, default_width=pipe_width)
 
 
 # ------------------------------------------------------------------ the fate of a run

@@ -10,7 +10,7 @@ from protocol.tools.docs import (
     PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown_path, stored,
 )
 from protocol.lifecycle import how
-from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, output_to, warn
+from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, RunFailure, UsageError, output_to, warn
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -67,21 +67,36 @@ def compare(files: dict, where, root, orphans: list) -> int:
 
 
 def write_all(files: dict, where, orphans: list) -> int:
-    """Write each derived file (each one whole, or not at all), saying which were written,
+    """Write each derived file that changed (each one whole, or not at all), saying which were
+    written and how many were already current (an unwritable one is one line naming it),
     and remove the golden traces no configuration derives."""
     written = 0
     with output_to(None) as sink:
         try:
             for path, text in files.items():
-                with output_to(str(path)) as file:
-                    file.write(text)
+                if stored(path) == text:
+                    continue  # current: not rewritten, not said to be
+                try:
+                    with output_to(str(path)) as file:
+                        file.write(text)
+                except (UsageError, RunFailure) as error:
+                    raise RunFailure(f"cannot write {where(path)}: {reason(error)}; "
+                                     f"{written} of the changed files written, each whole") from None
                 written += 1
                 print(f"wrote {where(path)}", file=sink)
             for path in orphans:
                 path.unlink()
                 print(f"removed {where(path)}, no configuration's golden trace", file=sink)
+            current = len(files) - written
+            print(f"{written} derived file(s) written, {current} already current", file=sink)
         except KeyboardInterrupt:
             warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
                  f"run `{REGENERATE}` again")
             return EXIT_NOT_AS_EXPECTED
     return EXIT_AS_EXPECTED
+
+
+def reason(error: Exception) -> str:
+    """What output_to's line says went wrong, without its `--output PATH` (docs has no --output)."""
+    text = str(error)
+    return text.split(": ", 1)[1] if text.startswith(("cannot write --output", "--output")) and ": " in text else text

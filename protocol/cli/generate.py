@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,12 +19,14 @@ from pathlib import Path
 from protocol.model.actions import ACTIONS
 from protocol.model.config import lookup
 from protocol.tools.generate import Coverage, generate, run_log
+from protocol.tools.log import FORMAT
 from protocol.cli.common import (
     EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, constants_from, current_umask, make_console,
-    output_to,
+    output_to, partial_prefix, sweep_leftovers,
 )
 
-OWN_FILES = ("run-", "coverage.json")
+RUN_FILE = re.compile(r"run-[0-9]{2,}\.jsonl")
+REPORT_KEYS = {"config", "constants", "switches", "silent", "distinct_states", "runs", "covered", "unreachable"}
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -57,10 +60,29 @@ def refuse_bad_arguments(args) -> None:
     if not target.parent.is_dir() and not target.parent == Path(""):
         raise UsageError(f"--output {args.output}: directory {target.parent} does not exist; create it first")
     if target.is_dir():
-        foreign = sorted(p.name for p in target.iterdir() if not p.name.startswith(OWN_FILES))
+        foreign = sorted(p.name for p in target.iterdir() if not written_by_generate(p))
         if foreign:
             raise UsageError(f"--output {args.output} holds {foreign[0]}, which generate did not write: "
                              "give an empty or new directory")
+
+
+def written_by_generate(path: Path) -> bool:
+    """Whether `path` is a file an earlier generate wrote, judged by its content, not only its
+    name: a run's first line is a log header, coverage.json is the coverage report."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 20)
+        if RUN_FILE.fullmatch(path.name):
+            header = json.loads(head.split(b"\n", 1)[0])
+            return isinstance(header, dict) and header.get("format") == FORMAT
+        if path.name == "coverage.json":
+            report = json.loads(head)
+            return isinstance(report, dict) and REPORT_KEYS <= set(report)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return False
 
 
 def run(args) -> int:
@@ -71,7 +93,9 @@ def run(args) -> int:
                                       observe=not args.no_observe)
              for index, run in enumerate(coverage.runs)}
     report = json_report(coverage, args.silent)
-    files["coverage.json"] = json.dumps(report, indent=1) + "\n"
+    # the file holds what the runs cover, not how long finding them took: a second run at the
+    # same constants writes the same bytes
+    files["coverage.json"] = json.dumps({k: v for k, v in report.items() if k != "seconds"}, indent=1) + "\n"
     write_directory(Path(args.output), files)
     with output_to(None) as sink:
         if args.json:
@@ -88,10 +112,14 @@ def run_name(index: int) -> str:
 
 
 def write_directory(target: Path, files: dict) -> None:
-    """Write `files` into `target` all at once: into a fresh directory beside it, then swapped in."""
+    """Write `files` into `target` all at once: into a fresh directory beside it, then swapped in.
+    A symbolic link is written through: its target directory is the one replaced."""
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     parent = target.parent if str(target.parent) else Path(".")
+    sweep_leftovers(target)
     try:
-        fresh = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".partial"))
+        fresh = Path(tempfile.mkdtemp(dir=parent, prefix=partial_prefix(target), suffix=".partial"))
     except OSError as error:
         raise UsageError(f"cannot write --output {target}: {error.strerror}") from None
     old = None

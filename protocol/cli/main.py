@@ -8,6 +8,7 @@ output that went away: EXIT_BROKEN_PIPE), 2 for a usage error.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -17,7 +18,8 @@ from protocol.engine import ModelError
 from protocol.lifecycle import deferred, how, interrupted, run_lifecycle
 from protocol.cli.options import typed
 from protocol.cli.common import (
-    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, warn,
+    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, guard_closed_output,
+    warn,
 )
 
 # name -> (module under protocol/cli/, one-line help). Only the module of
@@ -76,6 +78,12 @@ def named_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    guard_closed_output()
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # every relative path (an --output, a log, the checkout) is lost
+        warn("the current directory no longer exists (deleted or moved): cd to one that does")
+        return EXIT_USAGE
     with run_lifecycle():
         try:
             return dispatch(argv)
@@ -103,9 +111,22 @@ def dispatch(argv: list[str]) -> int:
     except KeyboardInterrupt:  # before any result was there to report
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+    except MemoryError:  # the search outgrew the memory (or a limit set on it): no verdict
+        warn("out of memory: the run needs more than this process may have; give --max-states N, "
+             "smaller constants, --symmetry or --fingerprints (docs/checker.md)")
+        silence_stdout()
+        return EXIT_NOT_AS_EXPECTED
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as error:
+        if error.errno not in RESOURCE_ERRORS:
+            raise
+        # a limit of the process (ulimit -n, -u): the run could not start its workers or files
+        warn(f"{error.strerror or error}: the run needs more {RESOURCE_ERRORS[error.errno]} than this "
+             "process may have; raise the limit or give fewer --jobs / --workers")
+        silence_stdout()
+        return EXIT_NOT_AS_EXPECTED
     except Exception:
         if not interrupted():
             raise
@@ -113,6 +134,10 @@ def dispatch(argv: list[str]) -> int:
         # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+
+
+# The limits of a process a run can meet starting workers or opening files, and what it ran out of.
+RESOURCE_ERRORS = {errno.EMFILE: "open files", errno.ENFILE: "open files", errno.EAGAIN: "processes"}
 
 
 def silence_stdout() -> None:

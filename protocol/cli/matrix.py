@@ -8,7 +8,7 @@ import json
 import attrs
 
 from protocol.model.config import Config
-from protocol.tools.matrix import Matrix, derivation_record, markdown, plan, row_record, run_matrix
+from protocol.tools.matrix import Matrix, derivation_record, markdown, matrix_switches, plan, row_record, run_matrix
 from protocol.cli.common import (
     JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number, wide_console,
 )
@@ -19,8 +19,9 @@ PIPE_WIDTH = 80  # a pipe (`matrix | head`) gets what a terminal would; the tabl
 def add_parser(subparsers, name: str, help: str) -> None:
     parser = subparsers.add_parser(
         name, help=help,
-        description="Check every combination of compaction x standing_hold x cap x acquire x "
-                    "physical (fairness on) and derive the minimal sufficient sets of mechanisms.",
+        # the switches named from the matrix's own list: a switch added to it is in --help too
+        description=f"Check every combination of {' x '.join(matrix_switches())} (fairness on) "
+                    "and derive the minimal sufficient sets of mechanisms.",
     )
     add_constants_option(parser)
     parser.add_argument("--json", action="store_true",

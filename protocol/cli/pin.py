@@ -83,7 +83,10 @@ def run(args) -> int:
 def replace_atomically(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path` and rename it onto `path` (same mode):
     a reader sees the old manifest or the new one, never half of one."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    except OSError as error:  # a read-only file system, a directory we may not write
+        raise RunFailure(f"cannot write {where()}: {error.strerror or error}; left as it was") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)

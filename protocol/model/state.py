@@ -78,6 +78,10 @@ def _argument_ok(name: str, value, cfg) -> bool:
 
 
 def _dense(mapping: dict, size: int, default=None) -> tuple:
+    """The map as a tuple indexed 0..size-1; a key outside that range is not of the domain
+    (a KeyError, as for a missing key), never silently dropped."""
+    if any(isinstance(key, bool) or key not in range(size) for key in mapping):
+        raise KeyError(f"a key outside 0..{size - 1}")
     return tuple(mapping.get(key, default) for key in range(size))
 
 

@@ -18,6 +18,8 @@ def figure(record: dict | None, key: str, unit: str = "") -> Text:
         return Text("–", style="dim")
     if "error" in record:
         return Text("error", style="red")
+    if "skipped" in record:
+        return Text("not run", style="dim")
     if not record["complete"]:
         return Text("cut", style="yellow")
     value = record[key]

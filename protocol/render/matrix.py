@@ -5,13 +5,13 @@ Knows nothing of the search; it draws a `protocol.tools.matrix.Matrix`.
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from protocol.tools.matrix import Matrix, Row, derivation_summary, mechanisms_text, named_words, property_names, remark
-from protocol.render.terminal import NARROW, VERDICT_STYLE, one_line_description
+from protocol.render.terminal import VERDICT_STYLE, first_fitting, one_line_description
 
 
 # Two-line headers keep the five verdict columns narrow.
@@ -45,13 +45,21 @@ def initials(prop: str) -> str:
     return INITIALS.get(prop) or (prop if len(prop) <= 3 else "".join(c for c in prop if c.isupper() or c.isdigit()))
 
 
-def matrix_table(matrix: Matrix, width: int = WIDE) -> Table:
-    """Below WIDE columns the named configuration and the remark go under the mechanisms;
-    below NARROW (80) every property takes its initials, the count goes there too, verdicts
-    lose their space (✗12) and the mechanisms' column is never narrower than its longest
-    word, so that at 60 columns every word is whole."""
+def matrix_table(matrix: Matrix, width: int = WIDE):
+    """The widest layout that fits `width` without cutting a cell: every column; the named
+    configuration and the remark under the mechanisms; the properties' initials with the
+    count under the mechanisms too; and, narrower than that, one block of lines per row."""
+    return first_fitting(width, [lambda: matrix_grid(matrix, narrow=False, tiny=False),
+                                 lambda: matrix_grid(matrix, narrow=True, tiny=False),
+                                 lambda: matrix_grid(matrix, narrow=True, tiny=True),
+                                 lambda: matrix_rows(matrix)])
+
+
+def matrix_grid(matrix: Matrix, narrow: bool, tiny: bool) -> Table:
+    """`narrow`: the named configuration and the remark go under the mechanisms; `tiny`: every
+    property takes its initials, the count goes there too, verdicts lose their space (✗12)
+    and the mechanisms' column is never narrower than its longest word."""
     props = property_names(matrix)
-    narrow, tiny = width < WIDE, width < NARROW
     short = initials if tiny else (lambda prop: INITIALS.get(prop, prop))
     caption = CAPTION
     if narrow:
@@ -77,6 +85,32 @@ def matrix_table(matrix: Matrix, width: int = WIDE) -> Table:
     for cells in rows:
         table.add_row(*cells)
     return table
+
+
+def matrix_rows(matrix: Matrix) -> Group:
+    """The matrix as a list, for a width no grid fits: per row its number, then its mechanisms,
+    `initials:verdict` pairs (a pair is never split by a wrap), named, remark and count."""
+    props = property_names(matrix)
+    sufficiency, minimal = matrix.sufficiency(), matrix.minimal_sets()
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column("#", justify="right", no_wrap=True)
+    grid.add_column("row")
+    for row in matrix.rows:
+        dim = "dim" if row.same_as is not None else ""
+        cell = Text(mechanisms_text(row.mechanisms), style=dim)
+        verdicts = Text()
+        for prop in props:
+            verdict = verdict_cell(row.outcome, prop)
+            if verdict.plain:
+                verdicts.append(f"{initials(prop)}:").append(verdict.plain.replace(" ", ""), style=verdict.style)
+                verdicts.append(" ")
+        states = f"{row.outcome.distinct_states:,} states" if row.outcome else ""
+        for line in (verdicts, named_words(row, matrix), remark(row, matrix, sufficiency, minimal), states):
+            if str(line).strip():
+                cell.append("\n").append_text(line if isinstance(line, Text) else Text(line, style=dim))
+        grid.add_row(Text(str(row.number), style=dim), cell)
+    legend = "   ".join(f"{initials(p)} {p}" for p in props if initials(p) != p)
+    return Group(Text("mechanism matrix", style="bold"), grid, Text(CAPTION + "\n" + legend, style="dim"))
 
 
 def row_cells(row: Row, matrix: Matrix, props: list[str], why: str, narrow: bool = False,

@@ -26,9 +26,62 @@ class OurConsole(Console):
         raise BrokenPipeError(32, "the reader of the output went away")
 
 
-def console_for(file=None, width: int | None = None) -> Console:
-    """A console that writes no ANSI codes when its output is not a terminal."""
-    return OurConsole(file=file, width=width, highlight=False, soft_wrap=False)
+# ------------------------------------------------------------------ the terminal model
+#
+# Width and colour are decided here, once, for every console a command draws on:
+# - the width is COLUMNS when it is a whole number above zero (below MIN_WIDTH it is
+#   raised to MIN_WIDTH: no table is drawn one character a line); COLUMNS that is 0,
+#   negative or not a number counts as unset. Unset, a terminal gives its own width, and
+#   a file or a pipe the command's default width (never the size of a terminal it is not);
+# - colour and cursor movement only on a terminal, and never with NO_COLOR set: a file or
+#   a pipe gets plain text whatever FORCE_COLOR, TTY_COMPATIBLE or TERM say.
+
+MIN_WIDTH = 60
+DEFAULT_WIDTH = 80
+
+
+def stated_width(environ=None) -> int | None:
+    """The width COLUMNS states, raised to MIN_WIDTH; None when it states none (unset, 0,
+    negative, not a number)."""
+    import os
+
+    text = (os.environ if environ is None else environ).get("COLUMNS", "").strip()
+    if not text.isdigit() or len(text) > 6 or int(text) <= 0:
+        return None
+    return max(int(text), MIN_WIDTH)
+
+
+def is_a_terminal(stream) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (ValueError, OSError, AttributeError):  # closed, or not a stream at all
+        return False
+
+
+def terminal_width(stream) -> int | None:
+    import os
+
+    try:
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return None
+    return max(width, MIN_WIDTH) if width > 0 else None
+
+
+def console_for(file=None, width: int | None = None, default_width: int = DEFAULT_WIDTH) -> Console:
+    """The console a command draws on `file` (standard output when None), its width and
+    colour decided by the terminal model above; `width`, when given, is the width."""
+    import os
+    import sys
+
+    stream = file if file is not None else sys.stdout
+    terminal = is_a_terminal(stream)
+    if width is None:
+        width = stated_width() or (terminal_width(stream) if terminal else None) or default_width
+    colour = terminal and not os.environ.get("NO_COLOR")
+    return OurConsole(file=file, width=max(width, 1), highlight=False, soft_wrap=False,
+                      force_terminal=terminal, color_system="auto" if colour else None,
+                      no_color=not colour, force_interactive=terminal)
 
 
 def plain_console(file, width: int) -> Console:
@@ -44,6 +97,28 @@ def plain_text(renderable, width: int) -> str:
     buffer = io.StringIO()
     plain_console(buffer, width).print(renderable)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def narrowest_width(renderable) -> int:
+    """The fewest columns `renderable` can be drawn in without cutting a cell (its no_wrap
+    cells whole, every word whole)."""
+    import io
+
+    from rich.measure import Measurement
+
+    console = plain_console(io.StringIO(), 1_000_000)
+    return Measurement.get(console, console.options, renderable).minimum
+
+
+def first_fitting(width: int, layouts):
+    """The first of `layouts` (callables, widest layout first) whose drawing fits `width`
+    columns without cutting a cell; the last one, made to fit any width, otherwise."""
+    *tried, last = layouts
+    for layout in tried:
+        drawn = layout()
+        if narrowest_width(drawn) <= width:
+            return drawn
+    return last()
 
 
 # ------------------------------------------------------------------ traces
@@ -231,7 +306,7 @@ def reachable_table(result):
     if words is None:
         return Text("not checked: this search keeps no states to look for them in", style="yellow")
     rows = Table(box=None, show_header=True, padding=(0, 2, 0, 0))
-    rows.add_column("state", no_wrap=True)
+    rows.add_column("state")  # a long description wraps; the depth stays whole
     rows.add_column("first reached", no_wrap=True)
     for what, where in words:
         rows.add_row(Text(what), Text(where, style="red" if where.startswith("not") else "green"))
@@ -266,9 +341,11 @@ def render_result(console: Console, result, show_traces: bool = True, full: bool
             console.print(trace_table(verdict.trace, full=full, explain=lines, cfg=result.config))
 
 
-def render_totals(console: Console, results, seconds: float, skipped=()) -> None:
-    """One line per configuration: counts, the violations found, and whether as expected."""
-    table = Table(box=box.SIMPLE_HEAD, title=Text("check --all", style="bold"), title_justify="left",
+def render_totals(console: Console, results, seconds: float, skipped=(), title: str = "check --all") -> None:
+    """One line per configuration: counts, the violations found, and whether as expected; a
+    search cut short (--max-states, --stop-on-violation, Ctrl-C) is counted apart, never as
+    as expected."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text(title, style="bold"), title_justify="left",
                   pad_edge=False)
     table.add_column("configuration", no_wrap=True)
     table.add_column("states", justify="right", no_wrap=True)
@@ -279,16 +356,25 @@ def render_totals(console: Console, results, seconds: float, skipped=()) -> None
         violated = "\n".join(
             f"{p} ({v.trace_length})" for p, v in result.properties.items() if v.holds is False
         ) or "none"
-        table.add_row(
-            result.named.name, f"{result.distinct_states:,}", str(result.depth), violated,
-            Text("yes", style="green") if result.as_expected else Text("NO", style="bold red"),
-        )
+        if incomplete(result):
+            verdict = Text("cut short", style="bold yellow")
+        else:
+            verdict = Text("yes", style="green") if result.as_expected else Text("NO", style="bold red")
+        table.add_row(result.named.name, f"{result.distinct_states:,}", str(result.depth), violated, verdict)
     console.print(table)
-    failed = sum(not r.as_expected for r in results)
-    line = f"{len(results)} configurations, {failed} not as expected, {seconds:.1f} s"
+    cut = sum(incomplete(r) for r in results)
+    failed = sum(not r.as_expected and not incomplete(r) for r in results)
+    line = f"{len(results)} configurations, {failed} not as expected"
+    if cut:
+        line += f", {cut} cut short (incomplete: no verdict)"
+    line += f", {seconds:.1f} s"
     if skipped:
         line += f"; skipped (no verdict): {', '.join(skipped)}"
-    console.print(Text(line, style="bold red" if failed or skipped else "bold green"))
+    console.print(Text(line, style="bold red" if failed or skipped or cut else "bold green"))
+
+
+def incomplete(result) -> bool:
+    return not result.complete or bool(getattr(result, "interrupted", False))
 
 
 class ProgressView:

@@ -221,6 +221,10 @@ class Handler(BaseHTTPRequestHandler):
     page: str
 
     def do_GET(self):  # noqa: N802 - http.server's name
+        if not self._host_is_ours():
+            return self._json(HTTPStatus.FORBIDDEN, {
+                "error": f"Host {self.headers.get('Host')!r} is not this server: ask for "
+                         f"http://{LOOPBACK}:{self.server.server_address[1]}/ or localhost"})
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
             return self._send(HTTPStatus.OK, self.page.encode("utf-8"), "text/html; charset=utf-8")
@@ -239,6 +243,15 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(error), "searching": True},
                               {"Retry-After": "1"})
         return self._json(HTTPStatus.OK, record)
+
+    def _host_is_ours(self) -> bool:
+        """Only a request naming this server answers: its address or localhost, at its port.
+        A page elsewhere in the browser could otherwise read the API by DNS rebinding (its
+        own name made to resolve to 127.0.0.1), as Jupyter and other local servers guard."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        port = self.server.server_address[1]
+        names = {LOOPBACK, "localhost", str(self.server.server_address[0])}
+        return host in names or host in {f"{name}:{port}" for name in names}
 
     def _refuse_method(self):
         """Any method but GET (and HEAD): 405, as JSON like every answer."""

@@ -120,16 +120,23 @@ class Log:
 
 
 def read_text(path: str) -> str:
-    """The file's text, refused when it is too large to be a log or is not UTF-8."""
+    """The file's text (`-`: standard input), refused when it is too large to be a log or is
+    not UTF-8. A FIFO with no writer is an empty log, not a wait for ever."""
+    import sys
+
+    where = "standard input" if path == "-" else path
     try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise LogError(None, f"{path} is {size:,} bytes, more than the {MAX_BYTES:,} a log may have: "
-                                 "split the run into several logs")
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+        if path == "-":
+            if sys.stdin is None:
+                raise LogError(None, "standard input is closed: give the log's file name")
+            raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        else:
+            raw = read_bytes(path)
     except OSError as error:
-        raise LogError(None, f"cannot read {path}: {error.strerror}") from None
+        raise LogError(None, f"cannot read {where}: {error.strerror or error}") from None
+    if len(raw) > MAX_BYTES:
+        raise LogError(None, f"{where} holds more than the {MAX_BYTES:,} bytes a log may have: "
+                             "split the run into several logs")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -137,18 +144,35 @@ def read_text(path: str) -> str:
         raise LogError(line, "is not UTF-8 text: a log is JSON Lines") from None
 
 
+def read_bytes(path: str) -> bytes:
+    """At most MAX_BYTES + 1 bytes of `path`. A FIFO is opened without waiting for a writer
+    (with none, it reads as empty), then read as any file."""
+    import fcntl
+    import stat
+
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "it is a directory")
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(descriptor, "rb", closefd=True) as handle:
+        if stat.S_ISREG(os.fstat(descriptor).st_mode) and os.fstat(descriptor).st_size > MAX_BYTES:
+            return b"x" * (MAX_BYTES + 1)  # refused by size without reading it
+        flags = fcntl.fcntl(descriptor, fcntl.F_GETFL)
+        fcntl.fcntl(descriptor, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        return handle.read(MAX_BYTES + 1)
+
+
 def parse(text: str, config_name: str | None = None) -> Log:
     """The log (or ITF trace) `text` holds; `config_name` holds it against another design."""
     lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
-        if len(line) > MAX_LINE_BYTES:
-            raise LogError(number, f"is {len(line):,} characters, more than the {MAX_LINE_BYTES:,} a line may have")
     first = next(((n, line) for n, line in enumerate(lines, 1) if line.strip()), None)
     if first is None:
         raise LogError(1, f"the log is empty: its first line must be the header {{\"format\": \"{FORMAT}\", ...}}")
-    document = _itf_document(text, first[1])
-    if document is not None:
+    document = _itf_document(text, first[1], first[0])
+    if document is not None:  # one document, bounded by MAX_BYTES alone (Quint writes it on one line)
         return parse_itf(document, config_name, first[0])
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE_BYTES:
+            raise LogError(number, f"is {len(line):,} characters, more than the {MAX_LINE_BYTES:,} a line may have")
     header = _json_object(first[1], first[0])
     if header.get("format") != FORMAT:
         raise LogError(first[0], f"is not a header: the first line must be {{\"format\": \"{FORMAT}\", "
@@ -173,15 +197,27 @@ def against(log: Log, config_name: str | None, number: int) -> Log:
         raise LogError(number, f"--config {config_name}: {error}") from None
 
 
-def _json_object(line: str, number: int) -> dict:
+# JSON's names for what json.loads returns, for a line that is not an object.
+JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+def json_value(text: str, number: int):
+    """`text` as JSON, or a LogError naming the line: not JSON, nested too deeply, or a
+    number too long to be any value of the model (Python refuses over 4,300 digits)."""
     try:
-        value = json.loads(line)
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise LogError(number, f"is not JSON ({error.msg} at column {error.colno})") from None
+        raise LogError(number, f"is not JSON ({error.msg}, column {error.colno})") from None
     except RecursionError:
         raise LogError(number, "is nested too deeply to be an event") from None
+    except ValueError:  # int() past sys.get_int_max_str_digits(): no time, id or frontier is that long
+        raise LogError(number, "holds a number of thousands of digits: no value of the model is that large") from None
+
+
+def _json_object(line: str, number: int) -> dict:
+    value = json_value(line, number)
     if not isinstance(value, dict):
-        raise LogError(number, f"is a JSON {type(value).__name__}, not an object")
+        raise LogError(number, f"is a JSON {JSON_TYPES.get(type(value), 'value')}, not an object")
     return value
 
 
@@ -234,8 +270,9 @@ class Vocabulary:
                 self.by_name[action.name] = [Label(action.name, *args) for args, _ in action.parameters(cfg)]
 
     def label(self, name, args, number: int) -> Label:
-        if name not in self.by_name:
-            raise LogError(number, f"unknown action {name!r}: the actions are {', '.join(self.by_name)}")
+        if not isinstance(name, str) or name not in self.by_name:
+            shown = repr(name) if isinstance(name, str) else json.dumps(name)[:60]
+            raise LogError(number, f"unknown action {shown}: the actions are {', '.join(self.by_name)}")
         if not isinstance(args, list) or not all(_whole(a) for a in args):
             raise LogError(number, f"{name}'s \"args\" must be a list of whole numbers")
         label = Label(name, *args)
@@ -266,18 +303,26 @@ def read_event(event: dict, number: int, cfg: Config, labels: Vocabulary):
         raise LogError(number, f"a step has unknown key {unknown[0]!r}: the keys are {', '.join(STEP_KEYS)}")
     label = labels.label(event["action"], event.get("args", []), number)
     command = event.get("command")
+    if command is not None and label.name not in RUNTIME_STEPS:
+        raise LogError(number, f"{label.name} pops no command: only {' and '.join(RUNTIME_STEPS)} "
+                               "steps may name one")
     return StepEvent(number, label, None if command is None else read_command_text(command, number))
 
 
+# The steps that pop a command off a runtime's queue (the others name none).
+RUNTIME_STEPS = ("MaintStep", "InterStep")
+
+
 def read_command_text(command, number: int) -> str:
-    """A step's `command`, as the narration writes it; an ITF variant is read too."""
-    if isinstance(command, str):
-        return command.replace(" ", "").replace(",", ", ")
+    """A step's `command`, as the narration writes it; an ITF variant is read too. Either
+    must be a command of a known kind with its number of arguments."""
     try:
-        return cmd.command_text(cmd.command_from_itf(command))
-    except (KeyError, TypeError, AttributeError):
-        raise LogError(number, f"\"command\" {json.dumps(command)[:60]} is neither a command's text "
-                               "(\"Compact(1)\") nor an ITF variant") from None
+        variant = command_variant(command) if isinstance(command, str) else command
+        return cmd.command_text(cmd.command_from_itf(variant))
+    except (KeyError, TypeError, AttributeError, ValueError):
+        kinds = ", ".join(cmd.KINDS)
+        raise LogError(number, f"\"command\" {json.dumps(command)[:60]} is not a command: give its text "
+                               f"(\"Compact(1)\") or its ITF variant, of a kind among {kinds}") from None
 
 
 # ------------------------------------------------------------ observations
@@ -303,7 +348,8 @@ def split_key(key: str, number: int, cfg: Config) -> tuple[str, int | None]:
         return name, None
     if variable.scope == GLOBAL:
         raise LogError(number, f"{name} is global: observe it whole, not {key}")
-    if not rest.endswith("]") or not rest[:-1].isdigit() or int(rest[:-1]) >= cfg.P:
+    index = rest[:-1]
+    if not rest.endswith("]") or not (index.isascii() and index.isdigit()) or len(index) > 6 or int(index) >= cfg.P:
         raise LogError(number, f"{key}: the process must be 0..{cfg.P - 1}, as in {name}[0]")
     return name, int(rest[:-1])
 
@@ -314,21 +360,37 @@ def decode(name: str, p: int | None, encoded, number: int, cfg: Config):
     try:
         if variable.scope == GLOBAL or p is not None:
             return decode_one(variable, encoded, cfg)
-        per_process = encoded if isinstance(encoded, list) else [v for _, v in sorted(
-            (schema.itf_number(k), v) for k, v in encoded["#map"])]
+        per_process = encoded if isinstance(encoded, list) else by_process(encoded["#map"], cfg.P)
         if len(per_process) != cfg.P:
-            raise ValueError(f"has {len(per_process)} entries for {cfg.P} processes")
+            raise NotInDomain(f"has {len(per_process)} entries for {cfg.P} processes")
         return tuple(decode_one(variable, v, cfg) for v in per_process)
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
-        why = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
+        said = str(error) if isinstance(error, NotInDomain) else ""
+        why = f" ({said})" if said and said != NOT_IN_DOMAIN else ""
         raise LogError(number, f"{fact_text(name, p)} = {json.dumps(encoded)[:60]} is not a value of its domain "
                                f"in the ITF encoding{why} (docs/logs.md)") from None
+
+
+NOT_IN_DOMAIN = "is not a value of its domain"
+
+
+class NotInDomain(ValueError):
+    """What is wrong with an observed value, in our words (Python's own ValueErrors, such as
+    int()'s, are not shown: they name Python's internals, not the log's problem)."""
+
+
+def by_process(pairs, P: int) -> list:
+    """A per-process `#map`'s values in process order: its keys must be 0..P-1, each once."""
+    keyed = dict((schema.itf_number(key), value) for key, value in pairs)
+    if len(keyed) != len(pairs) or not all(_whole(key) for key in keyed) or set(keyed) != set(range(P)):
+        raise NotInDomain(f"its keys must be the processes 0..{P - 1}, each once")
+    return [keyed[p] for p in range(P)]
 
 
 def decode_one(variable, encoded, cfg: Config):
     """One value of `variable` (one process's, for a per-process one), in range."""
     sizes = Sizes(cfg.P, cfg.D)
-    problem = "is not a value of its domain"
+    problem = NOT_IN_DOMAIN
     for form in lenient_forms(variable.domain, encoded):
         try:
             value = variable.domain.from_itf(form, sizes)
@@ -337,7 +399,7 @@ def decode_one(variable, encoded, cfg: Config):
         problem = variable.domain.problem(value, cfg)
         if problem is None:
             return value
-    raise ValueError(problem)
+    raise NotInDomain(problem)
 
 
 def lenient_forms(domain, encoded) -> list:
@@ -355,17 +417,21 @@ def command_variant(text: str) -> dict:
     """`"Compact(1)"` as the ITF variant of its kind (either of the kind's field lists)."""
     name, _, rest = text.partition("(")
     kind = cmd.KINDS[name.strip()]
-    args = [int(a) for a in rest.rstrip(")").split(",") if a.strip()] if rest else []
+    if rest and not rest.endswith(")"):
+        raise NotInDomain(f"{text} does not end with ')'")
+    args = [int(a) for a in rest[:-1].split(",") if a.strip()] if rest else []
+    if any(len(a.strip()) > 30 for a in rest.split(",")):
+        raise NotInDomain(f"{text[:40]} has an argument too long to be a number of the model")
     names = kind.indexed_fields if len(args) == len(kind.indexed_fields) != len(kind.fields) else kind.fields
     if len(names) != len(args):
-        raise ValueError(f"{text} has {len(args)} arguments, not {len(names)}")
+        raise NotInDomain(f"{text} has {len(args)} arguments, not {len(names)}")
     return {"tag": kind.name, "value": dict(zip(names, args))}
 
 
 # ----------------------------------------------------------------------- ITF
 
 
-def _itf_document(text: str, first_line: str):
+def _itf_document(text: str, first_line: str, number: int):
     """The ITF document `text` holds (one per line, or one pretty-printed), or None for a log."""
     try:
         value = json.loads(first_line)
@@ -374,6 +440,10 @@ def _itf_document(text: str, first_line: str):
             value = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
             return None
+        except ValueError:
+            json_value(text, number)  # the number too long: its LogError
+    except ValueError:
+        json_value(first_line, number)
     if isinstance(value, dict) and "states" in value and "format" not in value:
         return value
     return None
@@ -399,9 +469,14 @@ def parse_itf(document: dict, config_name: str | None, number: int) -> Log:
     for index, encoded in enumerate(states):
         if index:
             action = encoded.get("#meta", {}).get("action") if isinstance(encoded.get("#meta"), dict) else None
+            if action is not None and not isinstance(action, dict):
+                raise LogError(number, f"state {index}: #meta action must be an object "
+                                       "{\"name\": ..., \"args\": [...]}, not a JSON "
+                                       f"{JSON_TYPES.get(type(action), 'value')}")
             label = None if action is None else labels.label(action.get("name"), action.get("args", []), number)
             events.append(StepEvent(number, label, None, index))
-        observed = {key: value for key, value in encoded.items() if key != "#meta"}
+        # Quint's --mbt adds what it picked (mbt::actionTaken, mbt::nondetPicks): not the model's
+        observed = {key: value for key, value in encoded.items() if key != "#meta" and not key.startswith("mbt::")}
         try:
             facts = read_facts(observed, number, cfg)
         except LogError as error:
