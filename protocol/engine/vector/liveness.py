@@ -23,7 +23,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from protocol.engine import GLOBALS, PROCESS
+from protocol.engine import GLOBALS, PAIR, PROCESS
 from protocol.engine import liveness
 from protocol.engine.liveness import Counterexample, Lasso, QuotientCycle
 
@@ -460,29 +460,89 @@ class ListGraph:
         return zip(self.labels[start:end], self.targets[start:end])
 
 
-def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays: per
-    interned component where the pair reads only the globals (premise) and its
-    process's locals (conclusion), else on every decoded state."""
-    engine = run.engine
-    masks, by_component = [], {}  # pair index -> (premise per globals id, unmet per locals id)
+def per_state_reason(pair) -> str | None:
+    """Why the vector engine evaluates `pair` on every decoded state rather than once per
+    component: the side that reads the whole state (or no process in particular); None
+    where both sides are evaluated per component or pair of them."""
+    for side, reads in (("premise", pair.premise_reads), ("conclusion", pair.conclusion_reads)):
+        if reads not in COMPONENT_READS:
+            return f"its {side} reads the whole state"
+        if reads != GLOBALS and pair.process is None:
+            return f"its {side} reads a process's locals but the pair names no process"
+    return None
+
+
+COMPONENT_READS = (GLOBALS, PROCESS, PAIR)
+
+
+class ComponentTruth:
+    """A predicate's value per component, computed as the components are met: per globals
+    id, per locals id, or per pair (globals id, locals id), each on the state whose every
+    process has those locals (the others' globals are the initial ones)."""
+
+    def __init__(self, engine, predicate, reads: str):
+        self.engine, self.predicate, self.reads = engine, predicate, reads
+        self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
+
+    def of(self, G: np.ndarray, lids: np.ndarray) -> np.ndarray:
+        """Per state (its globals' ids `G`, its process's locals' ids `lids`), the predicate's value."""
+        engine = self.engine
+        if self.reads == GLOBALS:
+            index, size = G, len(engine.globals)
+        elif self.reads == PROCESS:
+            index, size = lids, len(engine.locals)
+        else:
+            index, size = G.astype(np.int64) * len(engine.locals) + lids, len(engine.globals) * len(engine.locals)
+        if len(self.table) < size:
+            grown = np.full(size, -1, dtype=np.int8)
+            grown[:len(self.table)] = self.table
+            self.table = grown
+        found = self.table.take(index)
+        if found.min(initial=0) < 0:
+            missing = np.unique(index[found < 0])
+            self.table[missing] = [self.value(int(at)) for at in missing.tolist()]
+            found = self.table.take(index)
+        return found.view(bool)
+
+    def value(self, at: int) -> bool:
+        engine = self.engine
+        if self.reads == GLOBALS:
+            return bool(self.predicate(engine.assemble(engine.globals[at], [engine.empty_local] * engine.P)))
+        if self.reads == PROCESS:
+            return bool(self.predicate(engine.assemble(engine.initial_globals, [engine.locals[at]] * engine.P)))
+        g, lid = divmod(at, len(engine.locals))
+        return bool(self.predicate(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P)))
+
+
+def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
+    """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays, and
+    whether its premise holds in some state. A side that reads the globals, its process's
+    locals or both (`engine.LeadsTo`) is evaluated once per component or pair of them
+    and gathered onto the states a level at a time; a pair with a side that reads the
+    whole state (`per_state_reason`) is evaluated on every decoded state."""
+    engine, n = run.engine, run.distinct_states
+    masks: list = [None] * len(pairs)
+    premised: list = [False] * len(pairs)  # None: no trigger, and the premise not evaluated elsewhere
+    truths = {}  # pair index -> (premise, conclusion) as ComponentTruth
+    whole = [i for i, pair in enumerate(pairs) if per_state_reason(pair) is not None]
     for i, pair in enumerate(pairs):
-        if pair.premise_reads == GLOBALS and pair.conclusion_reads == PROCESS:
-            premise_of = np.array([bool(pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)))
-                                   for g in engine.globals], dtype=bool)
-            unmet_of = np.array([not pair.conclusion(engine.assemble(engine.initial_globals, [loc] * engine.P))
-                                 for loc in engine.locals], dtype=bool)
-            by_component[i] = (premise_of, unmet_of)
-            masks.append((np.empty(run.distinct_states, dtype=bool), np.empty(run.distinct_states, dtype=bool)))
-            continue
-        triggers, unmet = liveness.leads_to_masks(run.decoded_states(),
-                                                  [(pair.premise, pair.conclusion)])[0]
-        masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
-                      np.frombuffer(bytes(unmet), dtype=bool).copy()))
-    for offset, G, L in run.level_components() if by_component else ():  # not the whole graph at once
+        if i not in whole:
+            truths[i] = (ComponentTruth(engine, pair.premise, pair.premise_reads),
+                         ComponentTruth(engine, pair.conclusion, pair.conclusion_reads))
+            masks[i] = (np.empty(n, dtype=bool), np.empty(n, dtype=bool))
+    if whole:  # every decoded state, once for all such pairs
+        found = liveness.leads_to_masks(run.decoded_states(), [(pairs[i].premise, pairs[i].conclusion) for i in whole])
+        for i, (triggers, unmet) in zip(whole, found):
+            masks[i] = (np.frombuffer(bytes(triggers), dtype=bool).copy(),
+                        np.frombuffer(bytes(unmet), dtype=bool).copy())
+            premised[i] = True if masks[i][0].any() else None
+    for offset, G, L in run.level_components() if truths else ():  # a level at a time, not the whole graph
         here = slice(offset, offset + len(G))
-        for i, (premise_of, unmet_of) in by_component.items():
+        for i, (premise, conclusion) in truths.items():
+            lids = L[pairs[i].process] if pairs[i].process is not None else G
             triggers, unmet = masks[i]
-            unmet[here] = unmet_of[L[pairs[i].process]]
-            triggers[here] = premise_of[G] & unmet[here]
-    return masks
+            holds = premise.of(G, lids)
+            premised[i] = premised[i] or bool(holds.any())
+            np.logical_not(conclusion.of(G, lids), out=unmet[here])
+            np.logical_and(holds, unmet[here], out=triggers[here])
+    return masks, premised

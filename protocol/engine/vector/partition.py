@@ -523,7 +523,7 @@ class VectorPartition:
         boolean arrays (`vector_liveness.leads_to_masks`)."""
         from protocol.engine.vector.liveness import leads_to_masks
 
-        return leads_to_masks(self.run, pairs_of(self.model))
+        return leads_to_masks(self.run, pairs_of(self.model))[0]
 
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""
