@@ -45,9 +45,9 @@ def edge_rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.nd
     """The edge indices out of `nodes` (in their order), and the position in `nodes` of each's source."""
     starts = offsets[nodes]
     counts = offsets[nodes + 1] - starts
-    total = int(counts.sum())
     source = np.repeat(np.arange(len(nodes)), counts)
-    index = np.arange(total) - (np.cumsum(counts) - counts)[source] + starts[source]
+    index = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    index += np.arange(len(index))
     return index, source
 
 
@@ -58,14 +58,16 @@ def chunks(nodes: np.ndarray, size: int = CHUNK):
 
 
 def in_degrees(targets: np.ndarray, n: int, dtype) -> np.ndarray:
-    """Per state, the edges into it. `np.bincount` takes its input as 64-bit integers: on
-    the whole of a large graph's int32 targets that copy alone is twice their size (8 GB
-    at P=3, D=2, MaxTime=3 under symmetry), so the targets go a slice of about n at a
-    time, each slice's copy no bigger than the counts themselves."""
+    """Per state, the edges into it, counted in place by `np.add.at` (the counts' and
+    the one's dtypes matched: numpy's fast path). `np.bincount` would take the targets
+    as 64-bit integers, a copy twice the size of a large graph's int32 ones (8 GB at
+    P=3, D=2, MaxTime=3 under symmetry); `add.at` is given a slice of about n at a time
+    all the same, so that no conversion of the whole is ever made."""
     incoming = np.zeros(n, dtype=dtype)
+    one = incoming.dtype.type(1)
     step = max(n, CHUNK)
     for start in range(0, len(targets), step):
-        np.add(incoming, np.bincount(targets[start:start + step], minlength=n), out=incoming, casting="unsafe")
+        np.add.at(incoming, targets[start:start + step], one)
     return incoming
 
 
@@ -145,10 +147,10 @@ class VectorGraph:
             freed = []
             for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
                 index, _ = rows(self.offsets, part)
-                hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
-                incoming[hit] -= times.astype(ids)
+                hit = self.targets[index]
+                np.subtract.at(incoming, hit, ids(1))  # with the dtypes matched, faster than np.unique's sort
                 freed.append(hit[incoming[hit] == 0])
-            ready = np.sort(np.concatenate(freed)).astype(ids)  # each freed once: by its last edge in
+            ready = sorted_unique(np.concatenate(freed)).astype(ids)  # a state freed by several edges, once
         return incoming > 0
 
     def components_within(self, within: np.ndarray):
@@ -191,10 +193,7 @@ class VectorGraph:
                 continue
             index, source = rows(self.offsets, nodes)
             target = self.targets[index]
-            passed = reached[source] & unmet_bits[target]
-            for bit in range(len(numbers)):
-                hit = target[(passed & dtype(1 << bit)) != 0]
-                reached[hit] |= dtype(1 << bit)
+            np.bitwise_or.at(reached, target, reached[source] & unmet_bits[target])
         return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
 
     def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
@@ -204,7 +203,7 @@ class VectorGraph:
         while len(frontier):
             index, _ = rows(self.offsets, frontier)
             reached = self.targets[index]
-            reached = np.unique(reached[unmet[reached] & ~region[reached]])
+            reached = sorted_unique(reached[unmet[reached] & ~region[reached]])
             region[reached] = True
             frontier = reached
         return region
@@ -317,7 +316,7 @@ class VectorGraph:
             for part in chunks(frontier):
                 _, _, target, _, pair = self.followed(part, m, moved, 0)
                 node = target * m + pair
-                new = np.unique(node[unmet[pair, target] & ~seen[node]])
+                new = sorted_unique(node[unmet[pair, target] & ~seen[node]])
                 seen[new] = True
                 found.append(new)
             frontier = np.concatenate(found)
@@ -339,10 +338,7 @@ class VectorGraph:
             for part in chunks(nodes[reached[nodes] != 0]):
                 index, source = edge_rows(self.offsets, part)
                 target = self.targets[index]
-                passed = permuted[self.labels[index], reached[part][source]] & unmet_bits[target]
-                for bit in bits:
-                    hit = target[(passed & bit) != 0]
-                    reached[hit] |= bit
+                np.bitwise_or.at(reached, target, permuted[self.labels[index], reached[part][source]] & unmet_bits[target])
         return reached != 0
 
     def product_prefix(self, initial, pairs, moved: np.ndarray, unmet: np.ndarray):
@@ -422,6 +418,15 @@ def first_occurrences(nodes: np.ndarray, order: np.ndarray, seen: np.ndarray) ->
     return nodes[first], order[first]
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted: one sort and a neighbour mask. numpy 2's `np.unique`
+    hashes instead, several times slower on the tens of millions of ids met here."""
+    values = np.sort(values)
+    if len(values) > 1:
+        values = values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return values
+
+
 def smallest_unsigned(bits: int):
     """The narrowest unsigned numpy type holding `bits` bits."""
     for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
@@ -445,19 +450,32 @@ class FairComponents:
 
 
 class ListGraph:
-    """What liveness.py's `shortest_prefix` and `lasso` read of a graph, as Python lists."""
+    """What liveness.py's `shortest_prefix` and `lasso` read of a graph, a state at a time
+    from the arrays: a breadth-first prefix to a stall visits a few levels, so converting
+    the whole graph to Python lists (gigabytes at 26 million states) would be waste."""
 
     def __init__(self, graph: VectorGraph):
         self.n, self.families, self.label_bit = graph.n, graph.families, graph.label_bit
         self.all_families = graph.all_families
-        self.offsets = graph.offsets.tolist()
-        self.targets = graph.targets.tolist()
-        self.labels = graph.labels.tolist()
-        self.enabled = graph.enabled.tolist()
+        self.offsets, self.targets, self.labels = graph.offsets, graph.targets, graph.labels
+        self.enabled = Ints(graph.enabled)
 
     def edges_from(self, v: int):
-        start, end = self.offsets[v], self.offsets[v + 1]
-        return zip(self.labels[start:end], self.targets[start:end])
+        start, end = int(self.offsets[v]), int(self.offsets[v + 1])
+        return zip(self.labels[start:end].tolist(), self.targets[start:end].tolist())
+
+
+class Ints:
+    """An integer array read an entry at a time as Python ints (as a list would give them)."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __getitem__(self, i: int) -> int:
+        return int(self.array[i])
+
+    def __len__(self) -> int:
+        return len(self.array)
 
 
 def per_state_reason(pair) -> str | None:
@@ -475,18 +493,39 @@ def per_state_reason(pair) -> str | None:
 COMPONENT_READS = (GLOBALS, PROCESS, PAIR)
 
 
+class Probes:
+    """The states a per-component predicate is evaluated on: globals id g with every
+    process's locals those of locals id `lid` (the initial globals where only the locals
+    count, the initial locals where only the globals do), each process's columns built
+    once per locals id and shared by every predicate."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.width = len(engine.global_names)
+        self.columns: dict[int, tuple] = {}  # locals id -> the local fields' columns
+
+    def state(self, g: int | None, lid: int | None):
+        engine = self.engine
+        globals_ = engine.initial_globals if g is None else engine.globals[g]
+        if lid is None:
+            return engine.assemble(globals_, [engine.empty_local] * engine.P)
+        columns = self.columns.get(lid)
+        if columns is None:
+            columns = self.columns[lid] = tuple(engine.assemble(globals_, [engine.locals[lid]] * engine.P))[self.width:]
+        return engine.state_type(*globals_, *columns)
+
+
 class ComponentTruth:
     """A predicate's value per component, computed as the components are met: per globals
-    id, per locals id, or per pair (globals id, locals id), each on the state whose every
-    process has those locals (the others' globals are the initial ones)."""
+    id, per locals id, or per pair (globals id, locals id), on `Probes`' states."""
 
-    def __init__(self, engine, predicate, reads: str):
-        self.engine, self.predicate, self.reads = engine, predicate, reads
+    def __init__(self, probes: Probes, predicate, reads: str):
+        self.probes, self.predicate, self.reads = probes, predicate, reads
         self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
 
     def of(self, G: np.ndarray, lids: np.ndarray) -> np.ndarray:
         """Per state (its globals' ids `G`, its process's locals' ids `lids`), the predicate's value."""
-        engine = self.engine
+        engine = self.probes.engine
         if self.reads == GLOBALS:
             index, size = G, len(engine.globals)
         elif self.reads == PROCESS:
@@ -499,19 +538,17 @@ class ComponentTruth:
             self.table = grown
         found = self.table.take(index)
         if found.min(initial=0) < 0:
-            missing = np.unique(index[found < 0])
-            self.table[missing] = [self.value(int(at)) for at in missing.tolist()]
+            missing = sorted_unique(index[found < 0])
+            self.table[missing] = [self.value(at) for at in missing.tolist()]
             found = self.table.take(index)
         return found.view(bool)
 
     def value(self, at: int) -> bool:
-        engine = self.engine
         if self.reads == GLOBALS:
-            return bool(self.predicate(engine.assemble(engine.globals[at], [engine.empty_local] * engine.P)))
+            return bool(self.predicate(self.probes.state(at, None)))
         if self.reads == PROCESS:
-            return bool(self.predicate(engine.assemble(engine.initial_globals, [engine.locals[at]] * engine.P)))
-        g, lid = divmod(at, len(engine.locals))
-        return bool(self.predicate(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P)))
+            return bool(self.predicate(self.probes.state(None, at)))
+        return bool(self.predicate(self.probes.state(*divmod(at, len(self.probes.engine.locals)))))
 
 
 def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
@@ -523,12 +560,12 @@ def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], lis
     engine, n = run.engine, run.distinct_states
     masks: list = [None] * len(pairs)
     premised: list = [False] * len(pairs)  # None: no trigger, and the premise not evaluated elsewhere
-    truths = {}  # pair index -> (premise, conclusion) as ComponentTruth
+    truths, probes = {}, Probes(engine)  # pair index -> (premise, conclusion) as ComponentTruth
     whole = [i for i, pair in enumerate(pairs) if per_state_reason(pair) is not None]
     for i, pair in enumerate(pairs):
         if i not in whole:
-            truths[i] = (ComponentTruth(engine, pair.premise, pair.premise_reads),
-                         ComponentTruth(engine, pair.conclusion, pair.conclusion_reads))
+            truths[i] = (ComponentTruth(probes, pair.premise, pair.premise_reads),
+                         ComponentTruth(probes, pair.conclusion, pair.conclusion_reads))
             masks[i] = (np.empty(n, dtype=bool), np.empty(n, dtype=bool))
     if whole:  # every decoded state, once for all such pairs
         found = liveness.leads_to_masks(run.decoded_states(), [(pairs[i].premise, pairs[i].conclusion) for i in whole])

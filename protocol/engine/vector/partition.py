@@ -46,6 +46,7 @@ import numpy as np
 from protocol.engine import Model
 from protocol.engine.fast import Engine
 from protocol.engine.partitioned.search import ParallelExploration, ProcessPool, explore_parallel
+from protocol.engine.vector.liveness import sorted_unique
 from protocol.engine.vector.search import SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, run_starts
 from protocol.engine.partitioned.wire import ComponentNames
 
@@ -62,12 +63,6 @@ class KeyBatch:
 
     def __len__(self) -> int:  # the bytes it carries, as the coordinator counts them
         return len(self.definitions) + self.rows.nbytes
-
-
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted (one sort and a neighbour mask; `np.unique` is slower)."""
-    keys = np.sort(keys)
-    return keys[run_starts(keys)]
 
 
 def id_type(count: int):
