@@ -85,3 +85,15 @@ def test_a_process_side_needs_a_process():
     assert per_state_reason(attrs.evolve(pair, process=None)) == \
         "its conclusion reads a process's locals but the pair names no process"
     assert per_state_reason(attrs.evolve(pair, process=None, conclusion_reads=PAIR)) is not None
+
+
+@pytest.mark.quick
+def test_pairs_of_ids_kept_sorted_give_the_same_masks(monkeypatch):
+    """Past DENSE_PAIRS entries, a side on the globals and a process's locals keeps the
+    pairs of ids it met sorted instead of a table: the same masks."""
+    from protocol.engine.vector import liveness as vector_liveness
+
+    model, run = explored("HoldsAliasOverwrite", 4000, P=2)
+    monkeypatch.setattr(vector_liveness, "DENSE_PAIRS", 0)
+    for prop, pairs in model.liveness.items():
+        assert differences(run, pairs) == [], prop

@@ -515,6 +515,12 @@ class Probes:
         return engine.state_type(*globals_, *columns)
 
 
+# A pair side's values are kept in a table with an entry per pair of ids up to this many
+# entries (a byte each); past it, as the pairs met, sorted (a side per process and peek
+# would otherwise take globals x locals bytes each on the widest searches).
+DENSE_PAIRS = 1 << 26
+
+
 class ComponentTruth:
     """A predicate's value per component, computed as the components are met: per globals
     id, per locals id, or per pair (globals id, locals id), on `Probes`' states."""
@@ -522,9 +528,11 @@ class ComponentTruth:
     def __init__(self, probes: Probes, predicate, reads: str):
         self.probes, self.predicate, self.reads = probes, predicate, reads
         self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
+        self.met, self.values = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)  # past DENSE_PAIRS
 
-    def of(self, G: np.ndarray, lids: np.ndarray) -> np.ndarray:
-        """Per state (its globals' ids `G`, its process's locals' ids `lids`), the predicate's value."""
+    def of(self, G: np.ndarray, lids: np.ndarray | None) -> np.ndarray:
+        """Per state (its globals' ids `G`, its process's locals' ids `lids`; None where the
+        predicate reads the globals alone), the predicate's value."""
         engine = self.probes.engine
         if self.reads == GLOBALS:
             index, size = G, len(engine.globals)
@@ -532,6 +540,8 @@ class ComponentTruth:
             index, size = lids, len(engine.locals)
         else:
             index, size = G.astype(np.int64) * len(engine.locals) + lids, len(engine.globals) * len(engine.locals)
+            if size > DENSE_PAIRS:
+                return self.sparse(index)
         if len(self.table) < size:
             grown = np.full(size, -1, dtype=np.int8)
             grown[:len(self.table)] = self.table
@@ -542,6 +552,19 @@ class ComponentTruth:
             self.table[missing] = [self.value(at) for at in missing.tolist()]
             found = self.table.take(index)
         return found.view(bool)
+
+    def sparse(self, index: np.ndarray) -> np.ndarray:
+        """`of` for pairs of ids kept sorted as met: the new ones computed and merged in."""
+        where = np.minimum(np.searchsorted(self.met, index), max(len(self.met) - 1, 0))
+        known = self.met[where] == index if len(self.met) else np.zeros(len(index), dtype=bool)
+        if not known.all():
+            new = sorted_unique(index[~known])
+            met = np.concatenate([self.met, new])
+            order = np.argsort(met, kind="stable")  # two sorted runs: merged in linear time
+            self.met = met[order]
+            self.values = np.concatenate([self.values, [self.value(at) for at in new.tolist()]])[order]
+            where = np.searchsorted(self.met, index)
+        return self.values[where]
 
     def value(self, at: int) -> bool:
         if self.reads == GLOBALS:
@@ -576,7 +599,7 @@ def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], lis
     for offset, G, L in run.level_components() if truths else ():  # a level at a time, not the whole graph
         here = slice(offset, offset + len(G))
         for i, (premise, conclusion) in truths.items():
-            lids = L[pairs[i].process] if pairs[i].process is not None else G
+            lids = L[pairs[i].process] if pairs[i].process is not None else None  # a pair on the globals alone
             triggers, unmet = masks[i]
             holds = premise.of(G, lids)
             premised[i] = premised[i] or bool(holds.any())
