@@ -7,7 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from protocol.tools.bench import CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS, ladder, machine
+from protocol.tools.bench import (
+    ALL_CONSTANTS, ALL_MAX_STATES, ALL_MODES, CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS,
+    ladder, machine,
+)
 from protocol.model.config import Config, lookup, parse_constant
 from protocol.cli.common import (
     MAX_STATES_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number,
@@ -35,7 +38,7 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="also time splitting each whole graph into strongly connected components, "
                              "by our Tarjan and by networkx (with their peak memory)")
     parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"),
-                        default=DEFAULT_MAX_STATES, metavar="N",
+                        default=None, metavar="N",
                         help="a rung past N distinct states does not fit and is skipped "
                              f"(default {DEFAULT_MAX_STATES:,})")
     parser.add_argument("--workers", metavar="1,2", type=worker_counts,
@@ -46,6 +49,11 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="measure safety and safety+liveness with the packed and the vector engine side "
                              "by side (CPU seconds, states per CPU second, bytes per state, the vector "
                              "engine's parts), instead of every mode")
+    parser.add_argument("--all", action="store_true",
+                        help="measure every named configuration at two processes (its own constants but "
+                             "P=2, or those given with -c), safety and safety+liveness on the default "
+                             "engine side by side, with the engine's parts: what check --all -c P=2 runs "
+                             f"(--max-states defaults to {ALL_MAX_STATES:,} here)")
     parser.set_defaults(run=run)
 
 
@@ -114,7 +122,24 @@ def line(record: dict) -> str:
     return f"{head} " + ", ".join(figures)
 
 
+def all_plan(args) -> tuple:
+    """`bench --all`: (the constants, every configuration's name, the modes), refusing the
+    options that choose configurations, rungs or modes of their own."""
+    for given, option in ((args.config, "--config"), (args.rung, "--rung"), (args.workers, "--workers"),
+                          (args.engines, "--engines"), (args.scc, "--scc")):
+        if given:
+            raise UsageError(f"--all measures every configuration in its own modes: drop {option}")
+    from protocol.model.config import named_configurations
+
+    constants = {**ALL_CONSTANTS, **constants_from(args)}
+    return (constants,), tuple(named_configurations()), ALL_MODES
+
+
 def run(args) -> int:
+    if args.all:
+        rungs, names, modes = all_plan(args)
+        max_states = args.max_states or ALL_MAX_STATES
+        return measured(args, rungs, names, modes, max_states, widenings=())
     if args.workers and args.scc:
         raise UsageError("--workers measures safety and safety+liveness only, not the --scc split: give one")
     names_twice = sorted({name for name in args.config if args.config.count(name) > 1})
@@ -133,6 +158,13 @@ def run(args) -> int:
         if args.workers:
             raise UsageError("--engines compares the sequential engines: drop --engines or --workers")
         modes = tuple(engine_mode(mode, engine) for mode in ENGINE_MODES for engine in ENGINES)
+    chosen = args.config or args.rung or args.constant  # the default run adds the widenings
+    return measured(args, rungs, names, modes, args.max_states or DEFAULT_MAX_STATES,
+                    widenings=() if chosen else WIDENINGS)
+
+
+def measured(args, rungs, names, modes, max_states: int, widenings) -> int:
+    """Take the measurements one by one (a line each as taken), then print the tables."""
     records: list[dict] = []
     interrupted = False
     with output_to(None) as sink:
@@ -147,16 +179,18 @@ def run(args) -> int:
             show(record)
 
         try:
-            chosen = args.config or args.rung or args.constant  # the default run adds the widenings
-            ladder(rungs, names, modes, max_states=args.max_states, on_record=on_record,
-                   widenings=() if chosen else WIDENINGS)
+            ladder(rungs, names, modes, max_states=max_states, on_record=on_record, widenings=widenings)
         except KeyboardInterrupt:
             interrupted = True  # what was measured is printed already, and tabled below
-        if not args.json and records:
+        if not args.json and records and args.all:
+            from protocol.render.bench import every_configuration_table
+
+            console.print(every_configuration_table(records, machine()))
+        elif not args.json and records:
             from protocol.render.bench import bench_table, scc_table
 
             if not args.engines:
-                console.print(bench_table(records, machine(), args.max_states, width=console.width))
+                console.print(bench_table(records, machine(), max_states, width=console.width))
             from protocol.render.bench import workers_table
 
             if args.workers:

@@ -106,7 +106,10 @@ class Layout(NamedTuple):
     locals: tuple
 
 
-STATE, GLOBALS, PROCESS = "state", "globals", "process"  # what a leads-to predicate reads
+# What a leads-to predicate reads: the whole state, only the globals, only the locals of
+# the pair's process, or the globals and the locals of the pair's process (an engine that
+# stores components evaluates it once per globals, locals, or pair of them).
+STATE, GLOBALS, PROCESS, PAIR = "state", "globals", "process", "globals and process"
 
 
 @attrs.frozen
@@ -122,8 +125,9 @@ class LeadsTo:
     # with the same `form` about process f(process).
     process: int | None = None
     form: Hashable = None
-    # What each predicate reads: the whole state, only the globals, or only the
-    # locals of `process` (an engine that stores components evaluates it per component).
+    # What each predicate reads (STATE, GLOBALS, PROCESS or PAIR, above): an engine that
+    # stores components evaluates a predicate that reads less than the whole state once
+    # per component (or pair of them), on a state whose every process has the same locals.
     premise_reads: str = STATE
     conclusion_reads: str = STATE
 

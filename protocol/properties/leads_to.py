@@ -4,16 +4,19 @@ A liveness property is a function from a configuration to the leads-to
 pairs (`protocol.engine.LeadsTo`) it is the conjunction of; the engine
 (protocol/engine/liveness.py) decides each pair on the reachable graph.
 
-Each pair also says which process it speaks of and what it reads, so that
-symmetry reduction can permute the pairs with the processes and the packed
-engine can evaluate a predicate once per component rather than once per state.
+Each pair also says which process it speaks of and what each side reads (the
+globals, its process's locals, or both: `protocol.engine.LeadsTo`), so that
+symmetry reduction can permute the pairs with the processes and the engines
+can evaluate a predicate once per component (or pair of them) rather than once
+per state. A side declared so must read nothing else: tests/test_leads_to_reads.py
+evaluates every declared side both ways on the reachable states.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from protocol.engine import GLOBALS, PROCESS, STATE, LeadsTo
+from protocol.engine import GLOBALS, PAIR, PROCESS, LeadsTo
 from protocol.model.state import backed, index_count
 
 __all__ = ["LeadsTo", "compaction_not_stalled", "ctl_hold_released", "ctl_hold_released_witnesses", "imports_backed",
@@ -73,13 +76,15 @@ def imports_backed(cfg) -> list[LeadsTo]:
     backed(p, d)`. A reader of Y that rendered before Y was published waits in a
     placeholder; the re-export must back it, not replace it.
     """
-    return per_process_and_peek(cfg, registered, gone_or_backed, "imports backed",
+    return per_process_and_peek(cfg, (registered, PROCESS), (gone_or_backed, PAIR), "imports backed",
                                 "{d} in readers[{p}] ~> {d} not in readers[{p}] or backed({p}, {d})")
 
 
-def per_process_and_peek(cfg, premise, conclusion, form: str, text: str) -> list[LeadsTo]:
-    """One leads-to pair per process p and peek d, both sides reading the whole state;
-    `text` is formatted with p and d."""
+def per_process_and_peek(cfg, premise: tuple, conclusion: tuple, form: str, text: str) -> list[LeadsTo]:
+    """One leads-to pair per process p and peek d; `premise` and `conclusion` are each
+    (predicate of (s, p, d), what it reads: PROCESS for p's locals alone, PAIR for the
+    globals and p's locals), and `text` is formatted with p and d."""
+    (premise, premise_reads), (conclusion, conclusion_reads) = premise, conclusion
     return [
         LeadsTo(
             partial(premise, p=p, d=d),
@@ -87,8 +92,8 @@ def per_process_and_peek(cfg, premise, conclusion, form: str, text: str) -> list
             text.format(p=p, d=d),
             process=p,
             form=(form, d),
-            premise_reads=STATE,
-            conclusion_reads=STATE,
+            premise_reads=premise_reads,
+            conclusion_reads=conclusion_reads,
         )
         for p in range(cfg.P)
         for d in range(cfg.D)
@@ -130,7 +135,7 @@ def peeks_served(cfg) -> list[LeadsTo]:
     parked[p]`. A wakeup that fires before the state it announces, or never for a
     re-exported id, leaves the peek parked forever.
     """
-    return per_process_and_peek(cfg, parked_with_data, not_parked, "peeks served",
+    return per_process_and_peek(cfg, (parked_with_data, PAIR), (not_parked, PROCESS), "peeks served",
                                 "{d} in parked[{p}] and upper > as_of[{d}] ~> {d} not in parked[{p}]")
 
 

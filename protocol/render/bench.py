@@ -183,3 +183,55 @@ def engines_table(records: list[dict]) -> Table:
                       figure(vector, "bytes_per_state"), figure(packed, "peak_memory_mb"),
                       figure(vector, "peak_memory_mb"), Text(parts or "–"))
     return table
+
+
+def every_configuration_table(records: list[dict], machine: dict) -> Table:
+    """With --all: every named configuration's safety and safety+liveness runs on the
+    default engine side by side (CPU seconds, their ratio, states per CPU second with
+    liveness, peak memory), the engine's CPU seconds per part of the liveness run, and
+    what the engine could not do per component (a fallback to the packed engine, a
+    liveness property evaluated on every state), or why the configuration was refused."""
+    table = Table(box=box.SIMPLE_HEAD, title=Text("every configuration", style="bold"), title_justify="left",
+                  caption=f"{machine['cpus']} CPUs, load average {machine['load_average_1min']}; CPU seconds; "
+                          "live/safe: with liveness over safety alone; parts: the liveness run's CPU seconds, "
+                          "those of 5% or more of it",
+                  caption_justify="left")
+    for header in ("configuration", "constants", "engine", "distinct\nstates", "safety\nCPU s", "+liveness\nCPU s",
+                   "live/\nsafe", "states/CPU s\n(+liveness)", "peak MB\n(+liveness)", "parts (CPU s)", "note"):
+        table.add_column(header, justify="left" if header in ("configuration", "constants", "engine", "parts (CPU s)",
+                                                              "note") else "right",
+                         overflow="fold")
+    for (name, constants), modes in rows(records).items():
+        safety, both = modes.get("safety"), modes.get("safety+liveness")
+        ratio = "–"
+        if safety and both and safety.get("complete") and both.get("complete") and safety["cpu_seconds"]:
+            ratio = f"{both['cpu_seconds'] / safety['cpu_seconds']:.2f}"
+        shown = both or safety or {}
+        table.add_row(name, constants, shown.get("engine") or "–", figure(safety or both, "distinct_states"),
+                      figure(safety, "cpu_seconds"), figure(both, "cpu_seconds"), ratio,
+                      figure(both, "states_per_cpu_second"), figure(both, "peak_memory_mb"), Text(main_parts(shown) or "–"),
+                      Text(note(safety, both)))
+    return table
+
+
+def main_parts(record: dict, share: float = 0.05) -> str:
+    """The parts of a run that took at least `share` of its CPU seconds, the largest first."""
+    parts = record.get("parts", {})
+    least = share * record.get("cpu_seconds", 0.0)
+    return ", ".join(f"{part} {value:.2f}" for part, value in sorted(parts.items(), key=lambda item: -item[1])
+                     if value >= least and value > 0)
+
+
+def note(*records: dict | None) -> str:
+    """What a row's runs could not do as asked: the error that refused them, the default
+    engine's fallback, the liveness properties evaluated on every state."""
+    said = []
+    for record in records:
+        if record is None:
+            continue
+        for text in ([record["error"]] if "error" in record else []) + \
+                ([f"packed: {record['engine_why']}"] if "engine_why" in record else []) + \
+                [f"{name} per state: {why}" for name, why in record.get("liveness_per_state", {}).items()]:
+            if text not in said:
+                said.append(text)
+    return "; ".join(said)

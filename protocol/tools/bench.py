@@ -5,7 +5,10 @@ widened to two processes (`WIDENINGS`), it measures, each
 in a fresh process (so that the peak resident memory is that run's own):
 safety alone, safety and liveness together, both again under symmetry
 reduction, and safety with fingerprints instead of states (`--fingerprints`,
-whose point is the peak memory). With `--scc` it also splits each whole
+whose point is the peak memory). With `--all` it measures instead what
+`check --all -c P=2` runs: every named configuration at two processes, safety
+and safety with liveness on the default engine, with the engine's parts, so that
+a regression in one configuration shows in one run. With `--scc` it also splits each whole
 graph into strongly connected components, by liveness.py's iterative Tarjan
 and by networkx, which is why liveness does not use networkx. It prints figures; nothing here passes or fails. Wall seconds
 depend on what else the machine runs, so the CPU seconds and the load
@@ -48,6 +51,11 @@ DEFAULT_MAX_STATES = 3_000_000
 
 
 WORKER_MODES = ("safety", "safety+liveness")  # what `--workers` measures side by side
+ALL_MODES = ("safety", "safety+liveness")  # what `--all` measures of every named configuration, default engine
+ALL_CONSTANTS = {"P": 2}  # `--all`: every named configuration at its own constants but these
+# `--all` measures what `check --all -c P=2` explores: every configuration whole (HoldsSealAlias
+# at P=2 has 25.8 million states), so its bound is what fits in memory, not the ladder's.
+ALL_MAX_STATES = 100_000_000
 ENGINE_MODES = ("safety", "safety+liveness")  # what `--engines` measures with each engine
 ENGINES = ("packed", "vector")
 
@@ -95,20 +103,26 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
         return {**record_of(result, name, named, mode, wall, cpu, explored),
                 **parallel_figures(result, workers, wall)}
     record = record_of(result, name, named, mode, wall, cpu, explored)
-    if engine is not None:
-        record.update(engine_figures(result, cpu, explored))
+    record.update(engine_figures(result, cpu, explored))
     return record
 
 
 def engine_figures(result, cpu: float, explored: int) -> dict:
-    """What `--engines` compares: the engine that ran, states per CPU second, the peak
-    resident bytes per state, and the vector engine's CPU seconds per part."""
-    return {
-        "engine": result.engine["name"] if result.engine else None,
+    """What `--engines` and `--all` compare: the engine that ran (and where the default
+    fell back to the packed one, why), states per CPU second, the peak resident bytes
+    per state, the vector engine's CPU seconds per part, and the liveness properties it
+    evaluated on every state rather than per component (name -> why)."""
+    engine = result.engine or {}
+    figures = {
+        "engine": engine.get("name"),
         "states_per_cpu_second": round(explored / cpu) if cpu else None,
         "bytes_per_state": round(peak_memory_mb() * 2**20 / max(explored, 1), 1),
         "parts": {part: round(seconds, 2) for part, seconds in (result.parts or {}).items()},
     }
+    for key in ("why", "liveness_per_state"):
+        if key in engine:
+            figures["engine_" + key if key == "why" else key] = engine[key]
+    return figures
 
 
 def parallel_figures(result, workers: int, wall: float) -> dict:

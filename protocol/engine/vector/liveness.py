@@ -23,7 +23,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from protocol.engine import GLOBALS, PROCESS
+from protocol.engine import GLOBALS, PAIR, PROCESS
 from protocol.engine import liveness
 from protocol.engine.liveness import Counterexample, Lasso, QuotientCycle
 
@@ -45,9 +45,9 @@ def edge_rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.nd
     """The edge indices out of `nodes` (in their order), and the position in `nodes` of each's source."""
     starts = offsets[nodes]
     counts = offsets[nodes + 1] - starts
-    total = int(counts.sum())
     source = np.repeat(np.arange(len(nodes)), counts)
-    index = np.arange(total) - (np.cumsum(counts) - counts)[source] + starts[source]
+    index = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    index += np.arange(len(index))
     return index, source
 
 
@@ -58,14 +58,16 @@ def chunks(nodes: np.ndarray, size: int = CHUNK):
 
 
 def in_degrees(targets: np.ndarray, n: int, dtype) -> np.ndarray:
-    """Per state, the edges into it. `np.bincount` takes its input as 64-bit integers: on
-    the whole of a large graph's int32 targets that copy alone is twice their size (8 GB
-    at P=3, D=2, MaxTime=3 under symmetry), so the targets go a slice of about n at a
-    time, each slice's copy no bigger than the counts themselves."""
+    """Per state, the edges into it, counted in place by `np.add.at` (the counts' and
+    the one's dtypes matched: numpy's fast path). `np.bincount` would take the targets
+    as 64-bit integers, a copy twice the size of a large graph's int32 ones (8 GB at
+    P=3, D=2, MaxTime=3 under symmetry); `add.at` is given a slice of about n at a time
+    all the same, so that no conversion of the whole is ever made."""
     incoming = np.zeros(n, dtype=dtype)
+    one = incoming.dtype.type(1)
     step = max(n, CHUNK)
     for start in range(0, len(targets), step):
-        np.add(incoming, np.bincount(targets[start:start + step], minlength=n), out=incoming, casting="unsafe")
+        np.add.at(incoming, targets[start:start + step], one)
     return incoming
 
 
@@ -145,10 +147,10 @@ class VectorGraph:
             freed = []
             for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
                 index, _ = rows(self.offsets, part)
-                hit, times = np.unique(self.targets[index], return_counts=True)  # measured faster than subtract.at
-                incoming[hit] -= times.astype(ids)
+                hit = self.targets[index]
+                np.subtract.at(incoming, hit, ids(1))  # with the dtypes matched, faster than np.unique's sort
                 freed.append(hit[incoming[hit] == 0])
-            ready = np.sort(np.concatenate(freed)).astype(ids)  # each freed once: by its last edge in
+            ready = sorted_unique(np.concatenate(freed)).astype(ids)  # a state freed by several edges, once
         return incoming > 0
 
     def components_within(self, within: np.ndarray):
@@ -191,10 +193,7 @@ class VectorGraph:
                 continue
             index, source = rows(self.offsets, nodes)
             target = self.targets[index]
-            passed = reached[source] & unmet_bits[target]
-            for bit in range(len(numbers)):
-                hit = target[(passed & dtype(1 << bit)) != 0]
-                reached[hit] |= dtype(1 << bit)
+            np.bitwise_or.at(reached, target, reached[source] & unmet_bits[target])
         return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
 
     def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
@@ -204,7 +203,7 @@ class VectorGraph:
         while len(frontier):
             index, _ = rows(self.offsets, frontier)
             reached = self.targets[index]
-            reached = np.unique(reached[unmet[reached] & ~region[reached]])
+            reached = sorted_unique(reached[unmet[reached] & ~region[reached]])
             region[reached] = True
             frontier = reached
         return region
@@ -317,7 +316,7 @@ class VectorGraph:
             for part in chunks(frontier):
                 _, _, target, _, pair = self.followed(part, m, moved, 0)
                 node = target * m + pair
-                new = np.unique(node[unmet[pair, target] & ~seen[node]])
+                new = sorted_unique(node[unmet[pair, target] & ~seen[node]])
                 seen[new] = True
                 found.append(new)
             frontier = np.concatenate(found)
@@ -339,10 +338,7 @@ class VectorGraph:
             for part in chunks(nodes[reached[nodes] != 0]):
                 index, source = edge_rows(self.offsets, part)
                 target = self.targets[index]
-                passed = permuted[self.labels[index], reached[part][source]] & unmet_bits[target]
-                for bit in bits:
-                    hit = target[(passed & bit) != 0]
-                    reached[hit] |= bit
+                np.bitwise_or.at(reached, target, permuted[self.labels[index], reached[part][source]] & unmet_bits[target])
         return reached != 0
 
     def product_prefix(self, initial, pairs, moved: np.ndarray, unmet: np.ndarray):
@@ -422,6 +418,15 @@ def first_occurrences(nodes: np.ndarray, order: np.ndarray, seen: np.ndarray) ->
     return nodes[first], order[first]
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted: one sort and a neighbour mask. numpy 2's `np.unique`
+    hashes instead, several times slower on the tens of millions of ids met here."""
+    values = np.sort(values)
+    if len(values) > 1:
+        values = values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return values
+
+
 def smallest_unsigned(bits: int):
     """The narrowest unsigned numpy type holding `bits` bits."""
     for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
@@ -445,44 +450,159 @@ class FairComponents:
 
 
 class ListGraph:
-    """What liveness.py's `shortest_prefix` and `lasso` read of a graph, as Python lists."""
+    """What liveness.py's `shortest_prefix` and `lasso` read of a graph, a state at a time
+    from the arrays: a breadth-first prefix to a stall visits a few levels, so converting
+    the whole graph to Python lists (gigabytes at 26 million states) would be waste."""
 
     def __init__(self, graph: VectorGraph):
         self.n, self.families, self.label_bit = graph.n, graph.families, graph.label_bit
         self.all_families = graph.all_families
-        self.offsets = graph.offsets.tolist()
-        self.targets = graph.targets.tolist()
-        self.labels = graph.labels.tolist()
-        self.enabled = graph.enabled.tolist()
+        self.offsets, self.targets, self.labels = graph.offsets, graph.targets, graph.labels
+        self.enabled = Ints(graph.enabled)
 
     def edges_from(self, v: int):
-        start, end = self.offsets[v], self.offsets[v + 1]
-        return zip(self.labels[start:end], self.targets[start:end])
+        start, end = int(self.offsets[v]), int(self.offsets[v + 1])
+        return zip(self.labels[start:end].tolist(), self.targets[start:end].tolist())
 
 
-def leads_to_masks(run, pairs) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays: per
-    interned component where the pair reads only the globals (premise) and its
-    process's locals (conclusion), else on every decoded state."""
-    engine = run.engine
-    masks, by_component = [], {}  # pair index -> (premise per globals id, unmet per locals id)
+class Ints:
+    """An integer array read an entry at a time as Python ints (as a list would give them)."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __getitem__(self, i: int) -> int:
+        return int(self.array[i])
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+
+def per_state_reason(pair) -> str | None:
+    """Why the vector engine evaluates `pair` on every decoded state rather than once per
+    component: the side that reads the whole state (or no process in particular); None
+    where both sides are evaluated per component or pair of them."""
+    for side, reads in (("premise", pair.premise_reads), ("conclusion", pair.conclusion_reads)):
+        if reads not in COMPONENT_READS:
+            return f"its {side} reads the whole state"
+        if reads != GLOBALS and pair.process is None:
+            return f"its {side} reads a process's locals but the pair names no process"
+    return None
+
+
+COMPONENT_READS = (GLOBALS, PROCESS, PAIR)
+
+
+class Probes:
+    """The states a per-component predicate is evaluated on: globals id g with every
+    process's locals those of locals id `lid` (the initial globals where only the locals
+    count, the initial locals where only the globals do), each process's columns built
+    once per locals id and shared by every predicate."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.width = len(engine.global_names)
+        self.columns: dict[int, tuple] = {}  # locals id -> the local fields' columns
+
+    def state(self, g: int | None, lid: int | None):
+        engine = self.engine
+        globals_ = engine.initial_globals if g is None else engine.globals[g]
+        if lid is None:
+            return engine.assemble(globals_, [engine.empty_local] * engine.P)
+        columns = self.columns.get(lid)
+        if columns is None:
+            columns = self.columns[lid] = tuple(engine.assemble(globals_, [engine.locals[lid]] * engine.P))[self.width:]
+        return engine.state_type(*globals_, *columns)
+
+
+# A pair side's values are kept in a table with an entry per pair of ids up to this many
+# entries (a byte each); past it, as the pairs met, sorted (a side per process and peek
+# would otherwise take globals x locals bytes each on the widest searches).
+DENSE_PAIRS = 1 << 26
+
+
+class ComponentTruth:
+    """A predicate's value per component, computed as the components are met: per globals
+    id, per locals id, or per pair (globals id, locals id), on `Probes`' states."""
+
+    def __init__(self, probes: Probes, predicate, reads: str):
+        self.probes, self.predicate, self.reads = probes, predicate, reads
+        self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
+        self.met, self.values = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)  # past DENSE_PAIRS
+
+    def of(self, G: np.ndarray, lids: np.ndarray | None) -> np.ndarray:
+        """Per state (its globals' ids `G`, its process's locals' ids `lids`; None where the
+        predicate reads the globals alone), the predicate's value."""
+        engine = self.probes.engine
+        if self.reads == GLOBALS:
+            index, size = G, len(engine.globals)
+        elif self.reads == PROCESS:
+            index, size = lids, len(engine.locals)
+        else:
+            index, size = G.astype(np.int64) * len(engine.locals) + lids, len(engine.globals) * len(engine.locals)
+            if size > DENSE_PAIRS:
+                return self.sparse(index)
+        if len(self.table) < size:
+            grown = np.full(size, -1, dtype=np.int8)
+            grown[:len(self.table)] = self.table
+            self.table = grown
+        found = self.table.take(index)
+        if found.min(initial=0) < 0:
+            missing = sorted_unique(index[found < 0])
+            self.table[missing] = [self.value(at) for at in missing.tolist()]
+            found = self.table.take(index)
+        return found.view(bool)
+
+    def sparse(self, index: np.ndarray) -> np.ndarray:
+        """`of` for pairs of ids kept sorted as met: the new ones computed and merged in."""
+        where = np.minimum(np.searchsorted(self.met, index), max(len(self.met) - 1, 0))
+        known = self.met[where] == index if len(self.met) else np.zeros(len(index), dtype=bool)
+        if not known.all():
+            new = sorted_unique(index[~known])
+            met = np.concatenate([self.met, new])
+            order = np.argsort(met, kind="stable")  # two sorted runs: merged in linear time
+            self.met = met[order]
+            self.values = np.concatenate([self.values, [self.value(at) for at in new.tolist()]])[order]
+            where = np.searchsorted(self.met, index)
+        return self.values[where]
+
+    def value(self, at: int) -> bool:
+        if self.reads == GLOBALS:
+            return bool(self.predicate(self.probes.state(at, None)))
+        if self.reads == PROCESS:
+            return bool(self.predicate(self.probes.state(None, at)))
+        return bool(self.predicate(self.probes.state(*divmod(at, len(self.probes.engine.locals)))))
+
+
+def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
+    """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays, and
+    whether its premise holds in some state. A side that reads the globals, its process's
+    locals or both (`engine.LeadsTo`) is evaluated once per component or pair of them
+    and gathered onto the states a level at a time; a pair with a side that reads the
+    whole state (`per_state_reason`) is evaluated on every decoded state."""
+    engine, n = run.engine, run.distinct_states
+    masks: list = [None] * len(pairs)
+    premised: list = [False] * len(pairs)  # None: no trigger, and the premise not evaluated elsewhere
+    truths, probes = {}, Probes(engine)  # pair index -> (premise, conclusion) as ComponentTruth
+    whole = [i for i, pair in enumerate(pairs) if per_state_reason(pair) is not None]
     for i, pair in enumerate(pairs):
-        if pair.premise_reads == GLOBALS and pair.conclusion_reads == PROCESS:
-            premise_of = np.array([bool(pair.premise(engine.assemble(g, [engine.empty_local] * engine.P)))
-                                   for g in engine.globals], dtype=bool)
-            unmet_of = np.array([not pair.conclusion(engine.assemble(engine.initial_globals, [loc] * engine.P))
-                                 for loc in engine.locals], dtype=bool)
-            by_component[i] = (premise_of, unmet_of)
-            masks.append((np.empty(run.distinct_states, dtype=bool), np.empty(run.distinct_states, dtype=bool)))
-            continue
-        triggers, unmet = liveness.leads_to_masks(run.decoded_states(),
-                                                  [(pair.premise, pair.conclusion)])[0]
-        masks.append((np.frombuffer(bytes(triggers), dtype=bool).copy(),
-                      np.frombuffer(bytes(unmet), dtype=bool).copy()))
-    for offset, G, L in run.level_components() if by_component else ():  # not the whole graph at once
+        if i not in whole:
+            truths[i] = (ComponentTruth(probes, pair.premise, pair.premise_reads),
+                         ComponentTruth(probes, pair.conclusion, pair.conclusion_reads))
+            masks[i] = (np.empty(n, dtype=bool), np.empty(n, dtype=bool))
+    if whole:  # every decoded state, once for all such pairs
+        found = liveness.leads_to_masks(run.decoded_states(), [(pairs[i].premise, pairs[i].conclusion) for i in whole])
+        for i, (triggers, unmet) in zip(whole, found):
+            masks[i] = (np.frombuffer(bytes(triggers), dtype=bool).copy(),
+                        np.frombuffer(bytes(unmet), dtype=bool).copy())
+            premised[i] = True if masks[i][0].any() else None
+    for offset, G, L in run.level_components() if truths else ():  # a level at a time, not the whole graph
         here = slice(offset, offset + len(G))
-        for i, (premise_of, unmet_of) in by_component.items():
+        for i, (premise, conclusion) in truths.items():
+            lids = L[pairs[i].process] if pairs[i].process is not None else None  # a pair on the globals alone
             triggers, unmet = masks[i]
-            unmet[here] = unmet_of[L[pairs[i].process]]
-            triggers[here] = premise_of[G] & unmet[here]
-    return masks
+            holds = premise.of(G, lids)
+            premised[i] = premised[i] or bool(holds.any())
+            np.logical_not(conclusion.of(G, lids), out=unmet[here])
+            np.logical_and(holds, unmet[here], out=triggers[here])
+    return masks, premised

@@ -46,6 +46,7 @@ import numpy as np
 from protocol.engine import Model
 from protocol.engine.fast import Engine
 from protocol.engine.partitioned.search import ParallelExploration, ProcessPool, WorkerLost, explore_parallel
+from protocol.engine.vector.liveness import sorted_unique
 from protocol.engine.vector.search import (
     SLICE, KeyLayout, Level, Search, SortedKeys, VectorExploration, WideKeys, run_starts,
 )
@@ -64,12 +65,6 @@ class KeyBatch:
 
     def __len__(self) -> int:  # the bytes it carries, as the coordinator counts them
         return len(self.definitions) + self.rows.nbytes
-
-
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted (one sort and a neighbour mask; `np.unique` is slower)."""
-    keys = np.sort(keys)
-    return keys[run_starts(keys)]
 
 
 def id_type(count: int):
@@ -525,7 +520,7 @@ class VectorPartition:
         boolean arrays (`vector_liveness.leads_to_masks`)."""
         from protocol.engine.vector.liveness import leads_to_masks
 
-        return leads_to_masks(self.run, pairs_of(self.model))
+        return leads_to_masks(self.run, pairs_of(self.model))[0]
 
     def memory(self) -> int:
         """This worker's peak resident memory in bytes."""

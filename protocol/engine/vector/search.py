@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from protocol.engine import GLOBALS, LOCAL, WHOLE, WIDE, Model
+from protocol.engine import LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
 from protocol.engine.fast import BITS, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
@@ -532,6 +532,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
+        self._premised = {}  # liveness property -> per pair, its premise held somewhere (None: not told)
 
     @property
     def distinct_states(self) -> int:
@@ -716,20 +717,16 @@ class VectorExploration(ReducedLiveness, Exploration):
         return self.realized_lasso(lasso, self.packed_of)
 
     def premises_reached(self, name: str, pairs, masks) -> tuple:
-        """Per pair, a trigger in its masks, else (a premise on the globals) some interned
-        globals among the states' that satisfy it, else some decoded state."""
-        reached = [bool(triggers.any()) for triggers, _ in masks]
-        unsettled = [i for i, found in enumerate(reached) if not found]
-        engine = self.engine
-        if any(pairs[i].premise_reads == GLOBALS for i in unsettled):
-            present = np.unique(self.components()[0]).tolist()
-            for i in [i for i in unsettled if pairs[i].premise_reads == GLOBALS]:
-                reached[i] = any(pairs[i].premise(engine.assemble(engine.globals[g], [engine.empty_local] * engine.P))
-                                 for g in present)
-        decoded = [i for i in unsettled if pairs[i].premise_reads != GLOBALS]
-        if decoded:
-            found = any_premise(self.decoded_states(), [pairs[i] for i in decoded], [(b"", b"")] * len(decoded))
-            for i, answer in zip(decoded, found):
+        """Per pair, whether its premise holds in some state: as the masks found it where
+        they were evaluated per component, else a trigger, else some decoded state."""
+        reached = list(self._premised.get(name) or [None] * len(pairs))
+        for i, (triggers, _) in enumerate(masks):
+            if reached[i] is None and triggers.any():
+                reached[i] = True
+        unsettled = [i for i, found in enumerate(reached) if found is None]
+        if unsettled:
+            found = any_premise(self.decoded_states(), [pairs[i] for i in unsettled], [(b"", b"")] * len(unsettled))
+            for i, answer in zip(unsettled, found):
                 reached[i] = answer
         return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
@@ -745,9 +742,19 @@ class VectorExploration(ReducedLiveness, Exploration):
         from protocol.engine.vector.liveness import leads_to_masks
 
         started = time.process_time()
-        masks = leads_to_masks(self, pairs)
+        masks, self._premised[name] = leads_to_masks(self, pairs)
         self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+        self.note_per_state(name, pairs)
         return masks
+
+    def note_per_state(self, name: str, pairs) -> None:
+        """Say, in the engine choice (`--json`, `bench`), which liveness properties are
+        evaluated on every state because a pair cannot be evaluated per component."""
+        from protocol.engine.vector.liveness import per_state_reason
+
+        why = next((f"{pair.text}: {reason}" for pair in pairs if (reason := per_state_reason(pair))), None)
+        if why is not None and self.engine_choice is not None:
+            self.engine_choice.setdefault("liveness_per_state", {})[name] = why
 
 
 def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:

@@ -1,0 +1,99 @@
+"""What a leads-to side declares it reads (the globals, its process's locals, or both:
+`protocol.engine.LeadsTo`) is all it reads: the vector engine evaluates such a side once
+per component (or pair of them) and gathers the values onto the states; here those
+masks are compared with the same predicates evaluated on every decoded state, and a
+side declared to read less than it does is caught."""
+
+import attrs
+import numpy as np
+import pytest
+
+from protocol.engine import GLOBALS, PAIR, PROCESS, STATE
+from protocol.engine import liveness
+from protocol.engine.vector.liveness import leads_to_masks, per_state_reason
+from protocol.engine.vector.search import explore_vector, vector_refusal
+from protocol.model.config import lookup, named_configurations
+from protocol.model.next import model_for
+
+# A configuration per liveness property that can fail, at two processes, bounded:
+# each reaches states where its premises and conclusions differ from the initial ones.
+QUICK = [("HoldsAliasOverwrite", 4000), ("HoldsSealAliasSource", 4000), ("HoldsReportOwnerFilter", 4000),
+         ("HoldsAlias", 4000)]
+
+
+def explored(name: str, max_states: int | None, **constants):
+    model = model_for(lookup(name).with_constants(constants).config)
+    return model, explore_vector(model, max_states=max_states)
+
+
+def differences(run, pairs) -> list[str]:
+    """Each pair whose component masks differ from its per-state ones, with the first state."""
+    by_component, premised = leads_to_masks(run, pairs)
+    by_state = liveness.leads_to_masks(run.decoded_states(), [(pair.premise, pair.conclusion) for pair in pairs])
+    found = []
+    for pair, (triggers, unmet), (want_triggers, want_unmet), reached in zip(pairs, by_component, by_state, premised):
+        for side, got, want in (("triggers", triggers, want_triggers), ("unmet", unmet, want_unmet)):
+            want = np.frombuffer(bytes(want), dtype=bool)
+            if not np.array_equal(got, want):
+                found.append(f"{pair.text}: {side} differ first at state {int(np.flatnonzero(got != want)[0])}")
+        if reached is not None and reached != any(map(pair.premise, run.decoded_states())):
+            found.append(f"{pair.text}: premise reached {reached}, but not so on the states")
+    return found
+
+
+@pytest.mark.quick  # at two processes, bounded
+@pytest.mark.parametrize("name, bound", QUICK)
+def test_the_component_masks_are_the_per_state_ones(name, bound):
+    model, run = explored(name, bound, P=2)
+    assert run.distinct_states == bound
+    for prop, pairs in model.liveness.items():
+        assert all(per_state_reason(pair) is None for pair in pairs), f"{prop} is evaluated per state"
+        assert differences(run, pairs) == [], prop
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [name for name in named_configurations()
+                                  if vector_refusal(model_for(named_configurations()[name].config)) is None])
+def test_the_component_masks_are_the_per_state_ones_on_every_configuration(name):
+    model, run = explored(name, 50_000)
+    for prop, pairs in model.liveness.items():
+        assert differences(run, pairs) == [], prop
+
+
+def test_a_side_that_reads_more_than_it_declares_is_caught():
+    """ImportsBacked's conclusion reads which index a peek reads (the globals): declared
+    to read its process's locals alone, it is evaluated with the initial globals."""
+    model, run = explored("HoldsAliasOverwrite", 4000, P=2)
+    pairs = [attrs.evolve(pair, conclusion_reads=PROCESS) for pair in model.liveness["ImportsBacked"]]
+    assert differences(run, pairs)
+
+
+def test_a_side_that_reads_the_whole_state_is_evaluated_per_state_and_said_so():
+    model, run = explored("HoldsAlias", 2000, P=2)
+    pairs = [attrs.evolve(pair, premise_reads=STATE) for pair in model.liveness["ImportsBacked"]]
+    assert all(per_state_reason(pair) == "its premise reads the whole state" for pair in pairs)
+    assert differences(run, pairs) == []
+    run.engine_choice = {"name": "vector"}
+    run.pair_masks("ImportsBacked", pairs)
+    assert run.engine_choice["liveness_per_state"] == {"ImportsBacked": f"{pairs[0].text}: its premise reads the whole state"}
+
+
+def test_a_process_side_needs_a_process():
+    model, _ = explored("Holds", 10)
+    pair = model.liveness["CompactionNotStalled"][0]
+    assert per_state_reason(pair) is None and pair.premise_reads == GLOBALS
+    assert per_state_reason(attrs.evolve(pair, process=None)) == \
+        "its conclusion reads a process's locals but the pair names no process"
+    assert per_state_reason(attrs.evolve(pair, process=None, conclusion_reads=PAIR)) is not None
+
+
+@pytest.mark.quick
+def test_pairs_of_ids_kept_sorted_give_the_same_masks(monkeypatch):
+    """Past DENSE_PAIRS entries, a side on the globals and a process's locals keeps the
+    pairs of ids it met sorted instead of a table: the same masks."""
+    from protocol.engine.vector import liveness as vector_liveness
+
+    model, run = explored("HoldsAliasOverwrite", 4000, P=2)
+    monkeypatch.setattr(vector_liveness, "DENSE_PAIRS", 0)
+    for prop, pairs in model.liveness.items():
+        assert differences(run, pairs) == [], prop
