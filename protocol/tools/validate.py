@@ -132,6 +132,16 @@ def applied_command(events) -> tuple | None:
     return next((event.command for event in events if isinstance(event, Applied)), None)
 
 
+def mask_of(indices: list) -> int:
+    """The int whose set bits are `indices`, built in one pass (not one shift per index)."""
+    if not indices:
+        return 0
+    bitmap = bytearray(max(indices) // 8 + 1)
+    for index in indices:
+        bitmap[index >> 3] |= 1 << (index & 7)
+    return int.from_bytes(bitmap, "little")
+
+
 def bits(mask: int):
     """The indices of the set bits of `mask`, ascending."""
     while mask:
@@ -426,14 +436,14 @@ class PredicateMasks:
         self.engine = engine
         self.P, self.shift = engine.P, engine.P * BITS
         groups: dict = {GLOBALS: {}, PROCESS: {}, "state": {}}
-        self.process_bits = [0] * engine.P  # process p -> the bits of the predicates on p's locals
+        on_process: list = [[] for _ in range(engine.P)]
         for index, (predicate, reads, process) in enumerate(predicates):
             if reads not in (GLOBALS, PROCESS) or (reads == PROCESS and process is None):
                 reads = "state"
-            group = groups[reads].setdefault(call_key(predicate), [predicate, 0])
-            group[1] |= 1 << index
+            groups[reads].setdefault(call_key(predicate), [predicate, []])[1].append(index)
             if reads == PROCESS:
-                self.process_bits[process] |= 1 << index
+                on_process[process].append(index)
+        self.process_bits = [mask_of(indices) for indices in on_process]  # p -> the predicates on p's locals
         self.on_globals = ReadMemo(list(groups[GLOBALS].values()))
         self.on_locals = ReadMemo(list(groups[PROCESS].values()))
         self.on_states = list(groups["state"].values())
@@ -459,9 +469,7 @@ class PredicateMasks:
                 mask |= found & self.process_bits[p]
         if self.on_states:
             state = engine.decode(s)
-            for predicate, group_bits in self.on_states:
-                if predicate(state):
-                    mask |= group_bits
+            mask |= mask_of([index for predicate, indices in self.on_states if predicate(state) for index in indices])
         return mask
 
 
@@ -481,30 +489,29 @@ class Recording:
 
 
 class ReadMemo:
-    """Predicates [(fn, bits)] on states, evaluated once per distinct value of the fields they
-    read. A predicate's reads are found by running it on a `Recording`; its verdict is then
-    the same on every state with the same values in those fields (it reads nothing else, and
-    reads them in the same order given the same values), so the verdicts of the predicates
-    that read the same fields are kept per those fields' values. A predicate that reads other
-    fields on another state joins the fields it read; one that cannot run on a `Recording`
-    (it indexes the state, say) is evaluated on every state it is asked about."""
+    """Predicates [(fn, [bit index, ...])] on states, evaluated once per distinct value of the
+    fields they read. A predicate's reads are found by running it on a `Recording`; its verdict
+    is then the same on every state with the same values in those fields (it reads nothing else,
+    and reads them in the same order given the same values), so the mask of the predicates that
+    read the same fields is kept per those fields' values. A predicate that reads other fields
+    on another state joins the fields it read; one that cannot run on a `Recording` (it indexes
+    the state, say) is evaluated on every state it is asked about."""
 
     def __init__(self, predicates: list):
         self.unlearnt = list(predicates)
-        self.groups: dict = {}  # frozenset of fields -> ([(fn, bits)], {values: mask})
+        self.groups: dict = {}  # tuple of fields -> ([(fn, indices)], {values: mask})
         self.direct: list = []
 
     def __bool__(self) -> bool:
         return bool(self.unlearnt or self.groups or self.direct)
 
     def mask(self, state) -> int:
-        mask = 0
-        for predicate, group_bits in self.direct:
-            if predicate(state):
-                mask |= group_bits
-        for predicate, group_bits in self.unlearnt:
-            mask |= self._learn(predicate, group_bits, state)
+        holding = [index for predicate, indices in self.direct if predicate(state) for index in indices]
+        for predicate, indices in self.unlearnt:
+            if self._learn(predicate, indices, state):
+                holding += indices
         self.unlearnt = []
+        mask = mask_of(holding)
         for fields, (members, table) in list(self.groups.items()):
             key = tuple(getattr(state, name) for name in fields)
             found = table.get(key)
@@ -516,35 +523,35 @@ class ReadMemo:
             mask |= found
         return mask
 
-    def _learn(self, predicate, group_bits: int, state, known=frozenset()) -> int:
-        """Run a predicate on a Recording of `state`: its verdict's bits, and it joins its fields' group."""
+    def _learn(self, predicate, indices: list, state, known=frozenset()) -> bool:
+        """Run a predicate on a Recording of `state`: its verdict, and it joins its fields' group."""
         recording = Recording(state)
         try:
             holds = predicate(recording)
         except Exception:  # noqa: BLE001 - it needs the state itself: evaluate it directly from now on
-            self.direct.append((predicate, group_bits))
-            return group_bits if predicate(state) else 0
+            self.direct.append((predicate, indices))
+            return bool(predicate(state))
         fields = tuple(sorted(known | recording._read))
         members, table = self.groups.setdefault(fields, ([], {}))
-        members.append((predicate, group_bits))
-        table.clear()  # a new member: the verdicts kept so far do not count it
-        return group_bits if holds else 0
+        members.append((predicate, indices))
+        table.clear()  # a new member: the masks kept so far do not count it
+        return bool(holds)
 
     def _evaluate(self, fields: tuple, members: list, state) -> int | None:
-        """The group's verdict on `state`, each member's reads checked; None where one read
-        outside the fields (it is then learnt again, in a group with the fields it read)."""
-        mask = 0
-        for index, (predicate, group_bits) in enumerate(members):
+        """The group's mask on `state`, each member's reads checked; None where one read outside
+        the fields (it is then learnt again, in a group with the fields it read)."""
+        holding = []
+        for position, (predicate, indices) in enumerate(members):
             recording = Recording(state)
             holds = predicate(recording)
             if not recording._read <= set(fields):
-                del members[index]
+                del members[position]
                 self.groups[fields][1].clear()
-                self._learn(predicate, group_bits, state, frozenset(fields))
+                self._learn(predicate, indices, state, frozenset(fields))
                 return None
             if holds:
-                mask |= group_bits
-        return mask
+                holding += indices
+        return mask_of(holding)
 
 
 def call_key(predicate) -> object:
