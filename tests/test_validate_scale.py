@@ -183,3 +183,47 @@ def test_a_walk_written_as_a_log_validates_with_its_silent_actions():
     text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 20}, 60, 3, ["Publish", "Ingest", "MaintStep"])
     assert verdict(parse(text))["behaviour"]
     assert verdict(parse(text)) == reference_verdict(parse(text))
+
+
+# ------------------------------------------------------------ the progress line
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Stream:
+    def __init__(self, terminal: bool):
+        self.terminal, self.text = terminal, ""
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_progress_line_waits_then_shows_and_is_cleared_on_a_terminal(terminal):
+    from protocol.render.validate import Progress
+
+    clock, stream = Clock(), Stream(terminal)
+    with Progress("run.jsonl", stream, clock) as progress:
+        progress.update(1, 1_000, 7)
+        assert stream.text == ""  # a short run prints nothing
+        clock.now = 6.0
+        progress.update(500, 1_000, 4_723)
+        assert "event 500 of 1,000, 4,723 states fit" in stream.text
+        shown = stream.text
+        clock.now = 6.1
+        progress.update(501, 1_000, 4_723)
+        assert stream.text == shown  # not on every event
+    assert stream.text.endswith("\r\x1b[K") == terminal  # the terminal's line is cleared; a pipe keeps its lines
+    assert ("\r" in stream.text) == terminal

@@ -338,6 +338,13 @@ class Follower:
         return holds
 
 
+class MemoRow(dict):
+    """A memo indexed by id where an id not yet asked about holds None (as the engine's lists do)."""
+
+    def __missing__(self, key):
+        return None
+
+
 class LogEngine(Engine):
     """The packed engine over the instances a log uses, with each controller instance memoised
     apart, so that closing under the silent actions runs only theirs (not every logged
@@ -358,7 +365,17 @@ class LogEngine(Engine):
                 order.append(("memo", len(segments)))
                 segments.append([entry])
         self.controller_order, self.controller_segments = order, segments
-        self.controller_memos = [[] for _ in segments]
+        # globals id -> the segment's steps from there, filled as asked: one instance's memo
+        # per segment, so a row per new globals value would be a list append per instance
+        self.controller_memos = [MemoRow() for _ in segments]
+
+    def intern_global(self, value: tuple) -> int:
+        """The engine's, without growing every controller memo by a row (they fill as asked)."""
+        memos, self.controller_memos = self.controller_memos, []
+        try:
+            return super().intern_global(value)
+        finally:
+            self.controller_memos = memos
 
     def successors_among(self, among: frozenset) -> Callable[[int], list]:
         """successors(s) -> [(label id, next packed state)] by the instances whose ids are in `among`.
