@@ -187,6 +187,7 @@ class Follower:
         self._steppers: dict = {}  # label id -> packed state -> [(label id, next packed state)]
         self._prepare_properties()
         self._applied: dict = {}
+        self._reads: dict = {}  # label id -> (footprint kind, process, positions of the globals read)
         self._fair: dict = {}
         self._fair_instances = None
 
@@ -288,17 +289,25 @@ class Follower:
 
     def _read_key(self, label_id: int, s: int):
         """What instance `label_id` reads of packed state `s`, as a key."""
-        instance = self.instances[label_id]
-        kind, g = instance.footprint.kind, s >> self.shift
+        reads = self._reads.get(label_id)
+        if reads is None:
+            instance = self.instances[label_id]
+            kind = instance.footprint.kind
+            if kind == WHOLE or (kind != CONTROLLER and instance.process is None):
+                kind = WHOLE
+            assert kind in (CONTROLLER, WHOLE, LOCAL, WIDE), kind
+            positions = tuple(self.engine.global_names.index(name) for name in instance.footprint.reads)
+            reads = self._reads[label_id] = (kind, instance.process, positions)
+        kind, p, positions = reads
+        g = s >> self.shift
         if kind == CONTROLLER:
             return g
-        if kind == WHOLE or instance.process is None:
+        if kind == WHOLE:
             return s
-        local = (s >> (instance.process * BITS)) & MASK
+        local = (s >> (p * BITS)) & MASK
         if kind == LOCAL:
             values = self.engine.globals[g]
-            return local, tuple(values[self.engine.global_names.index(name)] for name in instance.footprint.reads)
-        assert kind == WIDE, kind
+            return local, tuple(values[i] for i in positions)
         return g, local
 
     def stops_fairly(self, s: int) -> bool:
@@ -328,12 +337,28 @@ class Follower:
                 else:
                     local_facts.append((p, position, value))
         globals_, locals_, shift = engine.globals, engine.locals, self.shift
+        on_process = [(p, [(position, value) for q, position, value in local_facts if q == p])
+                      for p in range(self.P)]
+        on_process = [(p * BITS, facts, {}) for p, facts in on_process if facts]
+        on_globals: dict = {}  # globals id -> whether it has the observed values; per process, local id -> the same
 
         def holds(s: int) -> bool:
-            g = globals_[s >> shift]
-            if any(g[position] != value for position, value in global_facts):
+            g = s >> shift
+            ok = on_globals.get(g)
+            if ok is None:
+                values = globals_[g]
+                ok = on_globals[g] = all(values[position] == value for position, value in global_facts)
+            if not ok:
                 return False
-            return all(locals_[(s >> (p * BITS)) & MASK][position] == value for p, position, value in local_facts)
+            for offset, facts, known in on_process:
+                lid = (s >> offset) & MASK
+                ok = known.get(lid)
+                if ok is None:
+                    values = locals_[lid]
+                    ok = known[lid] = all(values[position] == value for position, value in facts)
+                if not ok:
+                    return False
+            return True
 
         return holds
 
@@ -437,11 +462,15 @@ class LeadsToMasks:
 
     def advance(self, pending: int, s: int) -> int:
         """The pending pairs after the path reaches `s`: those pending or rising, not concluded."""
+        rising, concluded = self.masks_of(s)
+        return (pending | rising) & ~concluded
+
+    def masks_of(self, s: int) -> tuple[int, int]:
+        """(the pairs whose premise holds in `s`, those whose conclusion does), as masks."""
         masks = self.memo.get(s)
         if masks is None:
             masks = self.memo[s] = (self.premises.holding(s), self.conclusions.holding(s))
-        rising, concluded = masks
-        return (pending | rising) & ~concluded
+        return masks
 
 
 class PredicateMasks:
@@ -654,7 +683,7 @@ def close(follower: Follower, layer: Layer, where: str = "the header") -> None:
     if not follower.silent_ids:
         return
     nodes, number = layer.nodes, layer.number
-    successors, advance = follower.silent_successors, follower.advance
+    successors, masks_of, make = follower.silent_successors, follower.leads_to.masks_of, tuple.__new__
     frontier = list(nodes)
     while frontier:
         if len(nodes) > MAX_FITTING_STATES:
@@ -663,8 +692,10 @@ def close(follower: Follower, layer: Layer, where: str = "the header") -> None:
         reached = []
         for node in frontier:
             parent = (number, node)
-            for label_id, after in successors(node.state):
-                child = advance(node, after)
+            state, pending = node
+            for label_id, after in successors(state):
+                rising, concluded = masks_of(after)
+                child = make(Node, (after, (pending | rising) & ~concluded))  # follower.advance, inlined
                 edges = nodes.get(child)
                 if edges is None:
                     nodes[child] = [(parent, label_id)]
