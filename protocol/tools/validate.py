@@ -343,22 +343,9 @@ class Follower:
         on_globals: dict = {}  # globals id -> whether it has the observed values; per process, local id -> the same
 
         def holds(s: int) -> bool:
-            g = s >> shift
-            ok = on_globals.get(g)
-            if ok is None:
-                values = globals_[g]
-                ok = on_globals[g] = all(values[position] == value for position, value in global_facts)
-            if not ok:
+            if not agrees(on_globals, globals_, s >> shift, global_facts):
                 return False
-            for offset, facts, known in on_process:
-                lid = (s >> offset) & MASK
-                ok = known.get(lid)
-                if ok is None:
-                    values = locals_[lid]
-                    ok = known[lid] = all(values[position] == value for position, value in facts)
-                if not ok:
-                    return False
-            return True
+            return all(agrees(known, locals_, (s >> offset) & MASK, facts) for offset, facts, known in on_process)
 
         return holds
 
@@ -368,6 +355,16 @@ class MemoRow(dict):
 
     def __missing__(self, key):
         return None
+
+
+def agrees(known: dict, components: list, component: int, facts: list) -> bool:
+    """Whether interned component `component` has each observed (position, value) of `facts`,
+    decided once per component (`known`)."""
+    ok = known.get(component)
+    if ok is None:
+        values = components[component]
+        ok = known[component] = all(values[position] == value for position, value in facts)
+    return ok
 
 
 class LogEngine(Engine):
