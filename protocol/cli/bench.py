@@ -54,6 +54,11 @@ def add_parser(subparsers, name: str, help: str) -> None:
                              "P=2, or those given with -c), safety and safety+liveness on the default "
                              "engine side by side, with the engine's parts: what check --all -c P=2 runs "
                              f"(--max-states defaults to {ALL_MAX_STATES:,} here)")
+    parser.add_argument("--validate", action="store_true",
+                        help="instead, time `validate` on seeded random runs of Holds (P=2, D=60, MaxTime=200) "
+                             "written as logs of about 1,040 lines: with no action silent, then Publish and "
+                             "Ingest, then MaintStep and InterStep as well; at twice and four times the length; "
+                             "and header-only logs at wide constants")
     parser.set_defaults(run=run)
 
 
@@ -135,7 +140,50 @@ def all_plan(args) -> tuple:
     return (constants,), tuple(named_configurations()), ALL_MODES
 
 
+def run_validate(args) -> int:
+    """`bench --validate`: one line per measurement as taken (JSON Lines with --json), then the table."""
+    from protocol.tools.bench import validate_ladder
+
+    records: list[dict] = []
+    interrupted = False
+    with output_to(None) as sink:
+        console = wide_console(sink, PIPE_WIDTH)
+
+        def on_record(record: dict) -> None:
+            records.append(record)
+            print(json.dumps(record) if args.json else validate_line(record), file=sink, flush=True)
+
+        if args.json:
+            print(json.dumps({"machine": machine()}), file=sink, flush=True)
+        try:
+            validate_ladder(on_record)
+        except KeyboardInterrupt:
+            interrupted = True
+        if not args.json and records:
+            from protocol.render.bench import validate_table
+
+            console.print(validate_table(records, machine()))
+        return settle(sink, complete=not interrupted, as_expected=True, interrupted=interrupted,
+                      why=f"{len(records)} measurements taken, the rest not")
+
+
+def validate_line(record: dict) -> str:
+    constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
+    head = f"validate {record['config']} {constants} {record['case']}:"
+    if "error" in record:
+        return f"{head} {record['error']}"
+    return (f"{head} {record['lines']:,} lines, {record['verdict']}, {record['seconds']:.2f} s "
+            f"({record['cpu_seconds']:.2f} s CPU), {record['peak_memory_mb']:,} MB peak")
+
+
 def run(args) -> int:
+    if args.validate:
+        given = [flag for flag, on in (("--all", args.all), ("--workers", args.workers), ("--engines", args.engines), ("--scc", args.scc),
+                                       ("--rung", args.rung), ("--config", args.config), ("-c", args.constant))
+                 if on]
+        if given:
+            raise UsageError(f"--validate measures its own logs: drop {given[0]}")
+        return run_validate(args)
     if args.all:
         rungs, names, modes = all_plan(args)
         max_states = args.max_states or ALL_MAX_STATES

@@ -42,8 +42,11 @@ def run(args) -> int:
     except LogError as error:
         where = f"{args.log}, line {error.line}" if error.line is not None else args.log
         raise UsageError(f"{where}: {error.problem}") from None
+    from protocol.render.validate import Progress
+
     try:
-        result = validate(log)
+        with Progress(args.log) as progress:
+            result = validate(log, progress=progress.update)
     except TooAmbiguous as error:
         raise UsageError(f"{args.log}, {error}") from None
     with output_to(None) as sink:
@@ -84,8 +87,8 @@ def json_record(result: Validation, path: str) -> dict:
             "event": mismatch.event,
             "kind": mismatch.kind,
             "reason": mismatch.reason,
-            "states": len(mismatch.candidates),
-            "enabled": [str(label) for label, _ in mismatch.enabled],
+            "states": mismatch.states,
+            "enabled": [str(label) for label in mismatch.enabled_labels],
             "nearest": None if mismatch.nearest is None else str(mismatch.nearest),
         }
     return record

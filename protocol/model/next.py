@@ -19,8 +19,8 @@ from protocol.model import state as schema
 from protocol.model.state import initial
 from protocol.model.trace import Step
 
-__all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "fair_family", "instances", "model_for",
-           "replay", "successors_for"]
+__all__ = ["ACTIONS", "BY_NAME", "Action", "Label", "RUNTIME_ACTIONS", "action_instances", "fair_family", "instances",
+           "model_for", "model_with", "replay", "successors_for"]
 
 
 def instances(cfg) -> list[tuple[Label, Callable]]:
@@ -29,15 +29,19 @@ def instances(cfg) -> list[tuple[Label, Callable]]:
 
 
 def engine_instances(cfg) -> list:
+    return [instance for action in actions.ACTIONS if action.where(cfg) for instance in action_instances(cfg, action)]
+
+
+def action_instances(cfg, action: Action, wanted=None) -> list:
+    """The instances of one action, in enumeration order (only the labels in `wanted`, if given)."""
     found = []
-    for action in actions.ACTIONS:
-        if not action.where(cfg):
+    for label_args, keywords in action.parameters(cfg):
+        label = Label(action.name, *label_args)
+        if wanted is not None and label not in wanted:
             continue
-        for label_args, keywords in action.parameters(cfg):
-            label = Label(action.name, *label_args)
-            p = keywords.get("p")  # the process it acts on, whatever its fairness
-            found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
-                                  action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
+        p = keywords.get("p")  # the process it acts on, whatever its fairness
+        found.append(Instance(label, partial(action.step, cfg=cfg, **keywords), p,
+                              action.footprint(cfg, p), fair_family(label) if cfg.fairness else None))
     return found
 
 
@@ -65,7 +69,12 @@ def symmetry_refusal(cfg) -> str | None:
 
 def model_for(cfg) -> Model:
     """The engine's model of configuration `cfg`: initial state, instances, properties."""
-    table = engine_instances(cfg)
+    return model_with(cfg, engine_instances(cfg))
+
+
+def model_with(cfg, table: list) -> Model:
+    """The model of `cfg` with only the action instances `table` (in enumeration order): what
+    trace validation runs, listing the instances a log can reach, not every one of the constants'."""
     bound = props.properties_for(cfg)
     return Model(
         initial_states=[initial(cfg)],

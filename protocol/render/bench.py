@@ -235,3 +235,25 @@ def note(*records: dict | None) -> str:
             if text not in said:
                 said.append(text)
     return "; ".join(said)
+
+
+def validate_table(records: list[dict], machine: dict) -> Table:
+    """`bench --validate`: one row per log, with its verdict, seconds and peak memory."""
+    caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds grow with it; "
+               f"CPU seconds beside them), Python {machine['python']}. Each log is a seeded random run "
+               "written as a log; the silent actions are declared in its header.")
+    table = Table(box=box.SIMPLE_HEAD, title=Text("validate", style="bold"), title_justify="left",
+                  caption=caption, caption_justify="left")
+    for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s", "peak MB"):
+        table.add_column(header, justify="left" if header in ("log", "constants", "silent", "verdict") else "right")
+    for record in records:
+        silent = "+".join(record["silent"]) or "none"
+        if "error" in record:
+            table.add_row(record["case"], constants_text(record["constants"]), silent, "", Text(record["error"], style="red"),
+                          "", "", "", "")
+            continue
+        most = record["most_states"]
+        table.add_row(record["case"], constants_text(record["constants"]), silent, f"{record['lines']:,}",
+                      record["verdict"], "–" if most is None else f"{most:,}", f"{record['seconds']:.2f}",
+                      f"{record['cpu_seconds']:.2f}", f"{record['peak_memory_mb']:,}")
+    return table

@@ -6,6 +6,9 @@ rich lives only in the render modules; the behaviour is drawn by
 
 from __future__ import annotations
 
+import sys
+import time
+
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -91,25 +94,37 @@ def render_mismatch(console, result: Validation, full: bool) -> None:
 
 
 def candidates_table(result: Validation) -> Table:
+    """The states the model could be in just before the mismatch: all of them where there is one,
+    else how many, and the nearest few (`Mismatch.candidates`), each with where it differs."""
     mismatch = result.mismatch
     candidates = mismatch.candidates
     table = Table(box=box.SIMPLE_HEAD, title_justify="left")
-    if len(candidates) == 1:
+    if mismatch.states == 1:
         table.title = Text(f"The state the model is in just before {mismatch.where}", style="bold")
         table.add_column("variables")
         table.add_column("enabled actions, in protocol words")
         table.add_row(Text("\n".join(state_lines(candidates[0]))), enabled_text(result, 0))
         return table
-    names = differing(candidates)
-    table.title = Text(f"The {len(candidates)} states the model could be in just before {mismatch.where}; "
-                       f"they differ in {', '.join(names)}", style="bold")
+    among = differing(candidates) if len(candidates) > 1 else []
+    table.title = Text(candidates_title(mismatch, among), style="bold")
     table.add_column("#", justify="right", style="cyan")
-    table.add_column("where they differ")
+    table.add_column("where they differ" + (", and from the observation" if mismatch.kind == "observation" else ""))
     table.add_column("enabled actions, in protocol words")
     for index, state in enumerate(candidates):
-        lines = [f"{name} = {entry_text(state, name)}" for name in names]
+        lines = [f"{name} = {entry_text(state, name)}" for name in among]
+        if mismatch.kind == "observation":
+            lines += [f"{name} = {entry_text(state, name)}, observed {observed}"
+                      for name, observed in mismatch.differences[index] if name not in among]
         table.add_row(str(index + 1), Text("\n".join(lines)), enabled_text(result, index))
     return table
+
+
+def candidates_title(mismatch, among: list) -> str:
+    count, shown = mismatch.states, len(mismatch.candidates)
+    title = f"The {count:,} states the model could be in just before {mismatch.where}"
+    if shown < count:
+        title += f"; the {shown} nearest to the observation" if mismatch.kind == "observation" else f"; {shown} of them"
+    return title + (f"; they differ in {', '.join(among)}" if among else "")
 
 
 def entry_text(state, key: str) -> str:
@@ -119,10 +134,43 @@ def entry_text(state, key: str) -> str:
 
 
 def enabled_text(result: Validation, index: int) -> Text:
-    from protocol.model.next import model_for
-
     state = result.mismatch.candidates[index]
-    lines = []
-    for label, after in model_for(result.cfg).successors(state):
-        lines.append(f"{label}: {narrate(label, state, after, result.cfg)}")
+    lines = [f"{label}: {narrate(label, state, after, result.cfg)}" for label, after in result.mismatch.enabled[index]]
     return Text("\n".join(lines) or "nothing is enabled")
+
+
+class Progress:
+    """A progress line on standard error while `validate` follows a long log: rewritten in place
+    on a terminal once the run has taken a second, printed every ten seconds elsewhere once it
+    has taken five; never on a short run. Cleared when the run ends, however it ends."""
+
+    def __init__(self, path: str, stream=None, clock=time.monotonic):
+        self.path, self.stream, self.clock = path, stream or sys.stderr, clock
+        self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = clock()
+        self.next = self.start + (1 if self.terminal else 5)
+        self.shown = False
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *_) -> None:
+        if self.shown and self.terminal:
+            self._write("\r\x1b[K")
+
+    def update(self, event: int, events: int, states: int) -> None:
+        now = self.clock()
+        if now < self.next:
+            return
+        self.next = now + (0.5 if self.terminal else 10)
+        line = (f"validate {self.path}: event {event:,} of {events:,}, {states:,} states fit, "
+                f"{now - self.start:.0f} s")
+        self._write(f"\r\x1b[K{line}" if self.terminal else f"{line}\n")
+        self.shown = True
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed or broken stderr: the progress is not worth failing for
+            self.shown = False

@@ -245,3 +245,137 @@ def main_one(request: str) -> int:
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--one"]:
     sys.exit(main_one(sys.argv[2]))
+
+
+# ------------------------------------------------------------------ validate
+
+# `bench --validate`: how `validate` scales with a log. The logs are seeded random walks of the
+# model written as logs (as `generate` writes its runs: every step, then what it changed), so
+# every one is a behaviour; the silent actions are declared in the header only, so each
+# silent set is the same run with more left unseen.
+VALIDATE_CONFIG = ("Holds", {"P": 2, "D": 60, "MaxTime": 200})
+VALIDATE_STATES = 520  # states in the walk: a log of about 1,040 lines
+VALIDATE_SEED = 1
+VALIDATE_SILENT = (
+    ("none", ()),
+    ("Publish+Ingest", ("Publish", "Ingest")),
+    ("+MaintStep", ("Publish", "Ingest", "MaintStep")),
+    ("+InterStep", ("Publish", "Ingest", "MaintStep", "InterStep")),
+)
+VALIDATE_LENGTHS = (1, 2, 4)  # multiples of VALIDATE_STATES, with Publish and Ingest silent
+# Header-only logs at wide constants (D x (MaxTime + 1) may not pass 1,048,576 instances).
+VALIDATE_HEADERS = ({"P": 2, "MaxTime": 1_000_000}, {"P": 8, "D": 1, "MaxTime": 1_000_000})
+VALIDATE_TIMEOUT = 120  # seconds a measurement may take before it is reported as not finished
+# A runtime step is drawn this many times as often as a controller step, so that the queues
+# stay short, as in a system whose runtimes keep up with its controller.
+RUNTIME_WEIGHT = 4
+
+
+def walk(cfg, states: int, seed: int) -> tuple:
+    """A seeded random run of `states` states (fewer where nothing is enabled): at each step an
+    action drawn by weight among those with an enabled instance, then one of its enabled instances."""
+    import random
+
+    from protocol.model.next import RUNTIME_ACTIONS, model_for
+    from protocol.model.trace import Step
+
+    model = model_for(cfg)
+    by_name: dict = {}
+    for instance in model.instances:
+        by_name.setdefault(instance.label.name, []).append(instance)
+    rng = random.Random(seed)
+    state = model.initial_states[0]
+    steps = [Step(None, state)]
+    while len(steps) < states:
+        names = list(by_name)
+        moved = None
+        while names and moved is None:
+            name = rng.choices(names, [RUNTIME_WEIGHT if n in RUNTIME_ACTIONS else 1 for n in names])[0]
+            names.remove(name)
+            for instance in rng.sample(by_name[name], len(by_name[name])):
+                after = instance.step(state)
+                if after is not None:
+                    moved = Step(instance.label, after)
+                    break
+        if moved is None:
+            break  # nothing is enabled: the run ends here
+        steps.append(moved)
+        state = moved.state
+    return tuple(steps)
+
+
+def walk_log(name: str, constants: dict, states: int, seed: int, silent=()) -> str:
+    """A walk written as a log (every step, then what it changed), its header declaring `silent`."""
+    from protocol.model.config import lookup
+    from protocol.tools.generate import run_log
+    from protocol.tools.log import header_line
+
+    cfg = lookup(name).with_constants(constants).config
+    lines = run_log(name, cfg, walk(cfg, states, seed)).split("\n")
+    lines[0] = header_line(name, cfg, silent)
+    return "\n".join(lines)
+
+
+def validate_requests() -> list[dict]:
+    """The measurements of `bench --validate`, in order."""
+    name, constants = VALIDATE_CONFIG
+    requests = [{"case": f"silent {label}", "config": name, "constants": constants, "states": VALIDATE_STATES,
+                 "silent": list(silent)} for label, silent in VALIDATE_SILENT]
+    requests += [{"case": f"{times}x length", "config": name, "constants": constants,
+                  "states": VALIDATE_STATES * times, "silent": list(VALIDATE_SILENT[1][1])}
+                 for times in VALIDATE_LENGTHS]
+    requests += [{"case": "header only", "config": name, "constants": header, "states": 0, "silent": []}
+                 for header in VALIDATE_HEADERS]
+    return requests
+
+
+def measure_validate(request: dict) -> dict:
+    """One validation, in this process: the log is made first, then read and followed (timed)."""
+    from protocol.tools.log import header_line, parse
+    from protocol.tools.validate import TooAmbiguous, validate
+    from protocol.model.config import lookup
+
+    name, constants = request["config"], request["constants"]
+    if request["states"]:
+        text = walk_log(name, constants, request["states"], VALIDATE_SEED, request["silent"])
+    else:
+        text = header_line(name, lookup(name).with_constants(constants).config, request["silent"]) + "\n"
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        result = validate(parse(text))
+        verdict = "a behaviour" if result.is_behaviour else f"refused at event {result.mismatch.event}"
+        states = max(result.layer_states)
+    except TooAmbiguous as error:
+        verdict, states = f"too ambiguous ({error})", None
+    return {**request, "lines": text.count("\n"), "verdict": verdict, "most_states": states,
+            "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(time.process_time() - cpu, 2),
+            "peak_memory_mb": round(peak_memory_mb())}
+
+
+def measure_validate_fresh(request: dict, timeout: float = VALIDATE_TIMEOUT) -> dict:
+    """One validation in a fresh interpreter (its own peak memory), given up after `timeout` seconds."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "protocol.tools.bench", "--validate-one", json.dumps(request)],
+                              capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {**request, "error": f"did not finish in {timeout:.0f} s"}
+    if done.returncode == -signal.SIGINT or "KeyboardInterrupt" in done.stderr:
+        raise KeyboardInterrupt
+    if done.returncode != 0:
+        return {**request, "error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(done.stdout)
+
+
+def validate_ladder(on_record=None, timeout: float = VALIDATE_TIMEOUT) -> list[dict]:
+    records = []
+    for request in validate_requests():
+        record = measure_validate_fresh(request, timeout)
+        records.append(record)
+        if on_record is not None:
+            on_record(record)
+    return records
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--validate-one"]:
+    print(json.dumps(measure_validate(json.loads(sys.argv[2]))))
+    sys.exit(0)

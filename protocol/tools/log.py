@@ -261,23 +261,31 @@ def read_silent(silent, number: int) -> tuple:
 
 
 class Vocabulary:
-    """The action instances of a configuration, by name, to check a step's label against."""
+    """The action instances of a configuration, by name, to check a step's label against. An
+    action's instances are listed when a step first names it, not for every action of the
+    header's constants (a header-only log with a large MaxTime lists none)."""
 
     def __init__(self, cfg: Config):
-        self.by_name = {action.name: [] for action in ACTIONS}
-        for action in ACTIONS:
-            if action.where(cfg):
-                self.by_name[action.name] = [Label(action.name, *args) for args, _ in action.parameters(cfg)]
+        self.cfg = cfg
+        self.actions = {action.name: action for action in ACTIONS}
+        self.by_name: dict = {}  # name -> ([Label, ...] in order, {Label, ...})
+
+    def instances(self, name: str) -> tuple[list, set]:
+        if name not in self.by_name:
+            action = self.actions[name]
+            listed = [Label(name, *args) for args, _ in action.parameters(self.cfg)] if action.where(self.cfg) else []
+            self.by_name[name] = (listed, set(listed))
+        return self.by_name[name]
 
     def label(self, name, args, number: int) -> Label:
-        if not isinstance(name, str) or name not in self.by_name:
+        if not isinstance(name, str) or name not in self.actions:
             shown = repr(name) if isinstance(name, str) else json.dumps(name)[:60]
-            raise LogError(number, f"unknown action {shown}: the actions are {', '.join(self.by_name)}")
+            raise LogError(number, f"unknown action {shown}: the actions are {', '.join(self.actions)}")
         if not isinstance(args, list) or not all(_whole(a) for a in args):
             raise LogError(number, f"{name}'s \"args\" must be a list of whole numbers")
         label = Label(name, *args)
-        instances = self.by_name[name]
-        if instances and label not in instances:
+        instances, known = self.instances(name)
+        if instances and label not in known:
             arity = len(instances[0].args)
             if len(args) != arity:
                 raise LogError(number, f"{name} takes {arity} argument{'s' if arity != 1 else ''}, "
