@@ -91,7 +91,7 @@ def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, o
     assert result.mismatches() == []
 
 
-def test_the_refutation_breaks_the_new_property_in_four_states_and_i1_in_eight(pinned):
+def test_the_refutation_breaks_the_new_property_in_four_states_and_i1_in_eight(restart):
     result = check(config.lookup("HoldsRestartBackward"))
     trace = result.violation("RegistrationCoversAsOf")
     assert len(trace.steps) == 4
