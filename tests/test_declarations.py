@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 from pathlib import Path
@@ -138,12 +139,13 @@ def engine_modules() -> list[str]:
     return ["protocol.engine"] + [m.name for m in pkgutil.walk_packages(package.__path__, "protocol.engine.")]
 
 
-def imported_names(module: str) -> set[str]:
-    """Every module `module` imports, at its top or inside a function, made absolute."""
-    path = Path(importlib.import_module(module).__file__)
+def imported_names(module: str, with_names: bool = False) -> set[str]:
+    """Every module `module` imports, at its top or inside a function, made absolute; with
+    `with_names`, also `x.y` for each name y of `from x import y` (a submodule, if it is one)."""
+    path = Path(importlib.util.find_spec(module).origin)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -152,6 +154,8 @@ def imported_names(module: str) -> set[str]:
                 base = base.rpartition(".")[0]
             name = f"{base}.{node.module}" if node.level and node.module else (node.module or base)
             found.add(name)
+            if with_names:
+                found.update(f"{name}.{alias.name}" for alias in node.names)
     return found
 
 

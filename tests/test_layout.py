@@ -5,14 +5,13 @@ checked on every module in it, imports inside functions included."""
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import pkgutil
-from pathlib import Path
 
 import pytest
 
 import protocol
+from test_declarations import imported_names
 
 # folder -> the folders of the package its modules may not import
 FORBIDDEN = {
@@ -31,20 +30,7 @@ def modules() -> list[str]:
 
 def imported(module: str) -> set[str]:
     """Every module of the package `module` imports (`from protocol import x` names protocol.x)."""
-    path = Path(importlib.util.find_spec(module).origin)
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = package
-            for _ in range(max(node.level - 1, 0)):
-                base = base.rpartition(".")[0]
-            source = f"{base}.{node.module}" if node.level and node.module else (node.module or base)
-            found.add(source)
-            found.update(f"{source}.{alias.name}" for alias in node.names)
-    return found & set(modules())
+    return imported_names(module, with_names=True) & set(modules())
 
 
 def folder(module: str) -> str:
@@ -73,15 +59,5 @@ def test_the_rule_catches_a_model_module_that_imports_rendering(tmp_path, monkey
 
 @pytest.mark.parametrize("module", [m for m in modules() if not m.startswith("protocol.cli")])
 def test_nothing_below_the_command_line_parses_arguments(module):
-    assert "argparse" not in {n.split(".")[0] for n in _all_imports(module)}, module
+    assert "argparse" not in {name.split(".")[0] for name in imported_names(module)}, module
 
-
-def _all_imports(module: str) -> set[str]:
-    path = Path(importlib.util.find_spec(module).origin)
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-    return names
