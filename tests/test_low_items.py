@@ -271,14 +271,14 @@ def test_a_matrix_past_the_default_constants_says_how_long_before_it_starts(cli,
     from protocol.render.matrix import estimate_line
 
     monkeypatch.setattr(matrix_tool, "PROBE_STATES", 2_000)
-    cut = matrix_tool.estimate({"P": 8, "D": 1, "MaxTime": 2})
+    cut = matrix_tool.estimate({"P": 3, "D": 1, "MaxTime": 2})
     assert not cut.complete and cut.states >= 2_000 and cut.combinations == len(
-        [row for row in matrix_tool.plan({"P": 8, "D": 1, "MaxTime": 2}) if row.same_as is None])
+        [row for row in matrix_tool.plan({"P": 3, "D": 1, "MaxTime": 2}) if row.same_as is None])
     line = estimate_line(cut)
-    assert "P=8, D=1, MaxTime=2" in line and "passes" in line and "expect far more than" in line
+    assert "P=3, D=1, MaxTime=2" in line and "passes" in line and "expect far more than" in line
     assert matrix_tool.estimate({"P": 2, "D": 1, "MaxTime": 2}) is None
     monkeypatch.setattr(matrix_tool, "PROBE_STATES", 250_000)
-    small = matrix_tool.estimate({"P": 1, "D": 1, "MaxTime": 3})
+    small = matrix_tool.estimate({"P": 1, "D": 2, "MaxTime": 0})
     assert small.complete and estimate_line(small) is None  # seconds: no warning
     slow = matrix_tool.Estimate({"P": 3, "D": 1, "MaxTime": 2}, 72, 195_005, 2.5, True)
     assert "expect at least 3 minutes" in estimate_line(slow)
@@ -293,6 +293,6 @@ def test_the_matrix_estimate_comes_before_the_run_on_standard_error(cli, monkeyp
 
     monkeypatch.setattr(matrix_tool, "PROBE_STATES", 500)
     monkeypatch.setattr(matrix_command, "run_matrix", stop)
-    code, out, err = cli("matrix", "-c", "P=8")
+    code, out, err = cli("matrix", "-c", "P=3")
     assert err.splitlines()[0].startswith("protocol: the matrix has"), err
     assert code != 0
