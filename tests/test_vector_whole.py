@@ -7,8 +7,9 @@ order, shortest traces and liveness verdicts and lassos, and the packed engine's
 The toy: a global counter `g` and per process a counter `x[p]`. `Raise` and `Wrap` (the
 controller) raise `g` and wrap it to 0; `Bump(p, k)` (never fair) raises `x[p]` to `k`;
 the whole instances `Level` (sets every `x[p]` to the greatest) and `Sync` (sets `g` to
-the least `x[p]`). `GAtMostOne` fails once `g` is 2; `Catches` is `x[0] >= 1 ~> x[1] >= 1`,
-which holds exactly when `Level` is fair."""
+the least `x[p]`); the each instance `Spread` (from `g` = 1, sets it to 2 and raises
+every `x[p]` to 1, each by its own value). `GAtMostOne` fails once `g` is 2; `Catches`
+is `x[0] >= 1 ~> x[1] >= 1`, which holds exactly when `Level` is fair."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from typing import NamedTuple
 
 import pytest
 
-from protocol.engine import CONTROLLER, LOCAL, WHOLE, Footprint, Instance, Label, Layout, LeadsTo, Model
+from protocol.engine import (CONTROLLER, EACH, LOCAL, WHOLE, Footprint, Instance, Label, Layout, LeadsTo, Model,
+                             ModelError)
 from protocol.engine.checker import explore
 from protocol.engine.fast import explore_model
 from protocol.engine.vector.search import explore_vector, vector_refusal
@@ -53,12 +55,21 @@ def sync(s: Toy) -> Toy | None:
     return s._replace(g=low) if low != s.g else None
 
 
+def spread(s: Toy) -> Toy | None:
+    return s._replace(g=2, x=tuple(max(x, 1) for x in s.x)) if s.g == 1 else None
+
+
+def nudge(s: Toy) -> Toy | None:
+    """Raises g while process 0's x is 0: its guard reads a process's locals."""
+    return s._replace(g=s.g + 1) if s.x[0] == 0 and s.g < 2 else None
+
+
 def controller(name: str, step) -> Instance:
     return Instance(Label(name), step, None, Footprint(CONTROLLER), None)
 
 
-def whole(name: str, step, fair: bool = False) -> Instance:
-    return Instance(Label(name), step, None, Footprint(WHOLE), (name,) if fair else None)
+def whole(name: str, step, fair: bool = False, kind: str = WHOLE) -> Instance:
+    return Instance(Label(name), step, None, Footprint(kind), (name,) if fair else None)
 
 
 def bumps(p: int) -> list[Instance]:
@@ -77,13 +88,14 @@ def toy(instances: list[Instance]) -> Model:
 def orders(fair: bool) -> dict:
     """The toy's instances with the whole ones first, among the controller's, among the
     processes', and last."""
-    Raise, Wrap, Level, Sync = (controller("Raise", raise_g), controller("Wrap", wrap),
-                                whole("Level", level, fair), whole("Sync", sync))
+    Raise, Wrap, Level, Sync, Spread = (controller("Raise", raise_g), controller("Wrap", wrap),
+                                        whole("Level", level, fair), whole("Sync", sync),
+                                        whole("Spread", spread, kind=EACH))
     return {
-        "first": [Level, Sync, Raise, Wrap, *bumps(0), *bumps(1)],
-        "among the controller's": [Raise, Level, Wrap, Sync, *bumps(0), *bumps(1)],
-        "among the processes'": [Raise, Wrap, *bumps(0), Level, *bumps(1), Sync],
-        "last": [Raise, Wrap, *bumps(0), *bumps(1), Sync, Level],
+        "first": [Level, Spread, Sync, Raise, Wrap, *bumps(0), *bumps(1)],
+        "among the controller's": [Raise, Level, Wrap, Spread, Sync, *bumps(0), *bumps(1)],
+        "among the processes'": [Raise, Wrap, *bumps(0), Spread, Level, *bumps(1), Sync],
+        "last": [Raise, Wrap, *bumps(0), *bumps(1), Sync, Level, Spread],
     }
 
 
@@ -108,3 +120,17 @@ def test_a_whole_instance_anywhere_gives_the_readable_search_exactly(where, fair
     verdicts = liveness_verdicts(readable, model)
     assert liveness_verdicts(vector, model) == liveness_verdicts(packed, model) == verdicts
     assert verdicts["Catches"].holds is fair  # a fair Level levels x[1] up: the lasso is the unfair case's
+
+
+@pytest.mark.parametrize("step, words", [
+    (level, "rewrites a process's locals by more than the globals and that process's locals"),
+    (nudge, "its guard or its effect on the globals reads a process's locals"),
+])
+def test_an_each_footprint_that_lies_is_one_line_naming_the_instance_and_the_fix(step, words):
+    model = toy([controller("Raise", raise_g), *bumps(0), *bumps(1), whole("Lying", step, kind=EACH)])
+    assert explore_model(model).distinct_states  # the packed engine runs it whole: exact
+    with pytest.raises(ModelError) as breach:
+        explore_vector(model)
+    message = str(breach.value)
+    assert message.startswith("Lying") and words in message and "give it a whole footprint" in message
+    assert "\n" not in message

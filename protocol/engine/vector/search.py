@@ -42,11 +42,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from protocol.engine import LOCAL, WHOLE, WIDE, Model
+from protocol.engine import EACH, LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
 from protocol.engine.fast import BITS, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
-from protocol.engine.vector.whole import WholeInstance, head_of, head_successors
+from protocol.engine.vector.whole import head_of, head_successors, instance_of
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -794,7 +794,7 @@ def controller_after_processes(instances) -> object | None:
     for instance in instances:
         if instance.footprint.kind in (LOCAL, WIDE):
             seen_process = True
-        elif seen_process and instance.footprint.kind != WHOLE:
+        elif seen_process and instance.footprint.kind not in (WHOLE, EACH):
             return instance.label
     return None
 
@@ -855,7 +855,7 @@ class Search:
         # The controller's instances (before the first process instance), and the whole
         # instances wherever they lie: see whole.py.
         self.head = head_of(engine.order)
-        self.wholes = {label_id: WholeInstance(label_id, step)
+        self.wholes = {label_id: instance_of(engine, label_id, step)
                        for kind, (label_id, step) in [entry for entry in engine.order if entry[0] == "whole"]}
         self.instances = self._process_instances()
         self.state_checks = dict(engine.readable_invariants)
@@ -869,8 +869,8 @@ class Search:
 
     def _process_instances(self) -> list:
         """(label id, kind, process, family, wide index) of each instance from the first
-        process instance on, in order; a whole one as (label id, WHOLE, None, its
-        WholeInstance, None). The ones before it are the controller's (`self.head`)."""
+        process instance on, in order; a whole or each one as (label id, WHOLE, None,
+        its whole.py instance, None). The ones before it are the controller's (`self.head`)."""
         out, wide = [], 0
         for kind, which in self.engine.order[len(self.head):]:
             if kind == "whole":
