@@ -18,7 +18,8 @@ a level needs, and moves the per-state work out of the interpreter:
 - a level is expanded by gathers: a table per controller globals (a CSR of
   its steps), per local action (projection of what it reads of the
   globals, local), per append (append, local), per wide action (globals,
-  local, looked up sorted); a whole instance runs per state (whole.py);
+  local, looked up sorted); a whole instance runs per state, an each one
+  per (globals, local) (whole.py);
 - the successors are laid out in the packed engine's order (parents in
   order, each parent's successors in enumeration order), deduplicated by
   one `np.sort` of the keys with their position in the low bits (or an
@@ -107,7 +108,7 @@ class Tables:
     def __init__(self, engine: Engine, parts: dict | None = None):
         self.engine = engine
         self.parts = {} if parts is None else parts
-        # per segment of controller instances (more than one only where a whole instance splits them)
+        # per segment of controller instances (more than one only where a whole or each instance splits them)
         self.segments = [ControllerSegment() for _ in engine.controller_segments]
         self.appended = Growing((16, 1024), UNKNOWN)  # (append id, local id) -> local id
         self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
@@ -853,10 +854,9 @@ class Search:
         self.on_progress, self.started = on_progress, started
         self.P = engine.P
         # The controller's instances (before the first process instance), and the whole
-        # instances wherever they lie: see whole.py.
+        # and each instances wherever they lie: see whole.py.
         self.head = head_of(engine.order)
-        self.wholes = {label_id: instance_of(engine, label_id, step)
-                       for kind, (label_id, step) in [entry for entry in engine.order if entry[0] == "whole"]}
+        self.wholes = {which[0]: instance_of(engine, *which) for kind, which in engine.order if kind == "whole"}
         self.instances = self._process_instances()
         self.state_checks = dict(engine.readable_invariants)
         # The invariants checked per pair of globals and one process's locals (Model.by_pair):
