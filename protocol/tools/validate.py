@@ -628,7 +628,15 @@ class Layer:
 
 def validate(log: Log, progress: Callable | None = None) -> Validation:
     """Follow `log` through the model of its design (its header's, or the one --config named).
-    `progress(event number, events, states fitting)`, if given, is called after every event."""
+    `progress(event number, events, states fitting)`, if given, is called after every event.
+    The search by components (factored.py) answers first; where it cannot decide alone (a
+    refusal, a property that may fail), the exact search below does."""
+    from protocol.tools.factored import Exact, follow
+
+    try:
+        return follow(log, progress)
+    except Exact:
+        pass
     cfg = log.design
     labels = {event.label for event in log.events if isinstance(event, StepEvent)}
     follower = Follower(cfg, log.silent, labels)
