@@ -172,8 +172,9 @@ def validate_line(record: dict) -> str:
     head = f"validate {record['config']} {constants} {record['case']}:"
     if "error" in record:
         return f"{head} {record['error']}"
+    per_line = 1000 * record["cpu_seconds"] / max(record["lines"], 1)
     return (f"{head} {record['lines']:,} lines, {record['verdict']}, {record['seconds']:.2f} s "
-            f"({record['cpu_seconds']:.2f} s CPU), {record['peak_memory_mb']:,} MB peak")
+            f"({record['cpu_seconds']:.2f} s CPU, {per_line:.2f} ms per line), {record['peak_memory_mb']:,} MB peak")
 
 
 def run(args) -> int:

@@ -244,16 +244,33 @@ def validate_table(records: list[dict], machine: dict) -> Table:
                "written as a log; the silent actions are declared in its header.")
     table = Table(box=box.SIMPLE_HEAD, title=Text("validate", style="bold"), title_justify="left",
                   caption=caption, caption_justify="left")
-    for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s", "peak MB"):
+    caption += linearity_text(records)
+    for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s",
+                   "CPU ms\nper line", "peak MB"):
         table.add_column(header, justify="left" if header in ("log", "constants", "silent", "verdict") else "right")
     for record in records:
         silent = "+".join(record["silent"]) or "none"
         if "error" in record:
             table.add_row(record["case"], constants_text(record["constants"]), silent, "", Text(record["error"], style="red"),
-                          "", "", "", "")
+                          "", "", "", "", "")
             continue
         most = record["most_states"]
         table.add_row(record["case"], constants_text(record["constants"]), silent, f"{record['lines']:,}",
                       record["verdict"], "–" if most is None else f"{most:,}", f"{record['seconds']:.2f}",
-                      f"{record['cpu_seconds']:.2f}", f"{record['peak_memory_mb']:,}")
+                      f"{record['cpu_seconds']:.2f}", f"{per_line_ms(record):.2f}", f"{record['peak_memory_mb']:,}")
     return table
+
+
+def per_line_ms(record: dict) -> float:
+    """CPU milliseconds per line of the log (the header counts as one)."""
+    return 1000 * record["cpu_seconds"] / max(record["lines"], 1)
+
+
+def linearity_text(records: list[dict]) -> str:
+    """The cost per line of the longer runs of the length ladder, against the shortest's."""
+    lengths = [record for record in records if record["case"].endswith("x length") and "error" not in record]
+    if len(lengths) < 2 or not per_line_ms(lengths[0]):
+        return ""
+    base = per_line_ms(lengths[0])
+    ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in lengths[1:])
+    return f" CPU per line against {lengths[0]['case']}: {ratios} (1.00 is linear in the log's length)."

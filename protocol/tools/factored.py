@@ -42,6 +42,9 @@ from protocol.tools.validate import (
 
 # More products than this fitting the log at once: the log pins almost nothing down.
 MAX_CELLS = 100_000
+# The products hold many more states than they take to hold: too ambiguous is where both the
+# states that fit pass the exact search's bound and what holds them passes this many times it.
+HELD_PER_STATE_BOUND = 10
 OBSERVED = -1  # a cell's label where an observation made it: no step
 
 
@@ -52,19 +55,40 @@ class Exact(Exception):
 class Cell:
     """A product of states: globals `g` and, per process, the local ids it may have. Each local
     id maps to how it was reached: (label id, previous local id) by a silent step of its process
-    within the cell, or (None, the local id in the parent cell it came from)."""
+    within the cell, or (None, the local id in the parent cell it came from). A process's set
+    left as the parent's closed set (`shared[p]`) is the parent's own dict, each id reached as
+    itself; it is copied before it grows."""
 
-    __slots__ = ("g", "coords", "parent", "label")
+    __slots__ = ("g", "coords", "parent", "label", "shared")
 
-    def __init__(self, g: int, coords: list, parent, label):
+    def __init__(self, g: int, coords: list, parent, label, shared=None):
         self.g, self.coords, self.parent, self.label = g, coords, parent, label
+        self.shared = shared or [False] * len(coords)
 
     def within(self, other: "Cell") -> bool:
         return all(mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
 
+    def origin(self, p: int, lid: int) -> tuple:
+        return (None, lid) if self.shared[p] else self.coords[p][lid]
+
+    def own(self, p: int) -> dict:
+        """Process p's set, to grow: a copy where it is the parent's."""
+        if self.shared[p]:
+            self.coords[p] = entries(self.coords[p])
+            self.shared[p] = False
+        return self.coords[p]
+
 
 def entries(lids) -> dict:
     return {lid: (None, lid) for lid in lids}
+
+
+def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = None, label=None) -> "Cell":
+    """The cell `cell` becomes where only process `touched`'s set changes (to `coord`), and
+    perhaps its globals: every other process's set is shared with it."""
+    coords = [coord if q == touched else c for q, c in enumerate(cell.coords)]
+    shared = [q != touched for q in range(len(coords))]
+    return Cell(cell.g if g is None else g, coords, cell, label, shared)
 
 
 class Factored:
@@ -89,6 +113,11 @@ class Factored:
                     self.silent_local[instance.process].append(label_id)
                 else:
                     self.silent_other.append(label_id)
+        self.local_family = {}  # label id -> (its family, globals id -> projection id, or None)
+        for label_id, instance in enumerate(self.instances):
+            if instance.footprint.kind == LOCAL:
+                family = family_of(instance.label)
+                self.local_family[label_id] = (family, engine.projection_of[family] if engine.local_reads[family] else None)
         self.global_steps: set = set()  # (g, next g) of every step taken
         self.local_steps: set = set()  # (p, lid, next lid) of every step taken
         self._applied: dict = {}
@@ -104,12 +133,11 @@ class Factored:
     # ----------------------------------------------------------- component steps
 
     def local_next(self, label_id: int, g: int, lid: int) -> int:
-        engine = self.engine
-        family = family_of(self.instances[label_id].label)
-        projection = engine.projection_of[family][g] if engine.local_reads[family] else 0
-        found = engine.local_memos[family][projection][lid]
+        family, projection_of = self.local_family[label_id]
+        projection = projection_of[g] if projection_of is not None else 0
+        found = self.engine.local_memos[family][projection][lid]
         if found is None:
-            found = engine.local_successor(family, lid, projection)
+            found = self.engine.local_successor(family, lid, projection)
         return found
 
     def controller_next(self, label_id: int, g: int) -> list:
@@ -158,15 +186,17 @@ class Factored:
                     coord.setdefault(after, (None, lid))
             if not coord:
                 return []
-            coords = [coord if q == p else entries(c) for q, c in enumerate(cell.coords)]
-            return [Cell(cell.g, coords, cell, label_id)]
+            return [kept(cell, p, coord, label=label_id)]
         if kind == CONTROLLER:
             if command is not None and self.applied_text(label_id, cell.g, None) != command:
                 return []
             found = []
             for _, after, app in self.controller_next(label_id, cell.g):
                 self.global_steps.add((cell.g, after))
-                found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id))
+                if app:
+                    found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id))
+                else:
+                    found.append(kept(cell, None, None, after, label_id))
             return found
         if kind == WIDE:
             groups: dict = {}
@@ -199,21 +229,34 @@ class Factored:
             found.append(Cell(g2, [{b: (None, a)} for a, b in zip(lids, locals_)], cell, label_id))
         return found
 
-    def observe(self, cell: Cell, event: Observation):
+    def observer(self, event: Observation):
+        """cell -> the cell of its states that have every observed value, or None."""
         engine = self.engine
-        values = engine.globals[cell.g]
-        coords = []
-        for name, p, value in event.facts:
-            if name in engine.global_names and values[engine.global_names.index(name)] != value:
+        on_globals = [(engine.global_names.index(name), value) for name, _, value in event.facts
+                      if name in engine.global_names]
+        on_locals = [self._local_facts(event, p) for p in range(self.P)]
+        locals_ = engine.locals
+
+        def observe(cell: Cell):
+            values = engine.globals[cell.g]
+            if any(values[position] != value for position, value in on_globals):
                 return None
-        for p, coord in enumerate(cell.coords):
-            facts = self._local_facts(event, p)
-            kept = {lid: (None, lid) for lid in coord
-                    if all(engine.locals[lid][position] == value for position, value in facts)}
-            if not kept:
-                return None
-            coords.append(kept)
-        return Cell(cell.g, coords, cell, OBSERVED)
+            coords, shared = [], []
+            for p, coord in enumerate(cell.coords):
+                facts = on_locals[p]
+                if not facts:
+                    coords.append(coord)
+                    shared.append(True)
+                    continue
+                found = {lid: (None, lid) for lid in coord
+                         if all(locals_[lid][position] == value for position, value in facts)}
+                if not found:
+                    return None
+                coords.append(found)
+                shared.append(False)
+            return Cell(cell.g, coords, cell, OBSERVED, shared)
+
+        return observe
 
     def _local_facts(self, event: Observation, p: int) -> list:
         engine, facts = self.engine, []
@@ -248,33 +291,49 @@ class Factored:
         return cells
 
     def _bound(self, cells: list, where: str) -> None:
-        """Too ambiguous where both the states that fit and what holds them pass the exact
-        search's bound (validate.MAX_FITTING_STATES): the log pins almost nothing down."""
+        """Too ambiguous where the states that fit pass the exact search's bound
+        (validate.MAX_FITTING_STATES) and what holds them passes HELD_PER_STATE_BOUND times it:
+        the log pins almost nothing down."""
         from protocol.tools import validate
 
         bound = validate.MAX_FITTING_STATES
         held = sum(1 + sum(map(len, cell.coords)) for cell in cells)
-        if held > bound and self.count(cells) > bound:
+        if held > HELD_PER_STATE_BOUND * bound and self.count(cells) > bound:
             raise TooAmbiguous(f"{where}: more than {bound:,} model states fit the log here: "
                                "observe more variables or silence fewer actions")
 
     def _close_locally(self, cell: Cell) -> None:
-        """Each process's set closed under its own silent steps (apart: they commute)."""
+        """Each process's set closed under its own silent steps (apart: they commute). A set
+        shared with the parent is closed already under the steps that read the same globals
+        there as here: only the others run on it."""
         for p, label_ids in enumerate(self.silent_local):
             if not label_ids:
                 continue
-            coord, frontier = cell.coords[p], list(cell.coords[p])
+            if cell.shared[p]:
+                label_ids = [label_id for label_id in label_ids
+                             if self.reading(label_id, cell.g) != self.reading(label_id, cell.parent.g)]
+                if not label_ids:
+                    continue
+            frontier = [(lid, label_ids) for lid in cell.coords[p]]
+            every = self.silent_local[p]
+            coord = None
             while frontier:
                 reached = []
-                for lid in frontier:
-                    for label_id in label_ids:
+                for lid, running in frontier:
+                    for label_id in running:
                         after = self.local_next(label_id, cell.g, lid)
                         if after >= 0:
                             self.local_steps.add((p, lid, after))
-                            if after not in coord:
+                            if after not in cell.coords[p]:
+                                coord = cell.own(p)
                                 coord[after] = (label_id, lid)
-                                reached.append(after)
+                                reached.append((after, every))
                 frontier = reached
+
+    def reading(self, label_id: int, g: int) -> int:
+        """What local instance `label_id` reads of globals g (its projection's id; 0 where nothing)."""
+        family, projection_of = self.local_family[label_id]
+        return projection_of[g] if projection_of is not None else 0
 
     def count(self, cells: list) -> int:
         """How many distinct states the cells hold."""
@@ -377,7 +436,7 @@ class Factored:
 
     def _fair_instances(self) -> dict:
         """process (None: the controller's) -> indices into `instances_all` of the fair instances."""
-        self.instances_all = [instance for action in ACTIONS if action.where(self.cfg)
+        self.instances_all = [instance for action in ACTIONS if action.fair and action.where(self.cfg)
                               for instance in action_instances(self.cfg, action)] if self.cfg.fairness else []
         found: dict = {None: []}
         for index, instance in enumerate(self.instances_all):
@@ -419,13 +478,13 @@ class Factored:
         found = []
         while cell is not None:
             for p in reversed(range(self.P)):
-                label, previous = cell.coords[p][lids[p]]
+                label, previous = cell.origin(p, lids[p])
                 while label is not None:
                     found.append((label, self.engine.pack(cell.g, lids)))
                     lids[p] = previous
-                    label, previous = cell.coords[p][lids[p]]
+                    label, previous = cell.origin(p, lids[p])
             found.append((cell.label, self.engine.pack(cell.g, lids)))
-            lids = [cell.coords[p][lids[p]][1] for p in range(self.P)]
+            lids = [cell.origin(p, lids[p])[1] for p in range(self.P)]
             cell = cell.parent
         found.reverse()
         steps = [Step(None, self.engine.decode(found[0][1]))]
@@ -484,7 +543,8 @@ def follow(log, progress=None) -> Validation:
     sizes = [search.count(cells)]
     for number, event in enumerate(log.events, 1):
         if isinstance(event, Observation):
-            seeds = [found for cell in cells if (found := search.observe(cell, event)) is not None]
+            observe = search.observer(event)
+            seeds = [found for cell in cells if (found := observe(cell)) is not None]
         else:
             if event.label is None:
                 chosen = range(len(search.instances))
