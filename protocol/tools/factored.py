@@ -36,7 +36,7 @@ from protocol.model.commands import command_text
 from protocol.model.next import action_instances, model_with
 from protocol.model.trace import Step
 from protocol.tools.log import Observation
-from protocol.tools.validate import (
+from protocol.tools.log_engine import (
     LogEngine, TooAmbiguous, Validation, applied_command, log_instances, recorded_step,
 )
 
@@ -294,9 +294,7 @@ class Factored:
         """Too ambiguous where the states that fit pass the exact search's bound
         (validate.MAX_FITTING_STATES) and what holds them passes HELD_PER_STATE_BOUND times it:
         the log pins almost nothing down."""
-        from protocol.tools import validate
-
-        bound = validate.MAX_FITTING_STATES
+        bound = self.bound
         held = sum(1 + sum(map(len, cell.coords)) for cell in cells)
         if held > HELD_PER_STATE_BOUND * bound and self.count(cells) > bound:
             raise TooAmbiguous(f"{where}: more than {bound:,} model states fit the log here: "
@@ -529,13 +527,15 @@ def union_size(products: list) -> int:
     return sum(times * union_size([products[i][1:] for i in indices]) for indices, times in groups.items())
 
 
-def follow(log, progress=None) -> Validation:
-    """The verdict on `log` where this search decides it alone, else `Exact`."""
+def follow(log, progress=None, bound: int = 200_000) -> Validation:
+    """The verdict on `log` where this search decides it alone, else `Exact`. Too ambiguous where
+    more than `bound` states fit at once (and what holds them passes HELD_PER_STATE_BOUND times it)."""
     from protocol.tools.log import StepEvent
 
     cfg = log.design
     labels = {event.label for event in log.events if isinstance(event, StepEvent)}
     search = Factored(cfg, log.silent, labels)
+    search.bound = bound
     engine = search.engine
     initial = Cell(engine.unpack(engine.initial)[0], [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
                    None, None)
