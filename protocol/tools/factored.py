@@ -162,7 +162,10 @@ class Factored:
 
     def applied_text(self, label_id: int, g: int, lid: int | None) -> str | None:
         """The command instance `label_id` pops from globals g and its process's locals lid."""
-        key = (label_id, g, lid)
+        if label_id in self.local_family:  # a local step reads its process's locals and what it projects
+            key = (label_id, self.reading(label_id, g), lid)
+        else:
+            key = (label_id, g, lid)
         if key not in self._applied:
             engine = self.engine
             local = engine.empty_local if lid is None else engine.locals[lid]
