@@ -223,6 +223,19 @@ def test_a_family_judged_by_its_form_agrees_with_its_pairs():
     assert seen == {True, False}  # some states leave pairs pending, some none
 
 
+def test_the_bench_gives_each_length_ladders_cost_per_line_against_its_first_run():
+    from protocol.render.bench import linearity_text
+
+    def run(case, silent, lines, cpu):
+        return {"case": case, "silent": silent, "lines": lines, "cpu_seconds": cpu, "states": lines}
+
+    records = [run("1x length", ["Publish"], 1_000, 2.0), run("2x length", ["Publish"], 2_000, 4.4),
+               run("4x length", ["Publish"], 4_000, 6.0), run("1x length", ["MaintStep"], 1_000, 1.0),
+               run("silent none", [], 1_000, 0.2)]
+    assert linearity_text(records) == (" CPU per line against the 1x run (1.00 is linear in the log's length): "
+                                       "Publish silent: 2x 1.10, 4x 0.75.")
+
+
 # ------------------------------------------------------------ the progress line
 
 

@@ -57,7 +57,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser.add_argument("--validate", action="store_true",
                         help="instead, time `validate` on seeded random runs of Holds (P=2, D=60, MaxTime=200) "
                              "written as logs of about 1,040 lines: with no action silent, then Publish and "
-                             "Ingest, then MaintStep and InterStep as well; at twice and four times the length; "
+                             "Ingest, then MaintStep and InterStep as well; at twice and four times the length (with "
+                             "Publish and Ingest silent, and with Publish and MaintStep); "
                              "and header-only logs at wide constants")
     parser.set_defaults(run=run)
 

@@ -241,10 +241,9 @@ def validate_table(records: list[dict], machine: dict) -> Table:
     """`bench --validate`: one row per log, with its verdict, seconds and peak memory."""
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds grow with it; "
                f"CPU seconds beside them), Python {machine['python']}. Each log is a seeded random run "
-               "written as a log; the silent actions are declared in its header.")
+               "written as a log; the silent actions are declared in its header." + linearity_text(records))
     table = Table(box=box.SIMPLE_HEAD, title=Text("validate", style="bold"), title_justify="left",
                   caption=caption, caption_justify="left")
-    caption += linearity_text(records)
     for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s",
                    "CPU ms\nper line", "peak MB"):
         table.add_column(header, justify="left" if header in ("log", "constants", "silent", "verdict") else "right")
@@ -257,7 +256,8 @@ def validate_table(records: list[dict], machine: dict) -> Table:
         most = record["most_states"]
         table.add_row(record["case"], constants_text(record["constants"]), silent, f"{record['lines']:,}",
                       record["verdict"], "–" if most is None else f"{most:,}", f"{record['seconds']:.2f}",
-                      f"{record['cpu_seconds']:.2f}", f"{per_line_ms(record):.2f}", f"{record['peak_memory_mb']:,}")
+                      f"{record['cpu_seconds']:.2f}", f"{per_line_ms(record):.2f}" if record["states"] else "–",
+                      f"{record['peak_memory_mb']:,}")
     return table
 
 
@@ -267,10 +267,17 @@ def per_line_ms(record: dict) -> float:
 
 
 def linearity_text(records: list[dict]) -> str:
-    """The cost per line of the longer runs of the length ladder, against the shortest's."""
-    lengths = [record for record in records if record["case"].endswith("x length") and "error" not in record]
-    if len(lengths) < 2 or not per_line_ms(lengths[0]):
+    """Each length ladder's cost per line at its longer runs, against its shortest run's."""
+    ladders: dict = {}
+    for record in records:
+        if record["case"].endswith("x length") and "error" not in record and record["lines"]:
+            ladders.setdefault("+".join(record["silent"]), []).append(record)
+    said = []
+    for silent, runs in ladders.items():
+        base = per_line_ms(runs[0])
+        if len(runs) > 1 and base:
+            ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in runs[1:])
+            said.append(f"{silent} silent: {ratios}")
+    if not said:
         return ""
-    base = per_line_ms(lengths[0])
-    ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in lengths[1:])
-    return f" CPU per line against {lengths[0]['case']}: {ratios} (1.00 is linear in the log's length)."
+    return f" CPU per line against the 1x run (1.00 is linear in the log's length): {'; '.join(said)}."

@@ -21,15 +21,18 @@ liveness property is judged on the log read as a whole behaviour, which
 stops after its last event and stutters forever (the TLA+ reading of a run
 that stops): only where stopping is fair, no fair action being enabled.
 
-The search scales with the log, not with the constants. It runs on the
-checker's packed engine (protocol/engine/fast.py), built over only the
-action instances the log can use: the silent actions' and the instances its
-steps name, never every `CreatePeek(d, t)` of the header's constants. A
-state is one int; each action runs once per distinct component it reads;
-the invariants are checked once per component (or once per state reached,
-where a property is not a conjunction over components), not on every
-candidate; and the leads-to pairs pending on a path are a bit mask, updated
-from masks computed once per component, not by scanning every pair per state.
+The search by components (factored.py) answers first: it keeps the states
+that fit as products of per-process sets and decides a log that is a
+behaviour where no property can fail. Where it cannot decide alone, the
+search here does. It runs on the checker's packed engine
+(protocol/engine/fast.py), built over only the action instances the log can
+use: the silent actions' and the instances its steps name, never every
+`CreatePeek(d, t)` of the header's constants. A state is one int; each
+action runs once per distinct component it reads; the invariants are checked
+once per component (or once per state reached, where a property is not a
+conjunction over components), not on every candidate; and the leads-to pairs
+pending on a path are a bit mask, updated from masks computed once per
+component, not by scanning every pair per state.
 """
 
 from __future__ import annotations
