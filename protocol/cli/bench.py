@@ -173,9 +173,9 @@ def validate_line(record: dict) -> str:
     head = f"validate {record['config']} {constants} {record['case']}:"
     if "error" in record:
         return f"{head} {record['error']}"
-    per_line = 1000 * record["cpu_seconds"] / max(record["lines"], 1)
+    per_line = f", {1000 * record['cpu_seconds'] / record['lines']:.2f} ms per line" if record["states"] else ""
     return (f"{head} {record['lines']:,} lines, {record['verdict']}, {record['seconds']:.2f} s "
-            f"({record['cpu_seconds']:.2f} s CPU, {per_line:.2f} ms per line), {record['peak_memory_mb']:,} MB peak")
+            f"({record['cpu_seconds']:.2f} s CPU{per_line}), {record['peak_memory_mb']:,} MB peak")
 
 
 def run(args) -> int:
