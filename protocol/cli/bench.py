@@ -57,7 +57,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser.add_argument("--validate", action="store_true",
                         help="instead, time `validate` on seeded random runs of Holds (P=2, D=60, MaxTime=200) "
                              "written as logs of about 1,040 lines: with no action silent, then Publish and "
-                             "Ingest, then MaintStep and InterStep as well; at twice and four times the length; "
+                             "Ingest, then MaintStep and InterStep as well; at twice and four times the length (with "
+                             "Publish and Ingest silent, and with Publish and MaintStep); "
                              "and header-only logs at wide constants")
     parser.set_defaults(run=run)
 
@@ -172,8 +173,9 @@ def validate_line(record: dict) -> str:
     head = f"validate {record['config']} {constants} {record['case']}:"
     if "error" in record:
         return f"{head} {record['error']}"
+    per_line = f", {1000 * record['cpu_seconds'] / record['lines']:.2f} ms per line" if record["states"] else ""
     return (f"{head} {record['lines']:,} lines, {record['verdict']}, {record['seconds']:.2f} s "
-            f"({record['cpu_seconds']:.2f} s CPU), {record['peak_memory_mb']:,} MB peak")
+            f"({record['cpu_seconds']:.2f} s CPU{per_line}), {record['peak_memory_mb']:,} MB peak")
 
 
 def run(args) -> int:

@@ -137,6 +137,33 @@ class LeadsTo:
     conclusion_reads: str = STATE
 
 
+@attrs.frozen
+class Thresholds:
+    """A family of leads-to pairs judged by its form: for every process p and every time t in
+    1 .. `times`, `premise_value(s) >= t ~> conclusion_value(s, p) >= t`, where the premise
+    reads only the globals and the conclusion only process p's locals. An engine may list
+    the pairs (`pairs`, in process-major order), or decide them by their values: the pairs
+    pending in a state, or whether the premises can only grow along a step, without one
+    predicate call per time (the family has P x `times` pairs, up to millions)."""
+
+    premise_value: Callable[[object], int]
+    conclusion_value: Callable[[object, int], int]
+    processes: int
+    times: int
+    make_pair: Callable[[int, int], "LeadsTo"]  # (p, t) -> the pair, as `pairs` lists it
+
+    def pairs(self) -> list:
+        return [self.make_pair(p, t) for p in range(self.processes) for t in range(1, self.times + 1)]
+
+    def index(self, p: int, t: int) -> int:
+        """The position of pair (p, t) in `pairs`."""
+        return p * self.times + t - 1
+
+    def pending_times(self, premise: int, conclusion: int) -> range:
+        """The times t whose premise holds (t <= premise) and whose conclusion does not (t > conclusion)."""
+        return range(max(conclusion, 0) + 1, min(premise, self.times) + 1)
+
+
 def pair_permutation(pairs: Sequence[LeadsTo], process_map: Sequence[int]) -> tuple[int, ...]:
     """Where renaming process q to process_map[q] sends each pair: index -> index.
 

@@ -9,6 +9,7 @@ the same shortest trace. Switches are read here, once per configuration.
 from __future__ import annotations
 
 from functools import partial
+from collections.abc import Mapping
 from typing import Callable
 
 from protocol import properties as props
@@ -72,10 +73,13 @@ def model_for(cfg) -> Model:
     return model_with(cfg, engine_instances(cfg))
 
 
-def model_with(cfg, table: list) -> Model:
+def model_with(cfg, table: list, lazy_liveness: bool = False) -> Model:
     """The model of `cfg` with only the action instances `table` (in enumeration order): what
-    trace validation runs, listing the instances a log can reach, not every one of the constants'."""
+    trace validation runs, listing the instances a log can reach, not every one of the constants'.
+    With `lazy_liveness`, a liveness property's pairs are listed when first asked for (trace
+    validation decides a family such as CompactionNotStalled's by its form, never listing it)."""
     bound = props.properties_for(cfg)
+    liveness = {p.name: partial(p.check, cfg) for p in bound if p.kind == props.LIVENESS}
     return Model(
         initial_states=[initial(cfg)],
         instances=table,
@@ -85,10 +89,28 @@ def model_with(cfg, table: list) -> Model:
         transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.TRANSITION},
         by_component=frozenset(p.name for p in bound if p.by_component),
         by_pair=frozenset(p.name for p in bound if p.by_pair),
-        liveness={p.name: p.check(cfg) for p in bound if p.kind == props.LIVENESS},
+        liveness=Listed(liveness) if lazy_liveness else {name: pairs() for name, pairs in liveness.items()},
         fair_families=[i.family for i in table if i.family is not None],
         symmetry_refusal=symmetry_refusal(cfg),
     )
+
+
+class Listed(Mapping):
+    """name -> the property's leads-to pairs, each list made when first asked for."""
+
+    def __init__(self, makers: dict):
+        self.makers, self.made = makers, {}
+
+    def __getitem__(self, name: str) -> list:
+        if name not in self.made:
+            self.made[name] = self.makers[name]()
+        return self.made[name]
+
+    def __iter__(self):
+        return iter(self.makers)
+
+    def __len__(self) -> int:
+        return len(self.makers)
 
 
 def successors_for(cfg) -> Callable:

@@ -22,7 +22,7 @@ from protocol.properties.guards import guarded
 from protocol.model.where import everywhere, with_alias, with_cuts, with_reports, with_seal, with_standing_hold, without_cuts
 from protocol.properties.i1 import i1, i1_witnesses
 from protocol.properties.leads_to import (
-    LeadsTo, compaction_not_stalled, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
+    LeadsTo, compaction_not_stalled, compaction_thresholds, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
     imports_backed_witnesses, peeks_served, peeks_served_witnesses,
 )
 from protocol.properties.no_regression import no_regression, no_regression_witnesses
@@ -61,6 +61,9 @@ class Property:
     # Where one is in place no run violates it; where the property applies and none is,
     # some run does. None for a liveness property (its refutations say where it fails).
     guards: tuple | None = None
+    # A liveness property's pairs as a family judged by its form (cfg -> engine.Thresholds), for
+    # an engine that decides them without listing them; None: only `check` lists them.
+    family: Callable | None = None
 
     def can_fail(self, cfg) -> bool:
         """Whether some run of `cfg` violates this safety property, by its guards."""
@@ -82,7 +85,7 @@ PROPERTIES = (
              where=with_cuts, guards=guarding.EVERYWHERE),
     Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True,
              guards=guarding.NO_REGRESSION),
-    Property("CompactionNotStalled", LIVENESS, compaction_not_stalled),
+    Property("CompactionNotStalled", LIVENESS, compaction_not_stalled, family=compaction_thresholds),
     Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, where=with_alias),
     Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, where=with_seal),
     Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, where=with_reports),

@@ -241,19 +241,43 @@ def validate_table(records: list[dict], machine: dict) -> Table:
     """`bench --validate`: one row per log, with its verdict, seconds and peak memory."""
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds grow with it; "
                f"CPU seconds beside them), Python {machine['python']}. Each log is a seeded random run "
-               "written as a log; the silent actions are declared in its header.")
+               "written as a log; the silent actions are declared in its header." + linearity_text(records))
     table = Table(box=box.SIMPLE_HEAD, title=Text("validate", style="bold"), title_justify="left",
                   caption=caption, caption_justify="left")
-    for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s", "peak MB"):
+    for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s",
+                   "CPU ms\nper line", "peak MB"):
         table.add_column(header, justify="left" if header in ("log", "constants", "silent", "verdict") else "right")
     for record in records:
         silent = "+".join(record["silent"]) or "none"
         if "error" in record:
             table.add_row(record["case"], constants_text(record["constants"]), silent, "", Text(record["error"], style="red"),
-                          "", "", "", "")
+                          "", "", "", "", "")
             continue
         most = record["most_states"]
         table.add_row(record["case"], constants_text(record["constants"]), silent, f"{record['lines']:,}",
                       record["verdict"], "–" if most is None else f"{most:,}", f"{record['seconds']:.2f}",
-                      f"{record['cpu_seconds']:.2f}", f"{record['peak_memory_mb']:,}")
+                      f"{record['cpu_seconds']:.2f}", f"{per_line_ms(record):.2f}" if record["states"] else "–",
+                      f"{record['peak_memory_mb']:,}")
     return table
+
+
+def per_line_ms(record: dict) -> float:
+    """CPU milliseconds per line of the log (the header counts as one)."""
+    return 1000 * record["cpu_seconds"] / max(record["lines"], 1)
+
+
+def linearity_text(records: list[dict]) -> str:
+    """Each length ladder's cost per line at its longer runs, against its shortest run's."""
+    ladders: dict = {}
+    for record in records:
+        if record["case"].endswith("x length") and "error" not in record and record["lines"]:
+            ladders.setdefault("+".join(record["silent"]), []).append(record)
+    said = []
+    for silent, runs in ladders.items():
+        base = per_line_ms(runs[0])
+        if len(runs) > 1 and base:
+            ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in runs[1:])
+            said.append(f"{silent} silent: {ratios}")
+    if not said:
+        return ""
+    return f" CPU per line against the 1x run (1.00 is linear in the log's length): {'; '.join(said)}."

@@ -262,7 +262,11 @@ VALIDATE_SILENT = (
     ("+MaintStep", ("Publish", "Ingest", "MaintStep")),
     ("+InterStep", ("Publish", "Ingest", "MaintStep", "InterStep")),
 )
-VALIDATE_LENGTHS = (1, 2, 4)  # multiples of VALIDATE_STATES, with Publish and Ingest silent
+VALIDATE_LENGTHS = (1, 2, 4)  # multiples of VALIDATE_STATES (a run ends early where nothing is enabled)
+# The length ladders' silent actions: Publish and Ingest (every value of upper up to MaxTime fits
+# between events, fewer as the run nears MaxTime), and the maintenance runtime's steps alone
+# (no silent step reaches new globals: a steady state).
+VALIDATE_LADDERS = (("Publish", "Ingest"), ("Publish", "MaintStep"))
 # Header-only logs at wide constants (D x (MaxTime + 1) may not pass 1,048,576 instances).
 VALIDATE_HEADERS = ({"P": 2, "MaxTime": 1_000_000}, {"P": 8, "D": 1, "MaxTime": 1_000_000})
 VALIDATE_TIMEOUT = 120  # seconds a measurement may take before it is reported as not finished
@@ -322,8 +326,8 @@ def validate_requests() -> list[dict]:
     requests = [{"case": f"silent {label}", "config": name, "constants": constants, "states": VALIDATE_STATES,
                  "silent": list(silent)} for label, silent in VALIDATE_SILENT]
     requests += [{"case": f"{times}x length", "config": name, "constants": constants,
-                  "states": VALIDATE_STATES * times, "silent": list(VALIDATE_SILENT[1][1])}
-                 for times in VALIDATE_LENGTHS]
+                  "states": VALIDATE_STATES * times, "silent": list(silent)}
+                 for silent in VALIDATE_LADDERS for times in VALIDATE_LENGTHS]
     requests += [{"case": "header only", "config": name, "constants": header, "states": 0, "silent": []}
                  for header in VALIDATE_HEADERS]
     return requests

@@ -36,7 +36,8 @@ from protocol.model.config import NamedConfig
 from protocol.tools.log import header_line, observation_line, step_line, encode
 from protocol.model.next import model_for
 from protocol.model.trace import Step, changes
-from protocol.tools.validate import Applied, applied_command, recorded_step
+from protocol.model.actions import Applied
+from protocol.tools.log_engine import applied_command, recorded_step
 
 ACTION, COMMAND, EFFECT, PREMISE, COUNTEREXAMPLE = "action", "command", "effect", "premise", "counterexample"
 

@@ -1,0 +1,551 @@
+"""Trace validation by components: the states that fit a log, kept as products of per-process sets.
+
+The silent actions a recorder cannot see are mostly the runtimes' own steps, each of which
+reads and writes one process's locals (and reads a few globals). Between two logged events
+any number of them may happen on every process, so the states that fit are, for each
+globals value, every combination of what each process may have done: a product. This
+search keeps that product as it is (a `Cell`: one globals id and, per process, a set of
+local ids), closes each process's set under its own silent steps apart, and multiplies
+nothing out. A controller step maps a cell's globals and appends alike to every local; an
+observation filters the globals and each process's set; a wide step (one that reads and
+writes the globals and its process's locals) splits a cell by the globals it reaches. The count of
+states is exact (a union of products, counted without listing it).
+
+It answers where its answer is plain: the log is a behaviour and, on every state and step
+the log can reach, no property can fail. That is decided per component too: each globals
+and local value is checked once by the properties declared a conjunction over components
+(`by_component`), each pair of globals and one process's locals by those declared `by_pair`;
+a liveness pair is pending only where its premise holds and its conclusion does not, as
+long as no step the log can take makes a premise false again (checked on every step, by
+the pair's form for a family such as CompactionNotStalled's, never listing its pairs). Any
+other case (a refusal, a component that fails a property, a premise that can fall, a
+property or step that reads the whole state) raises `Exact`, and the exact search
+(validate.py) decides it, with its witnesses and the behaviour it shows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from math import prod
+
+from protocol import properties as props
+from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE
+from protocol.engine.fast import BITS, family_of
+from protocol.model.actions import ACTIONS
+from protocol.model.commands import command_text
+from protocol.model.next import action_instances, model_with
+from protocol.model.trace import Step
+from protocol.tools.log import Observation
+from protocol.tools.log_engine import (
+    LogEngine, TooAmbiguous, Validation, applied_command, log_instances, recorded_step,
+)
+
+# More products than this fitting the log at once: the log pins almost nothing down.
+MAX_CELLS = 100_000
+# The products hold many more states than they take to hold: too ambiguous is where both the
+# states that fit pass the exact search's bound and what holds them passes this many times it.
+HELD_PER_STATE_BOUND = 10
+OBSERVED = -1  # a cell's label where an observation made it: no step
+
+
+class Exact(Exception):
+    """This search does not decide the log alone (why): the exact search must."""
+
+
+class Cell:
+    """A product of states: globals `g` and, per process, the local ids it may have. Each local
+    id maps to how it was reached: (label id, previous local id) by a silent step of its process
+    within the cell, or (None, the local id in the parent cell it came from). A process's set
+    left as the parent's closed set (`shared[p]`) is the parent's own dict, each id reached as
+    itself; it is copied before it grows."""
+
+    __slots__ = ("g", "coords", "parent", "label", "shared")
+
+    def __init__(self, g: int, coords: list, parent, label, shared=None):
+        self.g, self.coords, self.parent, self.label = g, coords, parent, label
+        self.shared = shared or [False] * len(coords)
+
+    def within(self, other: "Cell") -> bool:
+        return all(mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
+
+    def origin(self, p: int, lid: int) -> tuple:
+        return (None, lid) if self.shared[p] else self.coords[p][lid]
+
+    def own(self, p: int) -> dict:
+        """Process p's set, to grow: a copy where it is the parent's."""
+        if self.shared[p]:
+            self.coords[p] = entries(self.coords[p])
+            self.shared[p] = False
+        return self.coords[p]
+
+
+def entries(lids) -> dict:
+    return {lid: (None, lid) for lid in lids}
+
+
+def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = None, label=None) -> "Cell":
+    """The cell `cell` becomes where only process `touched`'s set changes (to `coord`), and
+    perhaps its globals: every other process's set is shared with it."""
+    coords = [coord if q == touched else c for q, c in enumerate(cell.coords)]
+    shared = [q != touched for q in range(len(coords))]
+    return Cell(cell.g if g is None else g, coords, cell, label, shared)
+
+
+class Factored:
+    """The model of one configuration, packed, followed cell by cell."""
+
+    def __init__(self, cfg, silent, labels):
+        self.cfg = cfg
+        self.model = model_with(cfg, log_instances(cfg, frozenset(silent), labels), lazy_liveness=True)
+        model = self.model
+        self._refuse_whole_properties()
+        self.engine = engine = LogEngine(model)
+        self.P, self.shift = cfg.P, cfg.P * BITS
+        self.instances = model.instances
+        self.label_ids = {instance.label: index for index, instance in enumerate(self.instances)}
+        self.segment_of = {entries_[0][0]: index for index, entries_ in enumerate(engine.controller_segments)}
+        self.wide_of = {entry[0]: index for index, entry in enumerate(engine.wide_steps)}
+        self.silent_local = [[] for _ in range(self.P)]  # p -> [label id]
+        self.silent_other = []  # label ids of the silent controller, wide and whole instances
+        for label_id, instance in enumerate(self.instances):
+            if instance.label.name in silent:
+                if instance.footprint.kind == LOCAL:
+                    self.silent_local[instance.process].append(label_id)
+                else:
+                    self.silent_other.append(label_id)
+        self.local_family = {}  # label id -> (its family, globals id -> projection id, or None)
+        for label_id, instance in enumerate(self.instances):
+            if instance.footprint.kind == LOCAL:
+                family = family_of(instance.label)
+                self.local_family[label_id] = (family, engine.projection_of[family] if engine.local_reads[family] else None)
+        self.global_steps: set = set()  # (g, next g) of every step taken
+        self.local_steps: set = set()  # (p, lid, next lid) of every step taken
+        self._applied: dict = {}
+        self._prepare_liveness()
+
+    def _refuse_whole_properties(self) -> None:
+        model = self.model
+        whole = [name for name in model.invariants if name not in model.by_component | model.by_pair]
+        whole += [name for name in model.transition_properties if name not in model.by_component]
+        if whole:
+            raise Exact(f"{whole[0]} reads the whole state")
+
+    # ----------------------------------------------------------- component steps
+
+    def local_next(self, label_id: int, g: int, lid: int) -> int:
+        family, projection_of = self.local_family[label_id]
+        projection = projection_of[g] if projection_of is not None else 0
+        found = self.engine.local_memos[family][projection][lid]
+        if found is None:
+            found = self.engine.local_successor(family, lid, projection)
+        return found
+
+    def controller_next(self, label_id: int, g: int) -> list:
+        segment = self.segment_of[label_id]
+        found = self.engine.controller_memos[segment][g]
+        return found if found is not None else self.engine.controller_successors(segment, g)
+
+    def wide_next(self, label_id: int, g: int, lid: int):
+        index = self.wide_of[label_id]
+        found = self.engine.wide_memo.get((index, g, lid), 0)
+        return self.engine.wide_successor(index, g, lid) if found == 0 else found
+
+    def appended(self, app: int, coord: dict, p: int) -> dict:
+        if not app:
+            return entries(coord)
+        found = {}
+        for lid in coord:
+            grown = self.engine.append_to(app, lid)
+            self.local_steps.add((p, lid, grown))
+            found[grown] = (None, lid)
+        return found
+
+    def applied_text(self, label_id: int, g: int, lid: int | None) -> str | None:
+        """The command instance `label_id` pops from globals g and its process's locals lid."""
+        if label_id in self.local_family:  # a local step reads its process's locals and what it projects
+            key = (label_id, self.reading(label_id, g), lid)
+        else:
+            key = (label_id, g, lid)
+        if key not in self._applied:
+            engine = self.engine
+            local = engine.empty_local if lid is None else engine.locals[lid]
+            state = engine.assemble(engine.globals[g], [local] * self.P)
+            command = applied_command(recorded_step(self.instances[label_id], state)[1])
+            self._applied[key] = None if command is None else command_text(command)
+        return self._applied[key]
+
+    # ----------------------------------------------------------- cell steps
+
+    def step(self, cell: Cell, label_id: int, command: str | None = None) -> list:
+        """The cells instance `label_id` leads to from `cell` (popping `command`, if given)."""
+        instance = self.instances[label_id]
+        kind, p = instance.footprint.kind, instance.process
+        if kind == LOCAL:
+            coord = {}
+            for lid in cell.coords[p]:
+                after = self.local_next(label_id, cell.g, lid)
+                if after >= 0 and (command is None or self.applied_text(label_id, cell.g, lid) == command):
+                    self.local_steps.add((p, lid, after))
+                    coord.setdefault(after, (None, lid))
+            if not coord:
+                return []
+            return [kept(cell, p, coord, label=label_id)]
+        if kind == CONTROLLER:
+            if command is not None and self.applied_text(label_id, cell.g, None) != command:
+                return []
+            found = []
+            for _, after, app in self.controller_next(label_id, cell.g):
+                self.global_steps.add((cell.g, after))
+                if app:
+                    found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id))
+                else:
+                    found.append(kept(cell, None, None, after, label_id))
+            return found
+        if kind == WIDE:
+            groups: dict = {}
+            for lid in cell.coords[p]:
+                found = self.wide_next(label_id, cell.g, lid)
+                if found is None or (command is not None and self.applied_text(label_id, cell.g, lid) != command):
+                    continue
+                after, local, app = found
+                self.global_steps.add((cell.g, after))
+                self.local_steps.add((p, lid, local))
+                groups.setdefault((after, app), {}).setdefault(local, (None, lid))
+            return [Cell(after, [coord if q == p else self.appended(app, c, q) for q, c in enumerate(cell.coords)],
+                         cell, label_id) for (after, app), coord in groups.items()]
+        raise Exact(f"{instance.label} reads the whole state")  # (a seal's tap: PeeksServed asks the exact search anyway)
+
+    def observer(self, event: Observation):
+        """cell -> the cell of its states that have every observed value, or None."""
+        engine = self.engine
+        on_globals = [(engine.global_names.index(name), value) for name, _, value in event.facts
+                      if name in engine.global_names]
+        on_locals = [self._local_facts(event, p) for p in range(self.P)]
+        locals_ = engine.locals
+
+        def observe(cell: Cell):
+            values = engine.globals[cell.g]
+            if any(values[position] != value for position, value in on_globals):
+                return None
+            coords, shared = [], []
+            for p, coord in enumerate(cell.coords):
+                facts = on_locals[p]
+                if not facts:
+                    coords.append(coord)
+                    shared.append(True)
+                    continue
+                found = {lid: (None, lid) for lid in coord
+                         if all(locals_[lid][position] == value for position, value in facts)}
+                if not found:
+                    return None
+                coords.append(found)
+                shared.append(False)
+            return Cell(cell.g, coords, cell, OBSERVED, shared)
+
+        return observe
+
+    def _local_facts(self, event: Observation, p: int) -> list:
+        engine, facts = self.engine, []
+        for name, q, value in event.facts:
+            if name in engine.local_names:
+                position = engine.local_names.index(name)
+                if q is None:
+                    facts.append((position, value[p]))
+                elif q == p:
+                    facts.append((position, value))
+        return facts
+
+    # ----------------------------------------------------------- layers
+
+    def close(self, seeds: list, where: str) -> list:
+        """Every cell the silent steps reach from `seeds`, none within another at the same globals."""
+        cells, at = [], defaultdict(list)
+        work = list(seeds)
+        while work:
+            cell = work.pop()
+            if any(cell.within(other) for other in at[cell.g]):
+                continue
+            if len(cells) >= MAX_CELLS:
+                raise TooAmbiguous(f"{where}: more than {MAX_CELLS:,} products of model states fit the log here: "
+                                   "observe more variables or silence fewer actions")
+            self._close_locally(cell)
+            cells.append(cell)
+            at[cell.g].append(cell)
+            for label_id in self.silent_other:
+                work += self.step(cell, label_id)
+        self._bound(cells, where)
+        return cells
+
+    def _bound(self, cells: list, where: str) -> None:
+        """Too ambiguous where the states that fit pass the exact search's bound
+        (validate.MAX_FITTING_STATES) and what holds them passes HELD_PER_STATE_BOUND times it:
+        the log pins almost nothing down."""
+        bound = self.bound
+        held = sum(1 + sum(map(len, cell.coords)) for cell in cells)
+        if held > HELD_PER_STATE_BOUND * bound and self.count(cells) > bound:
+            raise TooAmbiguous(f"{where}: more than {bound:,} model states fit the log here: "
+                               "observe more variables or silence fewer actions")
+
+    def _close_locally(self, cell: Cell) -> None:
+        """Each process's set closed under its own silent steps (apart: they commute). A set
+        shared with the parent is closed already under the steps that read the same globals
+        there as here: only the others run on it."""
+        for p, label_ids in enumerate(self.silent_local):
+            if not label_ids:
+                continue
+            if cell.shared[p]:
+                label_ids = [label_id for label_id in label_ids
+                             if self.reading(label_id, cell.g) != self.reading(label_id, cell.parent.g)]
+                if not label_ids:
+                    continue
+            frontier = [(lid, label_ids) for lid in cell.coords[p]]
+            every = self.silent_local[p]
+            coord = None
+            while frontier:
+                reached = []
+                for lid, running in frontier:
+                    for label_id in running:
+                        after = self.local_next(label_id, cell.g, lid)
+                        if after >= 0:
+                            self.local_steps.add((p, lid, after))
+                            if after not in cell.coords[p]:
+                                coord = cell.own(p)
+                                coord[after] = (label_id, lid)
+                                reached.append((after, every))
+                frontier = reached
+
+    def reading(self, label_id: int, g: int) -> int:
+        """What local instance `label_id` reads of globals g (its projection's id; 0 where nothing)."""
+        family, projection_of = self.local_family[label_id]
+        return projection_of[g] if projection_of is not None else 0
+
+    def count(self, cells: list) -> int:
+        """How many distinct states the cells hold."""
+        at = defaultdict(list)
+        for cell in cells:
+            at[cell.g].append(cell)
+        return sum(union_size([cell.coords for cell in group]) for group in at.values())
+
+    # ----------------------------------------------------------- properties
+
+    def check_safety(self, alive: list) -> None:
+        """No state or step of the cells that lead to the log's end may violate a property: each
+        globals and local value checked once by the properties declared per component, each
+        (globals, one process's locals) by those declared per pair, and each step taken
+        between such components by the transition properties, on the component it rewrites."""
+        model = self.model
+        on_components = [holds for name, holds in model.invariants.items() if name in model.by_component]
+        on_pairs = [holds for name, holds in model.invariants.items() if name in model.by_pair]
+        on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
+        globals_ = {cell.g for cell in alive}
+        locals_ = {p: set() for p in range(self.P)}
+        for cell in alive:
+            for p, coord in enumerate(cell.coords):
+                locals_[p].update(coord)
+                for lid in coord:
+                    if on_pairs and not all(holds(self.pair_state(cell.g, lid)) for holds in on_pairs):
+                        raise Exact("a state may violate a property")
+        every_local = set().union(*locals_.values())
+        if not all(holds(self.globals_state(g)) for g in globals_ for holds in on_components):
+            raise Exact("a globals value may violate a property")
+        if not all(holds(self.local_state(lid)) for lid in every_local for holds in on_components):
+            raise Exact("a local value may violate a property")
+        self.global_steps = {(g, after) for g, after in self.global_steps if g in globals_ and after in globals_}
+        self.local_steps = {(p, lid, after) for p, lid, after in self.local_steps
+                            if lid in locals_[p] and after in locals_[p]}
+        for g, after in self.global_steps:
+            if not all(holds(self.globals_state(g), self.globals_state(after)) for holds in on_steps):
+                raise Exact("a step may violate a property")
+        for _, lid, after in self.local_steps:
+            if not all(holds(self.local_state(lid), self.local_state(after)) for holds in on_steps):
+                raise Exact("a step may violate a property")
+
+    def _prepare_liveness(self) -> None:
+        """The leads-to pairs, each family by its form, the rest listed; refuse a pair whose
+        sides read more than the globals and the locals of its process."""
+        self.families: list = []  # Thresholds
+        self.pairs: list = []  # LeadsTo
+        for name in self.model.liveness:
+            family = props.by_name(name).family
+            if family is not None:
+                self.families.append(family(self.cfg))
+                continue
+            for pair in self.model.liveness[name]:
+                if pair.premise_reads not in (GLOBALS, PROCESS) or pair.conclusion_reads not in (GLOBALS, PROCESS, PAIR):
+                    raise Exact(f"{pair.text} reads the whole state")
+                if pair.process is None and (pair.premise_reads, pair.conclusion_reads) != (GLOBALS, GLOBALS):
+                    raise Exact(f"{pair.text} names no process")
+                self.pairs.append(pair)
+
+    def globals_state(self, g: int):
+        return self.engine.assemble(self.engine.globals[g], [self.engine.empty_local] * self.P)
+
+    def local_state(self, lid: int):
+        return self.engine.assemble(self.engine.initial_globals, [self.engine.locals[lid]] * self.P)
+
+    def pair_state(self, g: int, lid: int):
+        return self.engine.assemble(self.engine.globals[g], [self.engine.locals[lid]] * self.P)
+
+    def check_premises_stay(self) -> None:
+        """No step taken makes a premise false: then a pair is pending exactly where its premise
+        holds and its conclusion does not, whatever the path (the premise held all along since)."""
+        for family in self.families:
+            value = family.premise_value
+            for g, after in self.global_steps:
+                if value(self.globals_state(after)) < value(self.globals_state(g)):
+                    raise Exact("a premise may become false")
+        for pair in self.pairs:
+            if pair.premise_reads == GLOBALS:
+                for g, after in self.global_steps:
+                    if pair.premise(self.globals_state(g)) and not pair.premise(self.globals_state(after)):
+                        raise Exact(f"the premise of {pair.text} may become false")
+            else:
+                for p, lid, after in self.local_steps:
+                    if p == pair.process and pair.premise(self.local_state(lid)) and not pair.premise(self.local_state(after)):
+                        raise Exact(f"the premise of {pair.text} may become false")
+
+    def check_stops(self, cells: list) -> None:
+        """No state where the log may end, and stopping is fair, leaves a pair pending."""
+        if not self.families and not self.pairs:
+            return
+        fair = self._fair_instances()
+        for cell in cells:
+            stopping = [[lid for lid in coord if self._stops(fair, cell.g, p, lid)] for p, coord in enumerate(cell.coords)]
+            if not all(stopping):
+                continue
+            if any(fair_step(self.instances_all[i], self.globals_state(cell.g)) for i in fair[None]):
+                continue
+            if self._pending_somewhere(cell.g, stopping):
+                raise Exact("a liveness property may be violated where the run stops")
+
+    def _fair_instances(self) -> dict:
+        """process (None: the controller's) -> indices into `instances_all` of the fair instances."""
+        self.instances_all = [instance for action in ACTIONS if action.fair and action.where(self.cfg)
+                              for instance in action_instances(self.cfg, action)] if self.cfg.fairness else []
+        found: dict = {None: []}
+        for index, instance in enumerate(self.instances_all):
+            if instance.family is None:
+                continue
+            kind = instance.footprint.kind
+            if kind in (WHOLE, EACH) or (kind != CONTROLLER and instance.process is None):
+                raise Exact("a fair action reads the whole state")
+            found.setdefault(instance.process if kind != CONTROLLER else None, []).append(index)
+        return found
+
+    def _stops(self, fair: dict, g: int, p: int, lid: int) -> bool:
+        state = self.pair_state(g, lid)
+        return not any(fair_step(self.instances_all[i], state) for i in fair.get(p, ()))
+
+    def _pending_somewhere(self, g: int, stopping: list) -> bool:
+        globals_ = self.globals_state(g)
+        for family in self.families:
+            premise = family.premise_value(globals_)
+            for p, lids in enumerate(stopping):
+                if any(family.pending_times(premise, family.conclusion_value(self.local_state(lid), p)) for lid in lids):
+                    return True
+        for pair in self.pairs:
+            if pair.process is None:
+                if pair.premise(globals_) and not pair.conclusion(globals_):
+                    return True
+                continue
+            for lid in stopping[pair.process]:
+                state = self.pair_state(g, lid)
+                if pair.premise(state) and not pair.conclusion(state):
+                    return True
+        return False
+
+    # ----------------------------------------------------------- a behaviour
+
+    def behaviour(self, cell: Cell) -> tuple:
+        """One behaviour that ends in the cell's first state: (label or None, readable state) steps."""
+        lids = [next(iter(coord)) for coord in cell.coords]
+        found = []
+        while cell is not None:
+            for p in reversed(range(self.P)):
+                label, previous = cell.origin(p, lids[p])
+                while label is not None:
+                    found.append((label, self.engine.pack(cell.g, lids)))
+                    lids[p] = previous
+                    label, previous = cell.origin(p, lids[p])
+            found.append((cell.label, self.engine.pack(cell.g, lids)))
+            lids = [cell.origin(p, lids[p])[1] for p in range(self.P)]
+            cell = cell.parent
+        found.reverse()
+        steps = [Step(None, self.engine.decode(found[0][1]))]
+        steps += [Step(self.instances[label].label, self.engine.decode(s)) for label, s in found[1:]
+                  if label is not None and label != OBSERVED]
+        return tuple(steps)
+
+
+def alive_cells(last: list) -> list:
+    """The cells on the way to the log's end: the last layer's and their ancestors."""
+    seen, found = set(), []
+    for cell in last:
+        while cell is not None and id(cell) not in seen:
+            seen.add(id(cell))
+            found.append(cell)
+            cell = cell.parent
+    return found
+
+
+def fair_step(instance, state) -> bool:
+    return instance.step(state) is not None
+
+
+def union_size(products: list) -> int:
+    """How many tuples the union of products (each a list of per-position sets) holds: the values
+    at the first position grouped by which products hold them, each group counted on the rest."""
+    if len(products) == 1:
+        return prod(len(coord) for coord in products[0])
+    if not products[0]:
+        return 1
+    holders = defaultdict(list)
+    for index, coords in enumerate(products):
+        for value in coords[0]:
+            holders[value].append(index)
+    groups = Counter(tuple(indices) for indices in holders.values())
+    return sum(times * union_size([products[i][1:] for i in indices]) for indices, times in groups.items())
+
+
+def follow(log, progress=None, bound: int = 200_000) -> Validation:
+    """The verdict on `log` where this search decides it alone, else `Exact`. Too ambiguous where
+    more than `bound` states fit at once (and what holds them passes HELD_PER_STATE_BOUND times it)."""
+    from protocol.tools.log import StepEvent
+
+    cfg = log.design
+    labels = {event.label for event in log.events if isinstance(event, StepEvent)}
+    search = Factored(cfg, log.silent, labels)
+    search.bound = bound
+    engine = search.engine
+    initial = Cell(engine.unpack(engine.initial)[0], [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
+                   None, None)
+    cells = search.close([initial], "the header")
+    sizes = [search.count(cells)]
+    for number, event in enumerate(log.events, 1):
+        if isinstance(event, Observation):
+            observe = search.observer(event)
+            seeds = [found for cell in cells if (found := observe(cell)) is not None]
+        else:
+            if event.label is None:
+                chosen = range(len(search.instances))
+            elif event.label in search.label_ids:
+                chosen = (search.label_ids[event.label],)
+            else:
+                raise Exact("refused")
+            seeds = [found for cell in cells for label_id in chosen for found in search.step(cell, label_id, event.command)]
+        if not seeds:
+            raise Exact("refused")
+        cells = search.close(seeds, event.where)
+        sizes.append(search.count(cells))
+        if progress is not None:
+            progress(number, len(log.events), sizes[-1])
+    search.check_safety(alive_cells(cells))
+    search.check_premises_stay()
+    search.check_stops(cells)
+    events = len(log.events)
+    notes = log.notes
+    if sizes[-1] > 1:
+        notes += (f"{sizes[-1]:,} states fit the log at its end (silent actions or unobserved variables "
+                  "leave a choice); the behaviour shown is one of them",)
+    return Validation(log, cfg, events, events, None, {}, {}, {}, {}, sizes[-1], search.behaviour(cells[0]),
+                      tuple(sizes), tuple(search.model.liveness), notes)

@@ -1,0 +1,169 @@
+"""What trace validation runs on, shared by its two searches (validate.py, the exact one, and
+factored.py, by components): the packed engine over the instances a log uses, what a step
+did, and the verdict's shape."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from protocol.engine import Label
+from protocol.engine.fast import Engine, Successor
+from protocol.model.actions import ACTIONS, Applied
+from protocol.model.config import Config
+from protocol.model.next import action_instances
+from protocol.tools.log import Log
+
+
+class TooAmbiguous(ValueError):
+    """The log leaves too many states: one line naming the line where it happened."""
+
+
+@attrs.frozen
+class Mismatch:
+    line: int
+    where: str  # "line 7", or "state 4 (line 1)" in an ITF trace
+    event: int  # 1-based
+    kind: str  # "step" or "observation"
+    reason: str
+    candidates: tuple  # a few of the states the model could be in just before the event, the nearest first
+    enabled: tuple  # per shown candidate: ((label, next state), ...), every action instance enabled there
+    nearest: Label | None = None
+    states: int = 0  # how many states the model could be in just before the event
+    # per shown candidate, for an observation: ((variable or entry, observed value's text), ...)
+    # where the candidate has another value
+    differences: tuple = ()
+
+    @property
+    def enabled_labels(self) -> list:
+        """The instances enabled in some shown candidate, in order of first appearance."""
+        return list(dict.fromkeys(label for steps in self.enabled for label, _ in steps))
+
+
+@attrs.frozen
+class Validation:
+    log: Log
+    cfg: Config
+    events: int
+    matched: int
+    mismatch: Mismatch | None
+    violations: dict  # property -> event, violated by every behaviour that fits the log
+    possible: dict  # property -> event, violated by some behaviours that fit it, not all
+    witnesses: dict  # property -> [sentence]
+    # property -> the index in `behaviour` of the state where it is first violated (the last state
+    # for a liveness property, where the run stops)
+    at_state: dict
+    final_states: int  # the states the model may be in at the end
+    behaviour: tuple  # one behaviour that fits (Steps, the initial state first), or the prefix that did
+    layer_states: tuple = ()  # how many states fit after each event (index 0: before the first)
+    liveness: tuple = ()  # the configuration's liveness properties (judged where the run stops)
+    notes: tuple = ()
+
+    @property
+    def is_behaviour(self) -> bool:
+        return self.mismatch is None
+
+
+def recorded_step(instance, state) -> tuple:
+    """(next state or None, the events the step records): the step re-run with a recorder."""
+    record: list = []
+    return instance.step(state, record=record), tuple(record)
+
+
+def applied_command(events) -> tuple | None:
+    """The command a runtime step applied (its `Applied` event), if it is one."""
+    return next((event.command for event in events if isinstance(event, Applied)), None)
+
+
+def log_instances(cfg: Config, silent, labels) -> list:
+    """The action instances the log can use, in enumeration order: every instance of a silent
+    action, and of the others only those its steps name (all of them where a step names none)."""
+    anything = None in labels
+    wanted = set(labels)
+    named = {label.name for label in wanted if label is not None}
+    table = []
+    for action in ACTIONS:
+        if not action.where(cfg):
+            continue
+        if anything or action.name in silent:
+            table += action_instances(cfg, action)
+        elif action.name in named:
+            table += action_instances(cfg, action, wanted)
+    return table
+
+
+class MemoRow(dict):
+    """A memo indexed by id where an id not yet asked about holds None (as the engine's lists do)."""
+
+    def __missing__(self, key):
+        return None
+
+
+class LogEngine(Engine):
+    """The packed engine over the instances a log uses, with each controller instance memoised
+    apart, so that closing under the silent actions runs only theirs (not every logged
+    `CreatePeek` on every globals value the closure reaches) and a logged step only its own."""
+
+    def _prepare_actions(self, instances) -> None:
+        super()._prepare_actions(instances)
+        order, segments = [], []
+        for kind, which in self.order:
+            if kind != "memo":
+                order.append((kind, which))
+                continue
+            for entry in self.controller_segments[which]:
+                order.append(("memo", len(segments)))
+                segments.append([entry])
+        self.order, self.controller_segments = order, segments
+        # globals id -> the segment's steps from there, filled as asked: one instance's memo
+        # per segment, so a row per new globals value would be a list append per instance
+        self.controller_memos = [MemoRow() for _ in segments]
+
+    def intern_global(self, value: tuple) -> int:
+        """The engine's, without growing every controller memo by a row (they fill as asked)."""
+        memos, self.controller_memos = self.controller_memos, []
+        try:
+            return super().intern_global(value)
+        finally:
+            self.controller_memos = memos
+
+    def successors_among(self, among: frozenset) -> Callable[[int], list]:
+        """successors(s) -> [(label id, next packed state)] by the instances whose ids are in `among`.
+        The other instances of a wanted action are still looked up in its memo, but not handed on."""
+
+        def emit(successor: Successor) -> list[str]:
+            edge = f"append(({successor.label}, {successor.state}))"
+            if successor.label.isdigit():  # an instance's own code: decided here, once
+                return [edge] if int(successor.label) in among else ["pass"]
+            return [f"if {successor.label} in among:", f"    {edge}"]
+
+        everything = self.order
+        self.order = [(kind, which) for kind, which in everything if self._label_of(kind, which) in among]
+        try:
+            lines, namespace = self.successor_body(emit)
+        finally:
+            self.order = everything
+        namespace["among"] = among
+        source = ["def successors(s):", "    out = []", "    append = out.append", *lines, "    return out"]
+        exec("\n".join(source), namespace)
+        return namespace["successors"]
+
+    # The properties are checked by the Follower, on the states that lead to the log's end only:
+    # not on every component the closure reaches.
+    def _check_global(self, value: tuple) -> None:
+        pass
+
+    def _check_local(self, value: tuple) -> None:
+        pass
+
+    def _check_step(self, before, after) -> None:
+        pass
+
+    def _label_of(self, kind: str, which) -> int:
+        """The label id of one entry of the engine's enumeration order (a memo segment here holds one)."""
+        if kind == "whole":
+            return which[0]
+        if kind == "memo":
+            return self.controller_segments[which][0][0]
+        return self.process_order[which][0]
