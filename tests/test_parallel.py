@@ -56,7 +56,7 @@ def traces(result) -> dict:
 def test_two_and_three_workers_find_what_one_finds(name):
     named = lookup(name).with_constants({"MaxTime": 1})
     one = check(named)
-    two, three = check(named, workers=2), check(named, workers=3)
+    two, three = check(named, workers=2, partitioned=True), check(named, workers=3, partitioned=True)
     assert summary(two) == summary(one)
     assert summary(three) == summary(one)
     assert traces(two) == traces(three)  # the chosen trace (a lasso's too) does not depend on N
@@ -90,7 +90,7 @@ def test_a_stall_that_might_exist_gathers_the_graph_and_finds_the_same_lasso(mon
     sequential verdict and length, and the lasso does not depend on N."""
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
-    one, two, three = check(named), check(named, workers=2), check(named, workers=3)
+    one, two, three = check(named), check(named, workers=2, partitioned=True), check(named, workers=3, partitioned=True)
     verdict = one.properties["CompactionNotStalled"]
     assert verdict.holds is False and verdict.trace.stutters is stutters
     assert summary(two) == summary(one) and summary(three) == summary(one)
