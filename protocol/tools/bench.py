@@ -104,10 +104,10 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     result = check(named, max_states=max_states, workers=workers, engine=engine, **MODE_OPTIONS[base])
     wall, cpu = time.perf_counter() - wall, time.process_time() + children_cpu() - cpu
     explored = result.reduced_states or result.distinct_states
+    record = {**record_of(result, name, named, mode, wall, cpu, explored), "load_average_1min": load,
+              "critical_seconds": critical_path(result, cpu)}
     if result.parallel is not None:
-        return {**record_of(result, name, named, mode, wall, cpu, explored), "load_average_1min": load,
-                **parallel_figures(result, workers, wall)}
-    record = {**record_of(result, name, named, mode, wall, cpu, explored), "load_average_1min": load}
+        return {**record, **parallel_figures(result, workers, wall)}
     record.update(engine_figures(result, cpu, explored))
     return record
 
@@ -128,6 +128,19 @@ def engine_figures(result, cpu: float, explored: int) -> dict:
         if key in engine:
             figures["engine_" + key if key == "why" else key] = engine[key]
     return figures
+
+
+def critical_path(result, cpu: float) -> float | None:
+    """The CPU seconds of the longest thread's path: the run's CPU seconds less those its
+    threads spent beside another's (threads.Share). On as many idle cores as it has
+    threads, its wall seconds; what a loaded machine's wall seconds cannot tell. None for
+    worker processes (their CPU is not this process's)."""
+    parallel = result.parallel
+    if parallel is None:
+        return round(cpu, 2)
+    if "overlapped_cpu_seconds" not in parallel:
+        return None
+    return round(cpu - parallel["overlapped_cpu_seconds"], 2)
 
 
 def parallel_figures(result, workers: int, wall: float) -> dict:

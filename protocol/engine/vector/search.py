@@ -544,6 +544,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         self._edges = None
         self._premised = {}  # liveness property -> per pair, its premise held somewhere (None: not told)
         self.workers = 1  # the threads that shared the search (threads.py)
+        self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
     @property
     def distinct_states(self) -> int:
@@ -700,7 +701,8 @@ class VectorExploration(ReducedLiveness, Exploration):
             return {}
         return {"parallel": {"workers": self.workers, "threads": True, "bytes_exchanged": 0,
                              "worker_peak_bytes": [], "graph_gathered": False,
-                             "level_sizes": [len(level) for level in self.levels]}}
+                             "level_sizes": [len(level) for level in self.levels],
+                             "overlapped_cpu_seconds": round(self.overlapped, 2)}}
 
     def level_states(self, level: Level):
         """The readable states of `level`, in id order."""

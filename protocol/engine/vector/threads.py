@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from protocol.engine.vector.search import (
-    Deduplicated, KeyLayout, Laid, Search, Slice, SortedKeys, merge_into, run_starts,
+    Deduplicated, Laid, Search, Slice, SortedKeys, merge_into, run_starts,
 )
 
 # A slice (or a merge of keys seen) smaller than this is done by one thread: the
@@ -43,21 +43,36 @@ THREADED_AT_LEAST = 1 << 14
 
 
 class Share:
-    """N threads sharing work: the calling one and a pool of N - 1."""
+    """N threads sharing work: the calling one and a pool of N - 1. It counts the CPU
+    seconds its jobs spent beside the longest of each sharing (`overlapped`): the run's
+    CPU seconds less these are its critical path, the wall seconds it would take on N
+    idle cores (`bench --workers` prints both, since a shared machine's wall seconds
+    say more about the other runs than about this one)."""
 
     def __init__(self, workers: int):
         self.workers = workers
         self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector")
+        self.overlapped = 0.0
 
     def map(self, job: Callable, items: list) -> list:
         """[job(item) for item in items], the first in the calling thread, the others in the
         pool; every job has finished when this returns or raises (no thread is left
         writing into arrays the caller goes on to use)."""
-        futures = [self.pool.submit(job, item) for item in items[1:]]
+        spent = [0.0] * len(items)
+
+        def timed(k: int):
+            started = time.thread_time()
+            try:
+                return job(items[k])
+            finally:
+                spent[k] = time.thread_time() - started
+
+        futures = [self.pool.submit(timed, k) for k in range(1, len(items))]
         try:
-            first = job(items[0])
+            first = timed(0)
         finally:
             rest = [future.result() for future in futures]
+        self.overlapped += sum(spent) - max(spent)
         return [first, *rest]
 
     def close(self) -> None:
@@ -119,6 +134,7 @@ class ThreadedSearch(Search):
             super().levels()
         finally:
             self.share.close()
+            self.run.overlapped = self.share.overlapped
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         if len(level) < THREADED_AT_LEAST:
@@ -134,41 +150,60 @@ class ThreadedSearch(Search):
 
         done = self.share.map(sorted_part, list(range(len(parts))))
         clock = self.clock()
-        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], layout)
+        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share)
         self.timed("dedupe", clock)
         return self.admit(level, offset, layout, laid, deduplicated)
 
 
-def joined_parts(laid: list[Laid], found: list[Deduplicated], layout: KeyLayout) -> tuple[Laid, Deduplicated]:
+def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
     """The slice's `Laid` (what `admit` reads of it) and `Deduplicated` from its parts':
     positions moved past the parts before, each distinct key once, with the first
-    position and the seen id of its first part (the parts are in order)."""
+    position and the seen id of its first part (the parts are in order). The parts'
+    sorted keys are cut at the same keys into pieces, merged one per thread."""
     starts = np.cumsum([0] + [part.total for part in laid])
     row_start = np.concatenate([part.row_start + start for part, start in zip(laid, starts)])
     whole = Laid(None, None, None, None, np.concatenate([part.labels for part in laid]),
                  np.concatenate([part.degree for part in laid]), row_start, int(starts[-1]), None)
-    every = np.concatenate([part.unique for part in found])
-    order = np.argsort(every, kind="stable")  # the parts' runs merged; a key's first part first
-    in_order = every[order]
-    first_of_run = run_starts(in_order)
-    unique = in_order[first_of_run]
-    where = np.empty(len(every), dtype=np.int64)  # per part's key, its index among the slice's
-    where[order] = np.cumsum(first_of_run) - 1
-    taken = order[first_of_run]  # per distinct key, where its first part has it in `every`
-    first = np.concatenate([part.first + start for part, start in zip(found, starts)])[taken]
-    known = np.concatenate([part.known for part in found])[taken]
+    longest = max(found, key=lambda part: len(part.unique)).unique
+    at_keys = longest[[start for start, _ in bounds(len(longest), share.workers)][1:] if len(longest) else []]
+    cuts = [[0, *np.searchsorted(part.unique, at_keys).tolist(), len(part.unique)] for part in found]
+    first = [part.first + start for part, start in zip(found, starts)]
+
+    def piece(k: int):
+        """Piece k of every part merged: (its distinct keys, per key its first part's position,
+        seen and id, and per part the index of each of its keys among the piece's)."""
+        spans = [(part, cut[k], cut[k + 1]) for part, cut in zip(found, cuts)]
+        every = np.concatenate([part.unique[a:b] for part, a, b in spans])
+        order = np.argsort(every, kind="stable")  # the parts' runs merged; a key's first part first
+        in_order = every[order]
+        first_of_run = run_starts(in_order)
+        where = np.empty(len(every), dtype=np.int64)
+        where[order] = np.cumsum(first_of_run) - 1
+        taken = order[first_of_run]  # per distinct key, where its first part has it in `every`
+        known_ids = None
+        if found[0].known_ids is not None:
+            known_ids = np.concatenate([part.known_ids[a:b] for part, a, b in spans])[taken]
+        bounds_ = np.cumsum([0] + [b - a for _, a, b in spans])
+        return (in_order[first_of_run], np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
+                np.concatenate([part.known[a:b] for part, a, b in spans])[taken], known_ids,
+                [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
+
+    pieces_ = share.map(piece, list(range(len(at_keys) + 1)))
+    base = np.cumsum([0] + [len(unique) for unique, *_ in pieces_])
+    unique = np.concatenate([unique for unique, *_ in pieces_])
+    merged_first = np.concatenate([piece_first for _, piece_first, *_ in pieces_])
+    known = np.concatenate([piece_known for _, _, piece_known, *_ in pieces_])
     known_ids = None
     if found[0].known_ids is not None:
-        known_ids = np.concatenate([part.known_ids for part in found])[taken]
+        known_ids = np.concatenate([ids for _, _, _, ids, _ in pieces_])
     pieces = None
-    if found[0].pieces is not None:
-        pieces, at = [], 0
-        for part, start in zip(found, starts):
-            mine = where[at:at + len(part.unique)]
-            at += len(part.unique)
+    if found[0].pieces is not None:  # each part's runs of positions, pointed at the slice's keys
+        pieces = []
+        for p, (part, start) in enumerate(zip(found, starts)):
+            mine = np.concatenate([where[p] + base[k] for k, (*_, where) in enumerate(pieces_)])
             pieces += [(positions + start, runs, mine if which is None else mine[which])
                        for positions, runs, which in part.pieces]
     step_keys = None
     if found[0].step_keys is not None:
         step_keys = np.concatenate([part.step_keys for part in found])
-    return whole, Deduplicated(unique, first, pieces, known, known_ids, step_keys)
+    return whole, Deduplicated(unique, merged_first, pieces, known, known_ids, step_keys)
