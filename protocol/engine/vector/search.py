@@ -414,6 +414,15 @@ class WideLayout(KeyLayout):
         return unique.view(self.dtype).reshape(len(distinct)), sorted_positions[starts], sorted_positions, starts
 
 
+def place_piece(piece: tuple, ids: np.ndarray, targets: np.ndarray) -> None:
+    """One piece of `first_occurrences` (positions in key order, where each run of one key
+    starts, the index of each run's key or None) written into `targets`: each run's
+    positions get its key's id."""
+    sorted_positions, starts, which = piece
+    lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
+    targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+
+
 def state_ids(ids: np.ndarray) -> np.ndarray:
     """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
     the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
@@ -1164,9 +1173,7 @@ class Search:
         ids[known] = known_ids[known]
         ids[fresh] = offset + rank
         targets = np.empty(total, dtype=ids.dtype)
-        for sorted_positions, starts, which in pieces:  # each run of equal keys gets its key's id
-            lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
-            targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+        self.place_targets(pieces, ids, targets)
         rows = n
         if edges < total:
             rows = int(np.searchsorted(row_start, edges, side="left"))
@@ -1176,6 +1183,12 @@ class Search:
         level.targets = targets[:edges].copy() if edges < total else targets
         level.labels = labels[:edges].copy() if edges < total else labels
         self.timed("edges", clock)
+
+    def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
+        """Write each successor's id at its position in `targets`, piece by piece (see
+        `first_occurrences`: the pieces cover every position once)."""
+        for piece in pieces:
+            place_piece(piece, ids, targets)
 
     def keyed(self, layout: KeyLayout, G: np.ndarray, L: list) -> tuple[np.ndarray, np.ndarray | None]:
         """The keys of states with globals `G` and per-process locals `L`; with symmetry,

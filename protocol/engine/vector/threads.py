@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from protocol.engine.vector.search import (
-    Deduplicated, Laid, Search, Slice, SortedKeys, merge_into, run_starts,
+    Deduplicated, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
 )
 
 # A slice (or a merge of keys seen) smaller than this is done by one thread: the
@@ -128,6 +128,11 @@ class ThreadedSearch(Search):
 
     def new_seen(self, keys: np.ndarray, ids: np.ndarray | None) -> SortedKeys:
         return ThreadedSortedKeys(keys, ids, self.share)
+
+    def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
+        if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
+            return super().place_targets(pieces, ids, targets)
+        self.share.map(lambda piece: place_piece(piece, ids, targets), pieces)  # disjoint positions each
 
     def levels(self) -> None:
         try:
