@@ -93,7 +93,8 @@ def test_two_workers_cut_where_one_cuts(shared, options):
     assert summary(two) == summary(one) and not one.complete
 
 
-@pytest.mark.parametrize("bits, words", [(16, 2), pytest.param(12, 3, marks=SLOW)])
+@SLOW
+@pytest.mark.parametrize("bits, words", [(16, 2), (12, 3)])
 def test_threads_on_multiword_keys(shared, monkeypatch, bits, words):
     # HoldsCap's ids need 23 bits: two 16-bit words, or three 12-bit ones (tests/test_vector_wide.py)
     monkeypatch.setattr(vector_module, "WORD", bits)
