@@ -27,7 +27,8 @@ def shared(monkeypatch) -> list:
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 1)
     jobs = []
     share = threads.Share.map
-    monkeypatch.setattr(threads.Share, "map", lambda self, job, items: jobs.append(len(items)) or share(self, job, items))
+    monkeypatch.setattr(threads.Share, "map",
+                        lambda self, job, items: jobs.append(len(items)) or share(self, job, items))
     return jobs
 
 
@@ -57,11 +58,19 @@ def exploration(run) -> dict:
 @pytest.mark.parametrize("workers", [2, pytest.param(3, marks=SLOW)])
 def test_threads_explore_state_for_state_as_one(shared, monkeypatch, workers):
     monkeypatch.setattr(vector_module, "SLICE", 50)  # several slices a level, each shared
+    rekeyed = []  # parts sorted before a later part's components widened the keys
+    rekey_done = threads.Pipeline.rekey_done
+
+    def counted(self):
+        rekeyed.append(sum(1 for done in self.results if done and not done[2].same(self.search.layout)))
+        rekey_done(self)
+
+    monkeypatch.setattr(threads.Pipeline, "rekey_done", counted)
     model = model_for(lookup("HoldsCap").config)
     one = explore_vector(model, record_edges=True)
     many = explore_vector(model_for(lookup("HoldsCap").config), record_edges=True, workers=workers)
     assert exploration(many) == exploration(one)
-    assert one.violations and shared and set(shared) == {workers}
+    assert one.violations and shared and min(shared) >= 2 and sum(rekeyed) > 0
 
 
 def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):

@@ -158,7 +158,8 @@ def test_liveness_on_vector_partitions_gives_the_packed_partitions_verdicts_and_
     if sabotage is not None:
         replace_action(monkeypatch, "Publish", sabotage)
     named = lookup(name).with_constants({"MaxTime": 1})
-    vector_run, packed_run = check(named, workers=workers, partitioned=True), check(named, workers=workers, partitioned=True, engine="packed")
+    vector_run = check(named, workers=workers, partitioned=True)
+    packed_run = check(named, workers=workers, partitioned=True, engine="packed")
     one = check(named)
     assert vector_run.engine == {"name": "vector"} and packed_run.engine == {"name": "packed"}
     assert summary(vector_run) == summary(packed_run)

@@ -81,7 +81,8 @@ def workers_table(records: list[dict]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
                   caption="ratio: these wall seconds over one worker's; critical: the CPU seconds of the "
                           "longest thread's path (the run's CPU less what its threads ran beside another's), "
-                          "its wall seconds on idle cores, and their ratio to one worker's CPU seconds; "
+                          "about its wall seconds on idle cores (a bound from below), and their ratio to one "
+                          "worker's CPU seconds; "
                           "bytes: exchanged between workers per distinct state (none between threads); "
                           "load: the 1-minute load average as the run began", caption_justify="left")
     for header in ("configuration", "constants", "mode", "workers", "s", "ratio", "CPU s", "critical s",

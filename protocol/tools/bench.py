@@ -133,7 +133,8 @@ def engine_figures(result, cpu: float, explored: int) -> dict:
 def critical_path(result, cpu: float) -> float | None:
     """The CPU seconds of the longest thread's path: the run's CPU seconds less those its
     threads spent beside another's (threads.Share). On as many idle cores as it has
-    threads, its wall seconds; what a loaded machine's wall seconds cannot tell. None for
+    threads, about its wall seconds (a bound from below: waiting for the interpreter's
+    lock takes no CPU); what a loaded machine's wall seconds cannot tell. None for
     worker processes (their CPU is not this process's)."""
     parallel = result.parallel
     if parallel is None:

@@ -79,6 +79,8 @@ class Growing:
 class Tables:
     """numpy mirrors of the packed engine's memos, filled lazily from it."""
 
+    clock = staticmethod(time.process_time)  # the CPU seconds "components" is timed by
+
     def __init__(self, engine: Engine, parts: dict | None = None):
         self.engine = engine
         self.parts = {} if parts is None else parts
@@ -95,7 +97,7 @@ class Tables:
 
     def spent(self, since: float) -> None:
         """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
-        self.parts["components"] = self.parts.get("components", 0.0) + time.process_time() - since
+        self.parts["components"] = self.parts.get("components", 0.0) + self.clock() - since
 
     def controller(self, G: np.ndarray):
         """Per frontier row: how many controller steps, and where they start in the flat arrays."""
@@ -103,7 +105,7 @@ class Tables:
         start = self.ctrl_start.ensure(len(engine.globals))
         missing = np.unique(G[start[G] < 0])
         if len(missing):
-            clock = time.process_time()
+            clock = self.clock()
             for g in missing.tolist():  # one segment of controller instances: no whole one among them
                 steps = [] if not engine.controller_memos else engine.controller_memos[0][g]
                 if steps is None:
@@ -146,7 +148,7 @@ class Tables:
         table = memo.ensure(*shape())
         found = take_all(table, missing)
         if missing:
-            clock = time.process_time()
+            clock = self.clock()
             rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
             computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
             table = memo.ensure(*shape())  # the readable actions may have interned components
@@ -1129,7 +1131,7 @@ class Search:
         unique, first, pieces, known, known_ids, step_keys = found
         labels, degree, row_start, total, L = laid.labels, laid.degree, laid.row_start, laid.total, laid.L
         fresh = np.flatnonzero(~known)  # the new keys, sorted
-        order = np.argsort(first[fresh])
+        order = self.by_position(first[fresh], laid.total)
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
         # where the search stops within this level: --max-states, --stop-on-violation
@@ -1183,6 +1185,10 @@ class Search:
         level.targets = targets[:edges].copy() if edges < total else targets
         level.labels = labels[:edges].copy() if edges < total else labels
         self.timed("edges", clock)
+
+    def by_position(self, positions: np.ndarray, total: int) -> np.ndarray:
+        """The order that sorts `positions` (distinct, below `total`): the new keys in id order."""
+        return np.argsort(positions)
 
     def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
         """Write each successor's id at its position in `targets`, piece by piece (see

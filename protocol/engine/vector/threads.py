@@ -34,20 +34,24 @@ from typing import Callable
 import numpy as np
 
 from protocol.engine.vector.search import (
-    Deduplicated, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
+    Deduplicated, KeyLayout, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
 )
 
 # A slice (or a merge of keys seen) smaller than this is done by one thread: the
 # threads' hand-over costs more than they save on small arrays.
 THREADED_AT_LEAST = 1 << 14
+# A slice is cut into this many parts per thread: while the calling thread looks up a
+# part, the pool sorts those before it, and the last parts balance the threads' work.
+PARTS = 2
 
 
 class Share:
     """N threads sharing work: the calling one and a pool of N - 1. It counts the CPU
     seconds its jobs spent beside the longest of each sharing (`overlapped`): the run's
-    CPU seconds less these are its critical path, the wall seconds it would take on N
-    idle cores (`bench --workers` prints both, since a shared machine's wall seconds
-    say more about the other runs than about this one)."""
+    CPU seconds less these are its critical path, about the wall seconds it would take
+    on N idle cores (a little less: a thread waiting for the interpreter's lock spends
+    wall seconds, not CPU ones). `bench --workers` prints both, since a shared
+    machine's wall seconds say more about the other runs than about this one."""
 
     def __init__(self, workers: int):
         self.workers = workers
@@ -118,6 +122,7 @@ class ThreadedSearch(Search):
 
     def __init__(self, workers: int, *arguments):
         super().__init__(*arguments)
+        self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
         self.run.workers = workers
@@ -128,6 +133,22 @@ class ThreadedSearch(Search):
 
     def new_seen(self, keys: np.ndarray, ids: np.ndarray | None) -> SortedKeys:
         return ThreadedSortedKeys(keys, ids, self.share)
+
+    def needed_layout(self) -> KeyLayout:
+        """The layout the components interned so far need (`widened_layout` without the re-keying)."""
+        engine = self.engine
+        return KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals), at_least=self.layout)
+
+    def by_position(self, positions: np.ndarray, total: int) -> np.ndarray:
+        """As one thread's, without a sort: each position's index put in a slot per position
+        (they are distinct), then the slots read in order, a range of positions per thread."""
+        if len(positions) < THREADED_AT_LEAST:
+            return super().by_position(positions, total)
+        slot = np.full(total, -1, dtype=np.int32 if len(positions) < 2**31 else np.int64)
+        slot[positions] = np.arange(len(positions), dtype=slot.dtype)
+        ranges = bounds(total, self.share.workers)
+        return np.concatenate(self.share.map(lambda span: (lambda part: part[part >= 0])(slot[span[0]:span[1]]),
+                                             ranges)).astype(np.int64)
 
     def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
         if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
@@ -144,20 +165,86 @@ class ThreadedSearch(Search):
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         if len(level) < THREADED_AT_LEAST:
             return super().expand(level, offset)
-        parts = [Slice(level, start, stop) for start, stop in bounds(len(level), self.share.workers)]
-        found = [self.lookups(part) for part in parts]  # the readable actions: one thread at a time
-        layout = self.widened_layout()
-
-        def sorted_part(k: int) -> tuple[Laid, Deduplicated]:
-            laid = self.lay_out(parts[k], layout, found[k])
-            found[k] = None  # its lookups are laid out: let them go
-            return laid, self.deduplicate(laid, layout)
-
-        done = self.share.map(sorted_part, list(range(len(parts))))
+        parts = [Slice(level, start, stop) for start, stop in bounds(len(level), PARTS * self.share.workers)]
+        done = Pipeline(self, parts).sorted_parts()
         clock = self.clock()
         laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share)
         self.timed("dedupe", clock)
-        return self.admit(level, offset, layout, laid, deduplicated)
+        return self.admit(level, offset, self.layout, laid, deduplicated)
+
+
+class Pipeline:
+    """A slice's parts through `ThreadedSearch.expand`: the calling thread looks up one part
+    after another (the readable actions hold the interpreter's lock anyway) while the
+    pool lays out, sorts and deduplicates the parts already looked up; then the calling
+    thread takes the parts the pool has not started. A part is sorted under the layout
+    of the moment; where a later part's components widen it, the running parts are
+    waited for, the keys seen re-keyed, and the parts done re-keyed with them."""
+
+    def __init__(self, search: ThreadedSearch, parts: list[Slice]):
+        self.search, self.parts = search, parts
+        self.results: list = [None] * len(parts)  # per part: (Laid, Deduplicated, its layout)
+        self.queued: dict = {}  # part -> (its job in the pool, its lookups, its layout)
+        self.pool_seconds: list[float] = []  # the CPU seconds of each of the pool's jobs
+
+    def sorted_parts(self) -> list[tuple[Laid, Deduplicated]]:
+        """Each part's (Laid, Deduplicated), in order, under the search's layout."""
+        search = self.search
+        started = time.thread_time()
+        try:
+            for k, part in enumerate(self.parts):
+                found = search.lookups(part)
+                if not search.layout.same(search.needed_layout()):
+                    self.settle()  # nothing may read the keys seen while they are re-keyed
+                    search.widened_layout()
+                    self.rekey_done()
+                if k + 1 < len(self.parts):
+                    job = search.share.pool.submit(self.timed_job, k, found, search.layout)
+                    self.queued[k] = (job, found, search.layout)
+                else:
+                    self.job(k, found, search.layout)
+            for k in sorted(self.queued):  # the parts the pool has not started: this thread's
+                job, found, layout = self.queued[k]
+                if job.cancel():
+                    del self.queued[k]
+                    self.job(k, found, layout)
+            self.settle()
+        finally:
+            self.settle(cancel=True)  # Ctrl-C: the parts not started are not started
+        mine, pools = time.thread_time() - started, sum(self.pool_seconds)
+        search.share.overlapped += min(mine, pools)  # as if they ran side by side throughout
+        self.rekey_done()
+        return [(laid, found) for laid, found, _layout in self.results]
+
+    def timed_job(self, k: int, found, layout) -> None:
+        started = time.thread_time()
+        try:
+            self.job(k, found, layout)
+        finally:
+            self.pool_seconds.append(time.thread_time() - started)
+
+    def job(self, k: int, found, layout) -> None:
+        laid = self.search.lay_out(self.parts[k], layout, found)
+        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout)
+
+    def settle(self, cancel: bool = False) -> None:
+        """Wait for every part in the pool (its exception, if any, raised here); with
+        `cancel`, for those it has started only."""
+        queued, self.queued = self.queued, {}
+        for job, _found, _layout in queued.values():
+            if not (cancel and job.cancel()):
+                job.result()
+
+    def rekey_done(self) -> None:
+        """The parts sorted under a narrower layout than the search's now, re-keyed to it
+        (re-keying keeps sorted keys sorted)."""
+        now = self.search.layout
+        for k, result in enumerate(self.results):
+            if result is not None and not result[2].same(now):
+                laid, found, layout = result
+                step_keys = None if found.step_keys is None else layout.rekey(found.step_keys, now)
+                self.results[k] = (laid, found._replace(unique=layout.rekey(found.unique, now), step_keys=step_keys),
+                                   now)
 
 
 def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
