@@ -183,7 +183,8 @@ class Pipeline:
 
     def __init__(self, search: ThreadedSearch, parts: list[Slice]):
         self.search, self.parts = search, parts
-        self.results: list = [None] * len(parts)  # per part: (Laid, Deduplicated, its layout)
+        # per part: (Laid, Deduplicated, the layout of its distinct keys, the layout it was laid out under)
+        self.results: list = [None] * len(parts)
         self.queued: dict = {}  # part -> (its job in the pool, its lookups, its layout)
         self.pool_seconds: list[float] = []  # the CPU seconds of each of the pool's jobs
 
@@ -214,7 +215,8 @@ class Pipeline:
         mine, pools = time.thread_time() - started, sum(self.pool_seconds)
         search.share.overlapped += min(mine, pools)  # as if they ran side by side throughout
         self.rekey_done()
-        return [(laid, found) for laid, found, _layout in self.results]
+        self.step_keys_where_woken()
+        return [(laid, found) for laid, found, _layout, _laid_layout in self.results]
 
     def timed_job(self, k: int, found, layout) -> None:
         started = time.thread_time()
@@ -225,7 +227,7 @@ class Pipeline:
 
     def job(self, k: int, found, layout) -> None:
         laid = self.search.lay_out(self.parts[k], layout, found)
-        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout)
+        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout, layout)
 
     def settle(self, cancel: bool = False) -> None:
         """Wait for every part in the pool (its exception, if any, raised here); with
@@ -241,10 +243,22 @@ class Pipeline:
         now = self.search.layout
         for k, result in enumerate(self.results):
             if result is not None and not result[2].same(now):
-                laid, found, layout = result
+                laid, found, layout, laid_layout = result
                 step_keys = None if found.step_keys is None else layout.rekey(found.step_keys, now)
                 self.results[k] = (laid, found._replace(unique=layout.rekey(found.unique, now), step_keys=step_keys),
-                                   now)
+                                   now, laid_layout)
+
+    def step_keys_where_woken(self) -> None:
+        """A transition property woken by a later part's components (a component that
+        failed it) is checked on every step of the slice, as one thread checks it: the
+        parts sorted before it woke get their steps' keys too."""
+        search = self.search
+        if all(result[1].step_keys is not None for result in self.results) or not search.woken(search.step_checks):
+            return
+        for k, (laid, found, layout, laid_layout) in enumerate(self.results):
+            if found.step_keys is None:  # the keys in order, read from the positions they carry
+                keys = laid_layout.rekey(search.keys_in_order(laid.keys, laid.positions, laid.shift), search.layout)
+                self.results[k] = (laid, found._replace(step_keys=keys), layout, laid_layout)
 
 
 def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
