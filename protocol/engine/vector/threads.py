@@ -5,16 +5,18 @@ element-wise loops on large arrays, which is where the vector engine spends
 most of a large level. So `--workers N` on one machine runs `Search` with N
 threads sharing each slice of a level:
 
-- the slice is cut into N consecutive parts (parents in order), and each
-  part's successors are looked up in the tables one part after another, by
-  the calling thread: filling a table runs the readable actions, which hold
-  the lock anyway, and interns components into the one packed engine;
-- each part's keys are laid out, sorted and deduplicated, and looked up in
-  the keys seen, each in its own thread (`Search.lay_out`, `deduplicate`);
+- the slice is cut into 2N consecutive parts (parents in order); the calling
+  thread looks up one part's successors in the tables after another (filling
+  a table runs the readable actions, which hold the lock anyway, and interns
+  components into the one packed engine), while the pool lays out, sorts and
+  deduplicates the parts already looked up, and looks them up in the keys
+  seen (`Search.lay_out`, `deduplicate`; `Pipeline`);
 - the parts' distinct keys are merged into the slice's: a key's first
   position is its first part's (the parts are in order), so the merge gives
   what one sort of the whole slice gives, and the rest of the slice (the cut,
-  the properties, the edges, the new states' ids) is `Search.admit`'s;
+  the properties, the edges, the new states' ids) is `Search.admit`'s, with
+  its sort of the new keys into id order done by slots, and the edges'
+  targets placed, a share per thread;
 - adding the new keys to the keys seen merges sorted runs in N pieces cut at
   the same keys in both (`ThreadedSortedKeys`).
 
