@@ -5,7 +5,7 @@ element-wise loops on large arrays, which is where the vector engine spends
 most of a large level. So `--workers N` on one machine runs `Search` with N
 threads sharing each slice of a level:
 
-- the slice is cut into 2N consecutive parts (parents in order); the calling
+- the slice is cut into 4N consecutive parts (parents in order); the calling
   thread looks up one part's successors in the tables after another (filling
   a table runs the readable actions, which hold the lock anyway, and interns
   components into the one packed engine), while the pool lays out, sorts and
@@ -44,7 +44,7 @@ from protocol.engine.vector.search import (
 THREADED_AT_LEAST = 1 << 14
 # A slice is cut into this many parts per thread: while the calling thread looks up a
 # part, the pool sorts those before it, and the last parts balance the threads' work.
-PARTS = 2
+PARTS = 4
 
 
 class Share:
