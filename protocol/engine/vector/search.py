@@ -838,7 +838,7 @@ def explore_vector(
     --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs.
 
     With `workers` > 1, that many threads share each level's sorts and searches
-    (threads.py); the answer is the same."""
+    (threads.py; without symmetry, which `check` runs sequentially); the answer is the same."""
     from protocol.engine import symmetry as sym
 
     if symmetry:
@@ -853,7 +853,7 @@ def explore_vector(
         run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
         run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
     arguments = (run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(), perms)
-    if workers > 1:
+    if workers > 1 and perms is None:
         from protocol.engine.vector.threads import ThreadedSearch
 
         search = ThreadedSearch(workers, *arguments)
