@@ -24,12 +24,15 @@ def test_a_rung_past_max_states_shows_as_cut():
     assert "cut" in text and "Holds" in text
 
 
-def test_a_measurement_names_the_engine_its_parts_and_a_fallback():
+def test_a_measurement_names_the_engine_its_parts_and_a_fallback(monkeypatch):
     vector = measure("Holds", {"P": 1, "D": 1, "MaxTime": 1}, "safety+liveness", max_states=10**6)
     assert vector["engine"] == "vector" and "liveness:masks" in vector["parts"]
     assert "engine_why" not in vector and "liveness_per_state" not in vector
-    packed = measure("HoldsSealTap", {"P": 1, "D": 1, "MaxTime": 1}, "safety", max_states=10**6)
-    assert packed["engine"] == "packed" and "whole footprint" in packed["engine_why"]
+    # no named configuration falls back: keys narrowed to one word of 12 bits make one
+    monkeypatch.setattr("protocol.engine.vector.search.WORD", 12)
+    monkeypatch.setattr("protocol.engine.vector.search.WORDS", 1)
+    packed = measure("HoldsCap", {}, "safety", max_states=10**6)  # its own constants: 13 bits
+    assert packed["engine"] == "packed" and "at most 1 words of 12 bits" in packed["engine_why"]
 
 
 def test_bench_all_plans_every_configuration_at_two_processes():

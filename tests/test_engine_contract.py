@@ -95,13 +95,15 @@ def test_non_fair_instances_several_per_process_and_a_whole_one_last_give_the_pl
     assert trace_of(packed, "XAtMostTwo") == trace_of(expected, "XAtMostTwo") == ["Bump(0, 3)"]
 
 
-def test_the_vector_engine_refuses_a_whole_instance_in_one_line_and_runs_the_rest():
-    assert "Sync" in vector_refusal(toy(sound())) and "\n" not in vector_refusal(toy(sound()))
-    without_sync = toy(sound()[:-1])
-    assert vector_refusal(without_sync) is None
-    expected, vector = plain(without_sync), explore_vector(without_sync)
+def test_the_vector_engine_runs_a_whole_instance_in_its_place():
+    # (first, among the controller's or the processes' instances, fair or not: test_vector_whole.py)
+    model = toy(sound())
+    assert vector_refusal(model) is None
+    expected, vector = plain(model), explore_vector(model)
     assert (vector.distinct_states, vector.depth, vector.transitions) == \
         (len(expected.states), expected.depth, expected.transitions)
+    assert [vector.path(i) for i in range(vector.distinct_states)] == \
+        [expected.path(i) for i in range(len(expected.states))]
     assert trace_of(vector, "XAtMostTwo") == trace_of(expected, "XAtMostTwo")
 
 

@@ -261,3 +261,38 @@ def test_bench_says_which_mode_it_did_not_run(monkeypatch):
                            max_states=10)
     assert [record["mode"] for record in records] == ["safety", "safety+liveness"]
     assert line(records[1]).endswith("safety+liveness: not run: safety does not fit in 10 states")
+
+
+def test_a_matrix_past_the_default_constants_says_how_long_before_it_starts(cli, monkeypatch):  # noqa: F811
+    """`matrix -c P=8` started with no estimate: the first line is now how long at least,
+    from a probe of the baseline cut at its state budget; within the budget, the
+    baseline's own time. At the defaults no probe runs and nothing is said."""
+    import protocol.tools.matrix as matrix_tool
+    from protocol.render.matrix import estimate_line
+
+    monkeypatch.setattr(matrix_tool, "PROBE_STATES", 2_000)
+    cut = matrix_tool.estimate({"P": 3, "D": 1, "MaxTime": 2})
+    assert not cut.complete and cut.states >= 2_000 and cut.combinations == len(
+        [row for row in matrix_tool.plan({"P": 3, "D": 1, "MaxTime": 2}) if row.same_as is None])
+    line = estimate_line(cut)
+    assert "P=3, D=1, MaxTime=2" in line and "passes" in line and "expect far more than" in line
+    assert matrix_tool.estimate({"P": 2, "D": 1, "MaxTime": 2}) is None
+    monkeypatch.setattr(matrix_tool, "PROBE_STATES", 250_000)
+    small = matrix_tool.estimate({"P": 1, "D": 2, "MaxTime": 0})
+    assert small.complete and estimate_line(small) is None  # seconds: no warning
+    slow = matrix_tool.Estimate({"P": 3, "D": 1, "MaxTime": 2}, 72, 195_005, 2.5, True)
+    assert "expect at least 3 minutes" in estimate_line(slow)
+
+
+def test_the_matrix_estimate_comes_before_the_run_on_standard_error(cli, monkeypatch):  # noqa: F811
+    import protocol.cli.matrix as matrix_command
+    import protocol.tools.matrix as matrix_tool
+
+    def stop(*args, **options):  # the estimate is out before the run begins
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix_tool, "PROBE_STATES", 500)
+    monkeypatch.setattr(matrix_command, "run_matrix", stop)
+    code, out, err = cli("matrix", "-c", "P=3")
+    assert err.splitlines()[0].startswith("protocol: the matrix has"), err
+    assert code != 0

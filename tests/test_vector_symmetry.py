@@ -141,7 +141,7 @@ def assert_same_reduced_liveness(named: NamedConfig) -> dict:
     packed = check(named, symmetry=True, engine="packed")
     why = vector_refusal(model_for(named.config))
     vector = check(named, symmetry=True, engine=None if why else "vector")
-    assert vector.engine == ({"name": "packed", "why": why} if why else {"name": "vector"})  # a whole footprint
+    assert vector.engine == ({"name": "packed", "why": why} if why else {"name": "vector"})
     assert (vector.distinct_states, vector.reduced_states, vector.transitions, vector.depth) == (
         packed.distinct_states, packed.reduced_states, packed.transitions, packed.depth)
     assert verdicts(vector) == verdicts(packed)
@@ -158,7 +158,8 @@ def test_the_engines_agree_under_symmetry_with_liveness(name, constants):
 def reducible_sweep_config(switches: dict) -> Config:
     """The sweep's combination at two processes (symmetry reduces nothing at one) and the
     sweep's other constants; skipped where symmetry or the vector engine does not apply
-    (a special process; a whole footprint, where both engines would be the packed one)."""
+    (a special process; a model the vector engine refuses, where both engines would be
+    the packed one)."""
     constants, _ = sweep_constants(switches)
     cfg = Config(**{**constants, "P": 2}, **switches)
     model = model_for(cfg)

@@ -8,9 +8,11 @@ import json
 import attrs
 
 from protocol.model.config import Config
-from protocol.tools.matrix import Matrix, derivation_record, markdown, matrix_switches, plan, row_record, run_matrix
+from protocol.tools.matrix import (
+    Matrix, derivation_record, estimate, markdown, matrix_switches, plan, row_record, run_matrix,
+)
 from protocol.cli.common import (
-    JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number, wide_console,
+    JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, warn, whole_number, wide_console,
 )
 
 PIPE_WIDTH = 80  # a pipe (`matrix | head`) gets what a terminal would; the table wraps, it loses nothing
@@ -39,6 +41,7 @@ def run(args) -> int:
     constants = {**Config().constants, **constants_from(args)}
     Config(**constants)  # refuse bad constants before anything runs
     rows = plan(constants)
+    say_how_long(constants)
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
         if args.json:
@@ -55,6 +58,15 @@ def run(args) -> int:
         return settle(sink, complete=matrix.complete, as_expected=matrix.as_expected,
                       interrupted=matrix.interrupted,
                       why="combinations not checked to the end are unknown; no minimal set derived")
+
+
+def say_how_long(constants) -> None:
+    """Past the default constants, a line on stderr before the run: how long at least."""
+    from protocol.render.matrix import estimate_line
+
+    line = estimate_line(estimate(constants))
+    if line is not None:
+        warn(line)
 
 
 def streamer(rows: list, sink):

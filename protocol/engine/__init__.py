@@ -57,6 +57,11 @@ CONTROLLER = "controller"  # reads the globals; writes them and appends alike to
 LOCAL = "local"  # reads and writes its process's locals (and reads the globals in `reads`)
 WIDE = "wide"  # reads its process's locals and the globals; writes both and appends to the others
 WHOLE = "whole"  # a controller instance that reads and writes every component: run on the whole state
+# A controller instance whose guard and effect on the globals read only the globals, and
+# which rewrites each process's locals by what it reads of the globals and that process's
+# locals alone (a broadcast each process takes by its own state): memoised per pair of
+# globals and one process's locals where an engine can (vector/whole.py), else run whole.
+EACH = "each"
 
 
 @attrs.frozen
@@ -83,8 +88,8 @@ def instance_problem(instance: Instance, processes: int) -> str | None:
     process, which must be the label's first argument), and run a local or wide footprint
     on the process the instance names."""
     kind, process, label = instance.footprint.kind, instance.process, instance.label
-    if kind not in (CONTROLLER, LOCAL, WIDE, WHOLE):
-        return f"unknown footprint kind {kind!r}: use one of controller, local, wide, whole"
+    if kind not in (CONTROLLER, LOCAL, WIDE, WHOLE, EACH):
+        return f"unknown footprint kind {kind!r}: use one of controller, local, wide, whole, each"
     if kind in (LOCAL, WIDE) and process is None:
         return f"a {kind} footprint acts on one process, but the instance names none: give it its process"
     if process is None:

@@ -18,9 +18,10 @@ writes its process's locals and the globals, and appends to the others. So
 the readable action is run once per distinct footprint value, on a
 synthetic state assembled from the components, and its effect is memoised
 as component ids. Exploring a state is then table lookups and integer
-arithmetic. A whole instance (a step that reads every process's locals, such
-as an Ingest that notifies them) is run on the decoded state, in its place in
-the enumeration, wherever that is. The local instances of one family (the
+arithmetic. A whole instance (a step that reads every process's locals) is
+run on the decoded state, in its place in the enumeration, wherever that is;
+so is an each instance (an Ingest that notifies every process by its own
+locals), which the vector engine memoises per pair instead (vector/whole.py). The local instances of one family (the
 label without its process: `Publish(p)`, `ReaderDowngrade(p, 0, 1)`) act alike
 on their own process, so they share one memo; a sample of memo entries is
 rechecked under other globals and on the family's other processes, so a
@@ -41,7 +42,7 @@ from itertools import repeat
 from operator import and_, rshift
 from typing import Callable, NamedTuple, Protocol
 
-from protocol.engine import CONTROLLER, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
+from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
 from protocol.engine.checker import Exploration, Guarded, explore
 
 class Successor(NamedTuple):
@@ -206,7 +207,7 @@ class Engine:
         self.local_reads: dict = {}  # family -> positions of the globals it reads
         for label_id, instance in enumerate(instances):
             kind = instance.footprint.kind
-            if kind == WHOLE:
+            if kind in (WHOLE, EACH):  # an each instance too: run whole, it is exact
                 self.order.append(("whole", (label_id, instance.step)))
             elif kind == CONTROLLER:
                 if not self.order or self.order[-1][0] != "memo":
@@ -263,6 +264,17 @@ class Engine:
             return None
         self._check_step(before, after)
         return self.encode(after)
+
+    def each_successor(self, step: Callable, g: int, lid: int) -> tuple | None:
+        """An each instance (engine.EACH) from globals g with every process's locals lid:
+        (next globals, each process's next locals), ids, or None where it is disabled."""
+        before = self.assemble(self.globals[g], [self.locals[lid]] * self.P)
+        after = step(before)
+        if after is None:
+            return None
+        self._check_step(before, after)
+        next_globals, next_locals = self.split(after)
+        return self.intern_global(next_globals), [self.intern_local(local) for local in next_locals]
 
     def _appended(self, next_locals: list[tuple]) -> int:
         """The id of what a step appended alike to every process's locals, each of which

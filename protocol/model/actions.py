@@ -26,7 +26,7 @@ import attrs
 
 from protocol.model import commands as cmd
 from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, INTERACTIVE, MAINTENANCE, RELEASE, command_text
-from protocol.engine import CONTROLLER, LOCAL, WHOLE, WIDE, Footprint
+from protocol.engine import CONTROLLER, EACH, LOCAL, WIDE, Footprint
 from protocol.model.events import (
     CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Event, Send, StepNote, event, forwards, handed, index_name, lane, listed,
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
@@ -1360,8 +1360,9 @@ def wake_footprint(cfg, p) -> Footprint:
 
 
 def ingest_footprint(cfg, p) -> Footprint:
-    """With a tap, Ingest notifies every process of what it has parked: the whole state."""
-    return Footprint(WHOLE) if cfg.seal == "tap" else Footprint(CONTROLLER)
+    """With a tap, Ingest notifies every process of what it has parked: each process's
+    notification reads the globals and that process's locals alone."""
+    return Footprint(EACH) if cfg.seal == "tap" else Footprint(CONTROLLER)
 
 
 def reader_downgrade_footprint(cfg, p) -> Footprint:

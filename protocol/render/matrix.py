@@ -147,6 +147,34 @@ def render_matrix(console: Console, matrix: Matrix) -> None:
                            style="bold red"))
 
 
+LONG_RUN_SECONDS = 30  # a matrix expected to take less goes without the warning
+
+
+def about(seconds: float) -> str:
+    """A duration in the unit a person plans with: `40 seconds`, `12 minutes`, `3 hours`."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}s"
+    return f"{seconds:,.0f} seconds"
+
+
+def estimate_line(estimate) -> str | None:
+    """What a long matrix should say before it starts (`tools.matrix.estimate`); None when
+    it will be quick. A lower bound: the baseline's safety search times the combinations."""
+    if estimate is None or (estimate.complete and estimate.at_least_seconds < LONG_RUN_SECONDS):
+        return None
+    where = ", ".join(f"{name}={value:,}" for name, value in estimate.constants.items())
+    if estimate.complete:
+        baseline = f"the baseline alone has {estimate.states:,} states ({estimate.seconds:.1f} s for safety)"
+        expect = f"expect at least {about(estimate.at_least_seconds)}"
+    else:
+        baseline = (f"the baseline alone passes {estimate.states:,} states (the probe stopped there "
+                    f"after {estimate.seconds:.1f} s)")
+        expect = f"expect far more than {about(estimate.at_least_seconds)}"
+    return (f"the matrix has {estimate.combinations} combinations to check at {where}; {baseline}: {expect}; "
+            "lower constants answer sooner, Ctrl-C stops cleanly")
+
+
 class MatrixProgress:
     """A progress bar over the combinations being checked (only on a terminal)."""
 

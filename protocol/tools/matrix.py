@@ -18,7 +18,9 @@ from typing import Callable, Iterable, Mapping
 
 import attrs
 
-from protocol.model.config import SWITCHES, Config, ConfigError, NamedConfig, lookup, named_configurations
+from protocol.model.config import (
+    DEFAULT_CONSTANTS, SWITCHES, Config, ConfigError, NamedConfig, lookup, named_configurations,
+)
 from protocol.lifecycle import deferred, forkserver_context, process_pool
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec
@@ -260,6 +262,43 @@ def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome
             yield futures[future].number, outcome
             if outcome.interrupted:  # a worker's search cut short ends the matrix as the parent's would
                 raise KeyboardInterrupt
+
+
+# ------------------------------------------------------------ the estimate
+
+# A matrix past the default constants can run for hours, so it first says so: the
+# baseline's safety search, cut at PROBE_STATES (about a second), times the combinations
+# to check is a lower bound (the other combinations add mechanisms, most add states,
+# and liveness comes on top).
+PROBE_STATES = 250_000
+
+
+@attrs.frozen
+class Estimate:
+    """What the probe found: the baseline's safety search at the matrix's constants."""
+
+    constants: dict
+    combinations: int  # the rows that are their own system: those checked
+    states: int  # distinct states the probe reached
+    seconds: float
+    complete: bool  # the baseline was explored to the end within the probe
+
+    @property
+    def at_least_seconds(self) -> float:
+        return self.seconds * self.combinations
+
+
+def estimate(constants: Mapping[str, int]) -> Estimate | None:
+    """The probe, at constants past the defaults; None at or below them (seconds anyway)."""
+    if all(constants[name] <= DEFAULT_CONSTANTS[name] for name in DEFAULT_CONSTANTS):
+        return None
+    from protocol.run import check
+
+    todo = [row for row in plan(constants) if row.same_as is None]
+    probe = check(NamedConfig(name="matrix", config=todo[0].config), max_states=PROBE_STATES)
+    if probe.interrupted:
+        raise KeyboardInterrupt  # Ctrl-C during the probe: the matrix has not begun
+    return Estimate(dict(constants), len(todo), probe.distinct_states, probe.seconds, probe.complete)
 
 
 # ------------------------------------------------------------ the derivation

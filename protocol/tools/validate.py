@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 
 import attrs
 
-from protocol.engine import GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, CONTROLLER, Label
+from protocol.engine import EACH, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, CONTROLLER, Label
 from protocol.engine.fast import BITS, MASK, Engine, Successor
 from protocol.model import state as schema
 from protocol.model.actions import ACTIONS, Applied
@@ -293,7 +293,7 @@ class Follower:
         if reads is None:
             instance = self.instances[label_id]
             kind = instance.footprint.kind
-            if kind == WHOLE or (kind != CONTROLLER and instance.process is None):
+            if kind in (WHOLE, EACH) or (kind != CONTROLLER and instance.process is None):
                 kind = WHOLE
             assert kind in (CONTROLLER, WHOLE, LOCAL, WIDE), kind
             positions = tuple(self.engine.global_names.index(name) for name in instance.footprint.reads)

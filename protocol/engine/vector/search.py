@@ -18,7 +18,8 @@ a level needs, and moves the per-state work out of the interpreter:
 - a level is expanded by gathers: a table per controller globals (a CSR of
   its steps), per local action (projection of what it reads of the
   globals, local), per append (append, local), per wide action (globals,
-  local, looked up sorted);
+  local, looked up sorted); a whole instance runs per state, an each one
+  per (globals, local) (whole.py);
 - the successors are laid out in the packed engine's order (parents in
   order, each parent's successors in enumeration order), deduplicated by
   one `np.sort` of the keys with their position in the low bits (or an
@@ -42,10 +43,11 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from protocol.engine import LOCAL, WHOLE, WIDE, Model
+from protocol.engine import EACH, LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
 from protocol.engine.fast import BITS, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
+from protocol.engine.vector.whole import head_of, head_successors, instance_of
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -76,6 +78,30 @@ class Growing:
         return array
 
 
+class ControllerSegment:
+    """One segment of controller instances as a CSR over the globals: per global id, its
+    enabled steps' (label id, next globals, append id) from row `start[g]` on."""
+
+    def __init__(self):
+        self.start = Growing((64,), -1, np.int64)  # global id -> first row in the flat arrays
+        self.count = Growing((64,), 0, np.int64)
+        self.label: list[int] = []
+        self.next: list[int] = []
+        self.append: list[int] = []
+        self.flat = (np.zeros(0, np.int64),) * 3
+
+    def add(self, g: int, steps: list, globals_: int) -> None:
+        start, count = self.start.ensure(globals_), self.count.ensure(globals_)
+        start[g], count[g] = len(self.label), len(steps)
+        for label, g2, app in steps:
+            self.label.append(label)
+            self.next.append(g2)
+            self.append.append(app)
+
+    def flatten(self) -> None:
+        self.flat = tuple(np.array(column, dtype=np.int64) for column in (self.label, self.next, self.append))
+
+
 class Tables:
     """numpy mirrors of the packed engine's memos, filled lazily from it."""
 
@@ -84,12 +110,8 @@ class Tables:
     def __init__(self, engine: Engine, parts: dict | None = None):
         self.engine = engine
         self.parts = {} if parts is None else parts
-        self.ctrl_start = Growing((64,), -1, np.int64)  # global id -> first row in the flat arrays
-        self.ctrl_count = Growing((64,), 0, np.int64)
-        self.ctrl_label: list[int] = []
-        self.ctrl_next: list[int] = []
-        self.ctrl_append: list[int] = []
-        self.flat = (np.zeros(0, np.int64),) * 3
+        # per segment of controller instances (more than one only where a whole or each instance splits them)
+        self.segments = [ControllerSegment() for _ in engine.controller_segments]
         self.appended = Growing((16, 1024), UNKNOWN)  # (append id, local id) -> local id
         self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
         self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
@@ -99,29 +121,24 @@ class Tables:
         """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
         self.parts["components"] = self.parts.get("components", 0.0) + self.clock() - since
 
-    def controller(self, G: np.ndarray):
-        """Per frontier row: how many controller steps, and where they start in the flat arrays."""
-        engine = self.engine
-        start = self.ctrl_start.ensure(len(engine.globals))
+    def controller(self, G: np.ndarray, segment: int = 0):
+        """Per frontier row: how many steps of controller segment `segment`, and where they
+        start in its flat arrays (`ControllerSegment.flat`)."""
+        engine, table = self.engine, self.segments[segment]
+        start = table.start.ensure(len(engine.globals))
         missing = np.unique(G[start[G] < 0])
         if len(missing):
             clock = self.clock()
-            for g in missing.tolist():  # one segment of controller instances: no whole one among them
-                steps = [] if not engine.controller_memos else engine.controller_memos[0][g]
+            memo = engine.controller_memos[segment]
+            for g in missing.tolist():
+                steps = memo[g] if g < len(memo) else None
                 if steps is None:
-                    steps = engine.controller_successors(0, g)
-                start = self.ctrl_start.ensure(len(engine.globals))
-                count = self.ctrl_count.ensure(len(engine.globals))
-                start[g], count[g] = len(self.ctrl_label), len(steps)
-                for label, g2, app in steps:
-                    self.ctrl_label.append(label)
-                    self.ctrl_next.append(g2)
-                    self.ctrl_append.append(app)
-            self.flat = tuple(np.array(column, dtype=np.int64)
-                              for column in (self.ctrl_label, self.ctrl_next, self.ctrl_append))
+                    steps = engine.controller_successors(segment, g)
+                table.add(g, steps, len(engine.globals))
+            table.flatten()
             self.spent(clock)
-        count = self.ctrl_count.ensure(len(engine.globals))
-        return count[G], self.ctrl_start.array[G]
+        count = table.count.ensure(len(engine.globals))
+        return count[G], table.start.array[G]
 
     def lookup(self, memo: Growing, shape: Callable[[], tuple], rows, columns: np.ndarray,
                compute: Callable[[int, int], int]) -> np.ndarray:
@@ -796,9 +813,6 @@ def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:
         return "fingerprints are the packed engine's (--fingerprints)"
     if len(model.initial_states) != 1:
         return "the model has more than one initial state"
-    whole = [instance.label for instance in model.instances if instance.footprint.kind == WHOLE]
-    if whole:
-        return f"{whole[0]} reads every process's locals (a whole footprint), which only the packed engine runs"
     late = controller_after_processes(model.instances)
     if late is not None:
         return (f"{late} (a controller instance) is listed after a process's instance, and the vector engine "
@@ -807,12 +821,13 @@ def vector_refusal(model: Model, fingerprints: bool = False) -> str | None:
 
 
 def controller_after_processes(instances) -> object | None:
-    """The first controller instance enumerated after a local or wide one, or None."""
+    """The first controller instance enumerated after a local or wide one, or None (a
+    whole instance may lie anywhere: whole.py)."""
     seen_process = False
     for instance in instances:
         if instance.footprint.kind in (LOCAL, WIDE):
             seen_process = True
-        elif seen_process:
+        elif seen_process and instance.footprint.kind not in (WHOLE, EACH):
             return instance.label
     return None
 
@@ -912,6 +927,10 @@ class Search:
         self.stop_on_violation, self.record_edges = stop_on_violation, record_edges
         self.on_progress, self.started = on_progress, started
         self.P = engine.P
+        # The controller's instances (before the first process instance), and the whole
+        # and each instances wherever they lie: see whole.py.
+        self.head = head_of(engine.order)
+        self.wholes = {which[0]: instance_of(engine, *which) for kind, which in engine.order if kind == "whole"}
         self.instances = self._process_instances()
         self.state_checks = dict(engine.readable_invariants)
         # The invariants checked per pair of globals and one process's locals (Model.by_pair):
@@ -923,9 +942,15 @@ class Search:
         self.pending = 0  # new states of the level being expanded, found by its slices so far
 
     def _process_instances(self) -> list:
-        """(label id, kind, process, family, wide index) of each process instance, in order."""
+        """(label id, kind, process, family, wide index) of each instance from the first
+        process instance on, in order; a whole or each one as (label id, WHOLE, None,
+        its whole.py instance, None). The ones before it are the controller's (`self.head`)."""
         out, wide = [], 0
-        for label_id, _step, kind, p, family in self.engine.process_order:
+        for kind, which in self.engine.order[len(self.head):]:
+            if kind == "whole":
+                out.append((which[0], WHOLE, None, self.wholes[which[0]], None))
+                continue
+            label_id, _step, kind, p, family = self.engine.process_order[which]
             out.append((label_id, kind, p, family, wide if kind == WIDE else None))
             if kind == WIDE:
                 wide += 1
@@ -1009,14 +1034,11 @@ class Search:
         one, the next globals and the locals of the other processes)."""
         tables, P = self.tables, self.P
         G, L = level.layout.decode(level.keys)
-        count, start = tables.controller(G)
-        total = int(count.sum())
-        first_of_row = np.cumsum(count) - count
-        at = np.repeat(start - first_of_row, count) + np.arange(total)
-        flat_label, flat_next, flat_append = tables.flat
-        c_append = flat_append[at]
-        controller = (count, flat_label[at], flat_next[at],
-                      [tables.append(c_append, np.repeat(L[p], count)) for p in range(P)])
+        if self.head == [("memo", 0)]:  # the controller's instances are one memoised segment
+            controller = self.controller_segment(G, L, 0)
+        else:
+            controller = head_successors(self.head, lambda segment: self.controller_segment(G, L, segment),
+                                         self.engine, G, L, self.wholes, self.parts)
         blocks, projections = [], {}
         for label_id, kind, p, name, wide in self.instances:
             if kind == LOCAL:
@@ -1024,12 +1046,28 @@ class Search:
                     projections[name] = tables.projections(name, G)
                 found = tables.local_step(name, projections[name], L[p])
                 blocks.append((label_id, p, found >= 0, found, None))
+            elif kind == WHOLE:
+                enabled, g2, others = name.successors(self.engine, G, L, self.parts)
+                blocks.append((label_id, p, enabled, None, (g2, others)))
             else:
                 enabled, g2, nxt, app = tables.wide_step(wide, G, L[p])
                 rows = np.flatnonzero(enabled)
                 others = [nxt[rows] if q == p else tables.append(app[rows], L[q][rows]) for q in range(P)]
                 blocks.append((label_id, p, enabled, nxt, (g2[rows], others)))
         return G, L, controller, blocks
+
+    def controller_segment(self, G: np.ndarray, L: list, segment: int) -> tuple:
+        """The rows' steps by controller segment `segment`: (count per row, label, next
+        globals, next locals per process), in row order."""
+        tables = self.tables
+        count, start = tables.controller(G, segment)
+        total = int(count.sum())
+        first_of_row = np.cumsum(count) - count
+        at = np.repeat(start - first_of_row, count) + np.arange(total)
+        flat_label, flat_next, flat_append = tables.segments[segment].flat
+        c_append = flat_append[at]
+        return (count, flat_label[at], flat_next[at],
+                [tables.append(c_append, np.repeat(L[p], count)) for p in range(self.P)])
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         """Expand a slice of a level, its new states getting ids from `offset`: (whether the
