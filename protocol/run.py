@@ -200,15 +200,19 @@ def check(
     workers: int = 1,
     cluster: str | None = None,
     engine: str | None = None,
+    partitioned: bool = False,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
     With `liveness` the explored graph's edges are kept and the liveness
     properties are decided on it after the safety ones; without, they are
     left out. With `symmetry` both are decided on one state per orbit.
-    With `workers` > 1 (or a Ray `cluster` address) the states are
-    partitioned over that many workers (engine/parallel.py); one worker is
-    the sequential search, untouched. Every engine's result is an
+    With `workers` > 1 on this machine, that many threads share the vector
+    engine's search (engine/vector/threads.py: the same answer as one), or where
+    it does not apply the packed engine's states are partitioned over that many
+    worker processes (engine/partitioned); with a Ray `cluster` address they are
+    partitioned over its actors (with `partitioned`, over forked processes here,
+    as a cluster's would be). Every engine's result is an
     `engine.interface.Run`, and one path below gives its verdicts. `engine`
     chooses the sequential engine ("packed" or "vector"); by default the vector
     one where it applies.
@@ -222,8 +226,10 @@ def check(
         import scipy.sparse.csgraph  # noqa: F401
     options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
                    record_edges=liveness)
-    if workers > 1 or cluster is not None:
+    if cluster is not None or (partitioned and workers > 1):
         run = explore_partitioned(named, workers, cluster, engine=engine, **options)
+    elif workers > 1:
+        run = explore_on_cores(named, workers, engine=engine, **options)
     else:  # the fast engine: same states, order, edges and verdicts as the readable model
         run = explore_config(named.config, engine=engine, symmetry=symmetry, fingerprints=fingerprints,
                              **options)
@@ -259,6 +265,22 @@ def check(
         parts=run.parts,
         **run.report(),
     )
+
+
+def explore_on_cores(named: NamedConfig, workers: int, engine: str | None = None, **options) -> Run:
+    """`--workers N` on this machine: the vector engine's search with N threads sharing
+    each level (engine/vector/threads.py) where it applies, else the packed engine's
+    states partitioned over N forked worker processes (engine/partitioned/search.py).
+    `run.engine_choice` says which ran and, where the default fell back, why."""
+    from functools import partial
+
+    from protocol.engine.partitioned.search import explore_parallel
+    from protocol.engine.vector.search import explore_vector
+
+    factory = partial(model_for, named.config)
+    model = factory()
+    return choose_engine(model, engine, lambda: explore_vector(model, workers=workers, **options),
+                         lambda: explore_parallel(factory, workers, pool=None, **options))
 
 
 def explore_partitioned(named: NamedConfig, workers: int, cluster: str | None, engine: str | None = None,

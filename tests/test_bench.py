@@ -101,3 +101,32 @@ def test_check_json_names_a_liveness_property_evaluated_per_state(monkeypatch):
     engine = json.loads(json_line(result))["engine"]
     assert engine["name"] == "vector"
     assert "its premise reads the whole state" in engine["liveness_per_state"]["CompactionNotStalled"]
+
+
+def test_bench_workers_measures_the_two_runs_side_by_side_with_the_wall_ratio_and_the_load(monkeypatch):
+    """`bench --workers 1,2` with nothing chosen: issue 31's two runs, each with one worker
+    then two; the table gives each the wall ratio to one worker's, the critical path's
+    ratio to one worker's CPU seconds, and the load."""
+    from protocol.render.bench import workers_table
+    from protocol.tools import bench
+
+    taken = []
+
+    def fake(name, constants, mode, max_states):  # no search: the plan and the table are tested
+        taken.append((name, constants, mode))
+        seconds = 10.0 if "@" not in mode else 5.5
+        record = {"config": name, "constants": constants, "mode": mode, "complete": True, "seconds": seconds,
+                  "cpu_seconds": 8.0, "critical_seconds": 8.0 if "@" not in mode else 5.2, "peak_memory_mb": 100,
+                  "states_per_second": 1000, "bytes_per_state": 70.0, "load_average_1min": 1.25}
+        return record if "@" not in mode else {**record, "workers": 2, "bytes_per_state": 0}
+
+    monkeypatch.setattr(bench, "measure_fresh", fake)
+    records = bench.worker_runs((1, 2), 10**8)
+    assert taken == [("Holds", {"P": 2, "D": 2, "MaxTime": 3}, "safety"),
+                     ("Holds", {"P": 2, "D": 2, "MaxTime": 3}, "safety@2"),
+                     ("HoldsSealAlias", {"P": 2}, "safety+liveness"),
+                     ("HoldsSealAlias", {"P": 2}, "safety+liveness@2")]
+    lines = plain_text(workers_table(records), width=200).splitlines()
+    two = [line for line in lines if " 2 " in line and ("Holds " in line or "HoldsSealAlias" in line)]
+    assert len(two) == 2 and all("0.55" in line and "0.65" in line and "1.25" in line for line in two)
+    assert not any("70.0" in line for line in lines)  # one worker's bytes per state are its peak's, not exchanged

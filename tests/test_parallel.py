@@ -56,7 +56,7 @@ def traces(result) -> dict:
 def test_two_and_three_workers_find_what_one_finds(name):
     named = lookup(name).with_constants({"MaxTime": 1})
     one = check(named)
-    two, three = check(named, workers=2), check(named, workers=3)
+    two, three = check(named, workers=2, partitioned=True), check(named, workers=3, partitioned=True)
     assert summary(two) == summary(one)
     assert summary(three) == summary(one)
     assert traces(two) == traces(three)  # the chosen trace (a lasso's too) does not depend on N
@@ -90,7 +90,7 @@ def test_a_stall_that_might_exist_gathers_the_graph_and_finds_the_same_lasso(mon
     sequential verdict and length, and the lasso does not depend on N."""
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
-    one, two, three = check(named), check(named, workers=2), check(named, workers=3)
+    one, two, three = check(named), check(named, workers=2, partitioned=True), check(named, workers=3, partitioned=True)
     verdict = one.properties["CompactionNotStalled"]
     assert verdict.holds is False and verdict.trace.stutters is stutters
     assert summary(two) == summary(one) and summary(three) == summary(one)
@@ -190,9 +190,10 @@ def children(pid: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.serial
 def test_a_worker_killed_during_a_cli_run_is_one_line_and_exit_1():
-    # 9.7 million states: still searching 3 s after the workers start
+    # 9.7 million states: still searching 3 s after the workers start (the packed engine's
+    # partitions: the vector engine's --workers are threads)
     process = subprocess.Popen([sys.executable, "-m", "protocol", "check", "Holds", "-c", "D=2", "-c", "MaxTime=3",
-                                "--workers", "2"],
+                                "--workers", "2", "--engine", "packed"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ, PYTHONPATH=str(ROOT)))
     deadline = time.monotonic() + 60
@@ -215,7 +216,7 @@ def test_every_named_configuration_at_its_own_constants_in_parallel(name):
     """Two workers (the owner by XOR) and three (by sum mod N, more workers than this
     machine's cores), in one test so that they share the sequential run."""
     for workers in (2, 3):
-        assert summary(check(lookup(name), workers=workers)) == sequential_summary(name), workers
+        assert summary(check(lookup(name), workers=workers, partitioned=True)) == sequential_summary(name), workers
 
 
 @pytest.mark.slow  # with the cluster tests: CI installs Ray for the slow run only

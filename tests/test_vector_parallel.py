@@ -56,7 +56,7 @@ def lengths(found: dict) -> dict:
 
 def test_two_vector_partitions_find_a_refutation_as_the_sequential_engine_does():
     named = lookup("HoldsCapReconnect").with_constants({"MaxTime": 1})
-    result = check(named, workers=2, liveness=False)
+    result = check(named, workers=2, partitioned=True, liveness=False)
     assert result.engine == {"name": "vector"}
     one = sequential(named)
     assert (result.distinct_states, result.transitions, result.depth, result.complete) == one[0] == (115, 286, 9, True)
@@ -88,12 +88,12 @@ def test_two_vector_partitions_find_what_the_packed_ones_find_on_the_switch_swee
     # shortest ones). Where the vector engine does not apply (a whole footprint), the packed
     # partitions against the sequential run.
     named = NamedConfig("sweep", Config(**sweep_constants(switches)[0], **switches))
-    packed = summary(check(named, workers=2, engine="packed"))
+    packed = summary(check(named, workers=2, partitioned=True, engine="packed"))
     one = summary(check(named))
     assert all(verdict[0] is not None for verdict in packed["verdicts"].values())  # liveness decided
     assert {key: packed[key] for key in ("counts", "verdicts")} == {key: one[key] for key in ("counts", "verdicts")}
     if vector.vector_refusal(model_for(named.config)) is None:
-        assert summary(check(named, workers=2, engine="vector")) == packed
+        assert summary(check(named, workers=2, partitioned=True, engine="vector")) == packed
 
 
 def lowering_publish(s, cfg, p):
@@ -158,7 +158,8 @@ def test_liveness_on_vector_partitions_gives_the_packed_partitions_verdicts_and_
     if sabotage is not None:
         replace_action(monkeypatch, "Publish", sabotage)
     named = lookup(name).with_constants({"MaxTime": 1})
-    vector_run, packed_run = check(named, workers=workers), check(named, workers=workers, engine="packed")
+    vector_run = check(named, workers=workers, partitioned=True)
+    packed_run = check(named, workers=workers, partitioned=True, engine="packed")
     one = check(named)
     assert vector_run.engine == {"name": "vector"} and packed_run.engine == {"name": "packed"}
     assert summary(vector_run) == summary(packed_run)
@@ -198,7 +199,7 @@ def test_a_failing_vector_worker_is_still_a_lost_worker(monkeypatch):
 
     monkeypatch.setattr(VectorPartition, "expand", fails)
     with pytest.raises(WorkerLost, match="out of luck"):
-        check(lookup("Holds").with_constants({"MaxTime": 1}), workers=2, liveness=False)
+        check(lookup("Holds").with_constants({"MaxTime": 1}), workers=2, liveness=False, partitioned=True)
 
 
 @pytest.mark.slow

@@ -42,9 +42,11 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="a rung past N distinct states does not fit and is skipped "
                              f"(default {DEFAULT_MAX_STATES:,})")
     parser.add_argument("--workers", metavar="1,2", type=worker_counts,
-                        help="measure safety and safety+liveness with each of these worker counts side by "
-                             "side (states/s per worker, bytes exchanged per state, speed-up over one), "
-                             "instead of every mode")
+                        help="measure with each of these worker counts side by side (wall and CPU seconds, "
+                             "the wall ratio to one worker, states/s per worker, bytes exchanged per state, "
+                             "the load): by default Holds at P=2, D=2, MaxTime=3 for safety and HoldsSealAlias "
+                             "at P=2 with liveness; with --config, --rung or -c, safety and safety+liveness "
+                             "of those")
     parser.add_argument("--engines", action="store_true",
                         help="measure safety and safety+liveness with the packed and the vector engine side "
                              "by side (CPU seconds, states per CPU second, bytes per state, the vector "
@@ -209,12 +211,15 @@ def run(args) -> int:
             raise UsageError("--engines compares the sequential engines: drop --engines or --workers")
         modes = tuple(engine_mode(mode, engine) for mode in ENGINE_MODES for engine in ENGINES)
     chosen = args.config or args.rung or args.constant  # the default run adds the widenings
+    if args.workers and not chosen:
+        return measured(args, (), (), (), args.max_states or ALL_MAX_STATES, widenings=(), workers=args.workers)
     return measured(args, rungs, names, modes, args.max_states or DEFAULT_MAX_STATES,
                     widenings=() if chosen else WIDENINGS)
 
 
-def measured(args, rungs, names, modes, max_states: int, widenings) -> int:
-    """Take the measurements one by one (a line each as taken), then print the tables."""
+def measured(args, rungs, names, modes, max_states: int, widenings, workers: tuple = ()) -> int:
+    """Take the measurements one by one (a line each as taken), then print the tables;
+    with `workers` (and no rungs), the runs of `worker_runs` with each count."""
     records: list[dict] = []
     interrupted = False
     with output_to(None) as sink:
@@ -229,7 +234,12 @@ def measured(args, rungs, names, modes, max_states: int, widenings) -> int:
             show(record)
 
         try:
-            ladder(rungs, names, modes, max_states=max_states, on_record=on_record, widenings=widenings)
+            if workers:
+                from protocol.tools.bench import worker_runs
+
+                worker_runs(workers, max_states, on_record=on_record)
+            else:
+                ladder(rungs, names, modes, max_states=max_states, on_record=on_record, widenings=widenings)
         except KeyboardInterrupt:
             interrupted = True  # what was measured is printed already, and tabled below
         if not args.json and records and args.all:
@@ -239,7 +249,7 @@ def measured(args, rungs, names, modes, max_states: int, widenings) -> int:
         elif not args.json and records:
             from protocol.render.bench import bench_table, scc_table
 
-            if not args.engines:
+            if not args.engines and not workers:
                 console.print(bench_table(records, machine(), max_states, width=console.width))
             from protocol.render.bench import workers_table
 

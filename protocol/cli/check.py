@@ -58,8 +58,9 @@ def add_search_options(parser) -> None:
     parser.add_argument("--fingerprints", action="store_true",
                         help="keep a 64-bit fingerprint per state instead of the state (safety only; "
                              "TLC's memory bound), and report the chance of a collision")
-    add_workers_option(parser, "partition the states over N worker processes (auto: one per core); "
-                               "same counts, depths, verdicts and shortest lengths as one")
+    add_workers_option(parser, "share the search among N threads (auto: one per core; where the vector "
+                               "engine does not apply, N worker processes); same counts, depths, verdicts "
+                               "and traces as one")
     parser.add_argument("--engine", choices=checking.ENGINES,
                         help="the sequential search: vector (numpy, a level at a time; the default where it "
                              "applies) or packed (a state at a time); same counts, verdicts and traces")

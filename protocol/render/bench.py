@@ -74,13 +74,19 @@ def bench_table(records: list[dict], machine: dict, max_states: int, width: int 
 
 
 def workers_table(records: list[dict]) -> Table:
-    """The worker counts side by side: seconds, CPU seconds, speed-up over one worker
-    (the same configuration, constants and mode), states/s per worker, bytes per state."""
+    """The worker counts side by side: wall seconds and their ratio to one worker's (the
+    same configuration, constants and mode), CPU seconds, the critical path's CPU seconds
+    and their ratio to one worker's, states/s per worker, bytes per state, peak memory and
+    the load average as each run began."""
     table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
-                  caption="speed-up: one worker's wall seconds over these; bytes: exchanged between "
-                          "workers per distinct state", caption_justify="left")
-    for header in ("configuration", "constants", "mode", "workers", "s", "CPU s", "speed-up",
-                   "states/s\nper worker", "bytes/\nstate", "peak MB"):
+                  caption="ratio: these wall seconds over one worker's; critical: the CPU seconds of the "
+                          "longest thread's path (the run's CPU less what its threads ran beside another's), "
+                          "about its wall seconds on idle cores (a bound from below), and their ratio to one "
+                          "worker's CPU seconds; "
+                          "bytes: exchanged between workers per distinct state (none between threads); "
+                          "load: the 1-minute load average as the run began", caption_justify="left")
+    for header in ("configuration", "constants", "mode", "workers", "s", "ratio", "CPU s", "critical s",
+                   "critical\nratio", "states/s\nper worker", "bytes/\nstate", "peak MB", "load"):
         table.add_column(header, justify="left" if header in ("configuration", "constants", "mode") else "right")
     one = {}
     for record in records:
@@ -89,13 +95,21 @@ def workers_table(records: list[dict]) -> Table:
         if not workers:
             one[key] = record
         reference = one.get(key)
-        speed_up = (f"{reference['seconds'] / record['seconds']:.2f}x"
-                    if reference and record.get("complete") and record["seconds"] else "–")
         per_worker = record.get("states_per_second_per_worker", record.get("states_per_second"))
-        table.add_row(*key, workers or "1", seconds(record), figure(record, "cpu_seconds"), speed_up,
+        table.add_row(*key, workers or "1", seconds(record), ratio(record, reference, "seconds", "seconds"),
+                      figure(record, "cpu_seconds"), figure(record, "critical_seconds"),
+                      ratio(record, reference, "critical_seconds", "cpu_seconds"),
                       "–" if per_worker is None else f"{per_worker:,}",
-                      str(record.get("bytes_per_state", 0)), figure(record, "peak_memory_mb"))
+                      str(record.get("bytes_per_state", 0) if "workers" in record else 0),  # else: peak per state
+                      figure(record, "peak_memory_mb"), figure(record, "load_average_1min"))
     return table
+
+
+def ratio(record: dict, reference: dict | None, key: str, reference_key: str) -> str:
+    """record[key] over reference[reference_key], or "–" where either is missing."""
+    if not (reference and record.get("complete") and record.get(key) and reference.get(reference_key)):
+        return "–"
+    return f"{record[key] / reference[reference_key]:.2f}"
 
 
 def long_table(records: list[dict], machine: dict, max_states: int) -> Table:

@@ -51,6 +51,10 @@ DEFAULT_MAX_STATES = 3_000_000
 
 
 WORKER_MODES = ("safety", "safety+liveness")  # what `--workers` measures side by side
+# What `bench --workers 1,2` measures when no configuration or constants are given: the two
+# runs that issue 31 asks two cores to take in at most 0.6 of one's wall time.
+WORKER_RUNS = (("Holds", {"P": 2, "D": 2, "MaxTime": 3}, "safety"),
+               ("HoldsSealAlias", {"P": 2}, "safety+liveness"))
 ALL_MODES = ("safety", "safety+liveness")  # what `--all` measures of every named configuration, default engine
 ALL_CONSTANTS = {"P": 2}  # `--all`: every named configuration at its own constants but these
 # `--all` measures what `check --all -c P=2` explores: every configuration whole (HoldsSealAlias
@@ -95,14 +99,15 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     mode_with_workers, engine = split_engine(mode)
     base, workers = split_mode(mode_with_workers)
     named = lookup(name).with_constants(constants)
+    load = round(os.getloadavg()[0], 2)  # what else ran as this began: wall seconds depend on it
     wall, cpu = time.perf_counter(), time.process_time() + children_cpu()
     result = check(named, max_states=max_states, workers=workers, engine=engine, **MODE_OPTIONS[base])
     wall, cpu = time.perf_counter() - wall, time.process_time() + children_cpu() - cpu
     explored = result.reduced_states or result.distinct_states
+    record = {**record_of(result, name, named, mode, wall, cpu, explored), "load_average_1min": load,
+              "critical_seconds": critical_path(result, cpu)}
     if result.parallel is not None:
-        return {**record_of(result, name, named, mode, wall, cpu, explored),
-                **parallel_figures(result, workers, wall)}
-    record = record_of(result, name, named, mode, wall, cpu, explored)
+        return {**record, **parallel_figures(result, workers, wall)}
     record.update(engine_figures(result, cpu, explored))
     return record
 
@@ -123,6 +128,20 @@ def engine_figures(result, cpu: float, explored: int) -> dict:
         if key in engine:
             figures["engine_" + key if key == "why" else key] = engine[key]
     return figures
+
+
+def critical_path(result, cpu: float) -> float | None:
+    """The CPU seconds of the longest thread's path: the run's CPU seconds less those its
+    threads spent beside another's (threads.Share). On as many idle cores as it has
+    threads, about its wall seconds (a bound from below: waiting for the interpreter's
+    lock takes no CPU); what a loaded machine's wall seconds cannot tell. None for
+    worker processes (their CPU is not this process's)."""
+    parallel = result.parallel
+    if parallel is None:
+        return round(cpu, 2)
+    if "overlapped_cpu_seconds" not in parallel:
+        return None
+    return round(cpu - parallel["overlapped_cpu_seconds"], 2)
 
 
 def parallel_figures(result, workers: int, wall: float) -> dict:
@@ -225,6 +244,19 @@ def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
                 on_record(record)
             if mode == "safety":
                 fits = record.get("complete", False)
+    return records
+
+
+def worker_runs(counts: tuple, max_states: int, on_record=None, runs=WORKER_RUNS) -> list[dict]:
+    """`bench --workers` by default: each of `runs` (configuration, constants, mode) with
+    each worker count in `counts`, side by side, each in a fresh process."""
+    records = []
+    for name, constants, mode in runs:
+        for workers in counts:
+            record = measure_fresh(name, constants, worker_mode(mode, workers), max_states)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
     return records
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from math import factorial
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -105,6 +105,8 @@ class ControllerSegment:
 class Tables:
     """numpy mirrors of the packed engine's memos, filled lazily from it."""
 
+    clock = staticmethod(time.process_time)  # the CPU seconds "components" is timed by
+
     def __init__(self, engine: Engine, parts: dict | None = None):
         self.engine = engine
         self.parts = {} if parts is None else parts
@@ -117,7 +119,7 @@ class Tables:
 
     def spent(self, since: float) -> None:
         """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
-        self.parts["components"] = self.parts.get("components", 0.0) + time.process_time() - since
+        self.parts["components"] = self.parts.get("components", 0.0) + self.clock() - since
 
     def controller(self, G: np.ndarray, segment: int = 0):
         """Per frontier row: how many steps of controller segment `segment`, and where they
@@ -126,7 +128,7 @@ class Tables:
         start = table.start.ensure(len(engine.globals))
         missing = np.unique(G[start[G] < 0])
         if len(missing):
-            clock = time.process_time()
+            clock = self.clock()
             memo = engine.controller_memos[segment]
             for g in missing.tolist():
                 steps = memo[g] if g < len(memo) else None
@@ -163,7 +165,7 @@ class Tables:
         table = memo.ensure(*shape())
         found = take_all(table, missing)
         if missing:
-            clock = time.process_time()
+            clock = self.clock()
             rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
             computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
             table = memo.ensure(*shape())  # the readable actions may have interned components
@@ -431,6 +433,15 @@ class WideLayout(KeyLayout):
         return unique.view(self.dtype).reshape(len(distinct)), sorted_positions[starts], sorted_positions, starts
 
 
+def place_piece(piece: tuple, ids: np.ndarray, targets: np.ndarray) -> None:
+    """One piece of `first_occurrences` (positions in key order, where each run of one key
+    starts, the index of each run's key or None) written into `targets`: each run's
+    positions get its key's id."""
+    sorted_positions, starts, which = piece
+    lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
+    targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+
+
 def state_ids(ids: np.ndarray) -> np.ndarray:
     """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
     the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
@@ -445,6 +456,20 @@ def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     elif len(sorted_keys):
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
     return starts
+
+
+def merge_into(a, a_ids, b, b_ids, keys: np.ndarray, ids: np.ndarray | None) -> None:
+    """Write the sorted runs `a` and `b` (no key in common) merged into `keys` (their ids,
+    where given, into `ids`)."""
+    if ids is None:
+        keys[:len(a)], keys[len(a):] = a, b
+        keys.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
+        return
+    at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
+    from_a = np.ones(len(keys), dtype=bool)
+    from_a[at] = False
+    keys[at], ids[at] = b, b_ids
+    keys[from_a], ids[from_a] = a, a_ids
 
 
 class SortedKeys:
@@ -478,18 +503,14 @@ class SortedKeys:
         self.runs.append((keys, ids))
         while len(self.runs) > 1 and 2 * len(self.runs[-1][0]) >= len(self.runs[-2][0]):
             (a, a_ids), (b, b_ids) = self.runs[-2], self.runs.pop()
-            if a_ids is None:
-                both = np.concatenate([a, b])
-                both.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
-                self.runs[-1] = (both, None)
-                continue
-            at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
-            from_a = np.ones(len(a) + len(b), dtype=bool)
-            from_a[at] = False
-            keys, ids = np.empty(len(from_a), dtype=a.dtype), np.empty(len(from_a), dtype=np.result_type(a_ids, b_ids))
-            keys[at], ids[at] = b, b_ids
-            keys[from_a], ids[from_a] = a, a_ids
-            self.runs[-1] = (keys, ids)
+            self.runs[-1] = self.merged(a, a_ids, b, b_ids)
+
+    def merged(self, a, a_ids, b, b_ids) -> tuple[np.ndarray, np.ndarray | None]:
+        """Two sorted runs with no key in common (and their ids, or None) as one."""
+        keys = np.empty(len(a) + len(b), dtype=a.dtype)
+        ids = None if a_ids is None else np.empty(len(keys), dtype=np.result_type(a_ids, b_ids))
+        merge_into(a, a_ids, b, b_ids, keys, ids)
+        return keys, ids
 
     def rekey(self, old: "KeyLayout", new: "KeyLayout") -> None:
         self.runs = [(old.rekey(keys, new), ids) for keys, ids in self.runs]
@@ -550,6 +571,8 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
         self._premised = {}  # liveness property -> per pair, its premise held somewhere (None: not told)
+        self.workers = 1  # the threads that shared the search (threads.py)
+        self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
     @property
     def distinct_states(self) -> int:
@@ -700,6 +723,15 @@ class VectorExploration(ReducedLiveness, Exploration):
         return Counts(self.distinct_states, self.transitions, self.depth, None,
                       tuple(len(level) for level in self.levels))
 
+    def report(self) -> dict:
+        """With threads: the `parallel` figures a partitioned search gives, nothing exchanged."""
+        if self.workers == 1 or self.interrupted:
+            return {}
+        return {"parallel": {"workers": self.workers, "threads": True, "bytes_exchanged": 0,
+                             "worker_peak_bytes": [], "graph_gathered": False,
+                             "level_sizes": [len(level) for level in self.levels],
+                             "overlapped_cpu_seconds": round(self.overlapped, 2)}}
+
     def level_states(self, level: Level):
         """The readable states of `level`, in id order."""
         G, L = level.layout.decode(level.keys)
@@ -809,6 +841,7 @@ def explore_vector(
     on_progress: Callable[[Progress], None] | None = None,
     symmetry: bool = False,
     engine: Engine | None = None,
+    workers: int = 1,
 ) -> VectorExploration:
     """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
     edges and violations (see the module docstring). Raises WideKeys when the keys
@@ -817,7 +850,10 @@ def explore_vector(
     With `symmetry`, one representative per orbit of process permutations, as the
     packed engine's reduced search keeps: the locals' ids sorted, each label (and
     each recorded edge's) extended with the permutation applied, the counts and the
-    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs."""
+    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs.
+
+    With `workers` > 1, that many threads share each level's sorts and searches
+    (threads.py; without symmetry, which `check` runs sequentially); the answer is the same."""
     from protocol.engine import symmetry as sym
 
     if symmetry:
@@ -831,13 +867,51 @@ def explore_vector(
         run.labels = perms.labels(engine.labels)
         run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
         run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
-    search = Search(run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(),
-                    perms)
+    arguments = (run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(), perms)
+    if workers > 1 and perms is None:
+        from protocol.engine.vector.threads import ThreadedSearch
+
+        search = ThreadedSearch(workers, *arguments)
+    else:
+        search = Search(*arguments)
     return timed(run, lambda _run: search.levels())
+
+
+class Laid(NamedTuple):
+    """A slice's successors as `Search.lay_out` lays them out for the sort: their keys (with
+    their positions in the low bits where `combined`, shifted by `shift`, else beside them
+    in `positions`), labels, and per state of the slice its out-degree, where its steps
+    start, and its locals' ids (`L`, per process)."""
+
+    keys: np.ndarray
+    positions: np.ndarray | None
+    shift: np.uint64
+    combined: bool
+    labels: np.ndarray
+    degree: np.ndarray
+    row_start: np.ndarray
+    total: int
+    L: list
+
+
+class Deduplicated(NamedTuple):
+    """`Search.deduplicate`'s answer: the distinct successor keys sorted, the first
+    position of each, the pieces that map every position to its key (see
+    `first_occurrences`), whether each key was seen and its id (with edges recorded),
+    and the successor keys in order where a transition property needs them."""
+
+    unique: np.ndarray
+    first: np.ndarray
+    pieces: list | None
+    known: np.ndarray
+    known_ids: np.ndarray | None
+    step_keys: np.ndarray | None
 
 
 class Search:
     """The level loop of `explore_vector`, with its state: the sorted keys seen."""
+
+    clock = staticmethod(time.process_time)  # the CPU seconds the parts are timed by
 
     def __init__(self, run, engine, max_states, stop_on_violation, record_edges, on_progress, started,
                  perms=None):
@@ -888,7 +962,7 @@ class Search:
         return self.run.distinct_states + self.pending
 
     def timed(self, part: str, since: float) -> float:
-        now = time.process_time()
+        now = self.clock()
         self.parts[part] = self.parts.get(part, 0.0) + now - since
         return now
 
@@ -900,6 +974,10 @@ class Search:
                 if name not in violations and name not in self.by_pair
                 and (name not in engine.by_component or engine.failures[name])]
 
+    def new_seen(self, keys: np.ndarray, ids: np.ndarray | None) -> SortedKeys:
+        """The store of the keys seen, starting with `keys` (and their ids)."""
+        return SortedKeys(keys, ids)
+
     def levels(self) -> None:
         run, engine = self.run, self.engine
         layout = KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals))
@@ -907,7 +985,7 @@ class Search:
         initial = layout.encode(np.array([G0]), [np.array([lid]) for lid in L0])
         run.levels.append(Level(0, initial, layout))
         self.layout = layout
-        self.seen = SortedKeys(initial.copy(), np.zeros(1, dtype=np.int32) if self.record_edges else None)
+        self.seen = self.new_seen(initial.copy(), np.zeros(1, dtype=np.int32) if self.record_edges else None)
         for name, holds in [*self.woken(self.state_checks), *self.by_pair.items()]:
             if not holds(run.state(0)):
                 run.violations[name] = Violation(name, 0)
@@ -994,18 +1072,37 @@ class Search:
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         """Expand a slice of a level, its new states getting ids from `offset`: (whether the
         search was cut, the new states as (keys, layout, parent, via, weight) or None)."""
-        run, engine, P = self.run, self.engine, self.P
-        clock = time.process_time()
+        found = self.lookups(level)
+        layout = self.widened_layout()
+        laid = self.lay_out(level, layout, found)
+        return self.admit(level, offset, layout, laid, self.deduplicate(laid, layout))
+
+    def lookups(self, level: Slice):
+        """`successors(level)`, timed: the table lookups ("tables") apart from the readable
+        actions run to fill them ("components")."""
+        clock = self.clock()
         filled = self.parts.get("components", 0.0)
-        G, L, (count, c_label, c_next, c_locals), blocks = self.successors(level)
-        n = len(G)
-        clock = self.timed("tables", clock)
-        self.parts["tables"] -= self.parts["components"] - filled  # the lookups alone
-        # keys, under a layout wide enough for every component interned so far
-        layout = KeyLayout.fitting(P, len(engine.globals), len(engine.locals), at_least=self.layout)
+        found = self.successors(level)
+        self.timed("tables", clock)
+        self.parts["tables"] -= self.parts.get("components", 0.0) - filled  # the lookups alone
+        return found
+
+    def widened_layout(self) -> KeyLayout:
+        """The keys' layout, wide enough for every component interned so far (the keys
+        seen re-keyed to it where it widened)."""
+        engine = self.engine
+        layout = KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals), at_least=self.layout)
         if not layout.same(self.layout):
             self.seen.rekey(self.layout, layout)
             self.layout = layout
+        return layout
+
+    def lay_out(self, level: Slice, layout: KeyLayout, found) -> "Laid":
+        """Each successor's key (with its position in the packed engine's order in the low
+        bits where they fit), laid out block by block; the labels in packed order."""
+        run, P = self.run, self.P
+        clock = self.clock()
+        G, L, (count, c_label, c_next, c_locals), blocks = found
         parent_keys = level.layout.rekey(level.keys, layout)
         degree = count.copy()
         for _label, _p, enabled, _found, _wide in blocks:
@@ -1015,8 +1112,6 @@ class Search:
         index_bits = max(total - 1, 1).bit_length()
         combined = layout.words == 1 and layout.bits + index_bits <= 64
         shift = np.uint64(index_bits if combined else 0)
-        # each successor's key (with its position in the packed engine's order in the low
-        # bits where they fit), laid out block by block; the labels in packed order
         keys = np.empty(total, dtype=layout.dtype)
         positions = None if combined else np.empty(total, dtype=np.int64)
         labels = np.empty(total, dtype=np.uint8 if len(run.labels) < 256 else np.int32)
@@ -1051,14 +1146,30 @@ class Search:
             labels[position] = label_id if permutation is None else label_id * len(self.perms) + permutation
             before += enabled
             done += len(position)
-        clock = self.timed("gather", clock)
-        step_keys = self.keys_in_order(keys, positions, shift) if self.woken(self.step_checks) else None
-        # deduplicate: each key once, with its first position in the packed engine's order
-        unique, first, pieces = self.first_occurrences(keys, positions, shift, combined, layout)
+        self.timed("gather", clock)
+        return Laid(keys, positions, shift, combined, labels, degree, row_start, total, L)
+
+    def deduplicate(self, laid: "Laid", layout: KeyLayout) -> "Deduplicated":
+        """Each successor key once, with its first position in the packed engine's order,
+        and whether it was seen (with its id, where edges are recorded)."""
+        clock = self.clock()
+        step_keys = self.keys_in_order(laid.keys, laid.positions, laid.shift) if self.woken(self.step_checks) else None
+        unique, first, pieces = self.first_occurrences(laid.keys, laid.positions, laid.shift, laid.combined, layout)
         clock = self.timed("sort", clock)
         known, known_ids = self.seen.find(unique)
+        self.timed("dedupe", clock)
+        return Deduplicated(unique, first, pieces, known, known_ids, step_keys)
+
+    def admit(self, level: Slice, offset: int, layout: KeyLayout, laid: "Laid", found: "Deduplicated"):
+        """Admit the slice's new states (ids from `offset`, in order of first occurrence)
+        up to where the search stops in it, check the properties on them, record the edges:
+        `expand`'s answer."""
+        run = self.run
+        clock = self.clock()
+        unique, first, pieces, known, known_ids, step_keys = found
+        labels, degree, row_start, total, L = laid.labels, laid.degree, laid.row_start, laid.total, laid.L
         fresh = np.flatnonzero(~known)  # the new keys, sorted
-        order = np.argsort(first[fresh])
+        order = self.by_position(first[fresh], laid.total)
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
         # where the search stops within this level: --max-states, --stop-on-violation
@@ -1080,7 +1191,7 @@ class Search:
         rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
         if self.record_edges:
             self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
-                        degree, row_start, total, edges, n)
+                        degree, row_start, total, edges, len(degree))
         piece = None
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
@@ -1097,14 +1208,12 @@ class Search:
                degree, row_start, total, edges, n) -> None:
         """Keep this level's edges in the packed engine's order: each state's out-degree,
         then its successors' ids and labels."""
-        clock = time.process_time()
+        clock = self.clock()
         ids = np.empty(len(unique), dtype=np.int32 if offset + len(fresh) < 2**31 else np.int64)
         ids[known] = known_ids[known]
         ids[fresh] = offset + rank
         targets = np.empty(total, dtype=ids.dtype)
-        for sorted_positions, starts, which in pieces:  # each run of equal keys gets its key's id
-            lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
-            targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+        self.place_targets(pieces, ids, targets)
         rows = n
         if edges < total:
             rows = int(np.searchsorted(row_start, edges, side="left"))
@@ -1114,6 +1223,16 @@ class Search:
         level.targets = targets[:edges].copy() if edges < total else targets
         level.labels = labels[:edges].copy() if edges < total else labels
         self.timed("edges", clock)
+
+    def by_position(self, positions: np.ndarray, total: int) -> np.ndarray:
+        """The order that sorts `positions` (distinct, below `total`): the new keys in id order."""
+        return np.argsort(positions)
+
+    def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
+        """Write each successor's id at its position in `targets`, piece by piece (see
+        `first_occurrences`: the pieces cover every position once)."""
+        for piece in pieces:
+            place_piece(piece, ids, targets)
 
     def keyed(self, layout: KeyLayout, G: np.ndarray, L: list) -> tuple[np.ndarray, np.ndarray | None]:
         """The keys of states with globals `G` and per-process locals `L`; with symmetry,

@@ -1,0 +1,317 @@
+"""The vector engine's search on several cores of one machine, by threads. Knows nothing of the protocol.
+
+numpy lets go of the interpreter's lock in its sorts, gathers, searches and
+element-wise loops on large arrays, which is where the vector engine spends
+most of a large level. So `--workers N` on one machine runs `Search` with N
+threads sharing each slice of a level:
+
+- the slice is cut into 4N consecutive parts (parents in order); the calling
+  thread looks up one part's successors in the tables after another (filling
+  a table runs the readable actions, which hold the lock anyway, and interns
+  components into the one packed engine), while the pool lays out, sorts and
+  deduplicates the parts already looked up, and looks them up in the keys
+  seen (`Search.lay_out`, `deduplicate`; `Pipeline`);
+- the parts' distinct keys are merged into the slice's: a key's first
+  position is its first part's (the parts are in order), so the merge gives
+  what one sort of the whole slice gives, and the rest of the slice (the cut,
+  the properties, the edges, the new states' ids) is `Search.admit`'s, with
+  its sort of the new keys into id order done by slots, and the edges'
+  targets placed, a share per thread;
+- adding the new keys to the keys seen merges sorted runs in N pieces cut at
+  the same keys in both (`ThreadedSortedKeys`).
+
+So the ids, parents, edges, counts, depth, violations, traces and lassos
+are those of one thread, whatever N (tests/test_threads.py): the threads
+only share the work of each step. The partitioned search (partition.py)
+stays for a cluster of machines (`--cluster`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+from protocol.engine.vector.search import (
+    Deduplicated, KeyLayout, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
+)
+
+# A slice (or a merge of keys seen) smaller than this is done by one thread: the
+# threads' hand-over costs more than they save on small arrays.
+THREADED_AT_LEAST = 1 << 14
+# A slice is cut into this many parts per thread: while the calling thread looks up a
+# part, the pool sorts those before it, and the last parts balance the threads' work.
+PARTS = 4
+
+
+class Share:
+    """N threads sharing work: the calling one and a pool of N - 1. It counts the CPU
+    seconds its jobs spent beside the longest of each sharing (`overlapped`): the run's
+    CPU seconds less these are its critical path, about the wall seconds it would take
+    on N idle cores (a little less: a thread waiting for the interpreter's lock spends
+    wall seconds, not CPU ones). `bench --workers` prints both, since a shared
+    machine's wall seconds say more about the other runs than about this one."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector")
+        self.overlapped = 0.0
+
+    def map(self, job: Callable, items: list) -> list:
+        """[job(item) for item in items], the first in the calling thread, the others in the
+        pool; every job has finished when this returns or raises (no thread is left
+        writing into arrays the caller goes on to use)."""
+        spent = [0.0] * len(items)
+
+        def timed(k: int):
+            started = time.thread_time()
+            try:
+                return job(items[k])
+            finally:
+                spent[k] = time.thread_time() - started
+
+        futures = [self.pool.submit(timed, k) for k in range(1, len(items))]
+        try:
+            first = timed(0)
+        finally:
+            rest = [future.result() for future in futures]
+        self.overlapped += sum(spent) - max(spent)
+        return [first, *rest]
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def bounds(size: int, parts: int) -> list[tuple[int, int]]:
+    """`parts` consecutive ranges covering 0..size, as even as can be."""
+    cuts = [size * k // parts for k in range(parts + 1)]
+    return list(zip(cuts, cuts[1:]))
+
+
+class ThreadedSortedKeys(SortedKeys):
+    """`SortedKeys` whose merges of two runs are cut in pieces, merged one per thread."""
+
+    def __init__(self, keys: np.ndarray, ids: np.ndarray | None, share: Share):
+        super().__init__(keys, ids)
+        self.share = share
+
+    def merged(self, a, a_ids, b, b_ids):
+        if len(a) + len(b) < THREADED_AT_LEAST or not len(a):
+            return super().merged(a, a_ids, b, b_ids)
+        keys = np.empty(len(a) + len(b), dtype=a.dtype)
+        ids = None if a_ids is None else np.empty(len(keys), dtype=np.result_type(a_ids, b_ids))
+        # cut a evenly, and b where a's cuts fall in it: the pieces merge independently
+        cuts_a = [start for start, _ in bounds(len(a), self.share.workers)] + [len(a)]
+        cuts_b = [0, *np.searchsorted(b, a[cuts_a[1:-1]]).tolist(), len(b)]
+
+        def piece(k: int) -> None:
+            a0, a1, b0, b1 = cuts_a[k], cuts_a[k + 1], cuts_b[k], cuts_b[k + 1]
+            out = slice(a0 + b0, a1 + b1)
+            merge_into(a[a0:a1], None if a_ids is None else a_ids[a0:a1], b[b0:b1],
+                       None if b_ids is None else b_ids[b0:b1], keys[out], None if ids is None else ids[out])
+
+        self.share.map(piece, list(range(self.share.workers)))
+        return keys, ids
+
+
+class ThreadedSearch(Search):
+    """`Search` with each slice's sorts and searches shared by `workers` threads."""
+
+    clock = staticmethod(time.thread_time)  # each thread's own CPU seconds, added into the parts
+
+    def __init__(self, workers: int, *arguments):
+        super().__init__(*arguments)
+        self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
+        self.share = Share(workers)
+        self.parts_lock = threading.Lock()
+        self.run.workers = workers
+
+    def timed(self, part: str, since: float) -> float:
+        with self.parts_lock:
+            return super().timed(part, since)
+
+    def new_seen(self, keys: np.ndarray, ids: np.ndarray | None) -> SortedKeys:
+        return ThreadedSortedKeys(keys, ids, self.share)
+
+    def needed_layout(self) -> KeyLayout:
+        """The layout the components interned so far need (`widened_layout` without the re-keying)."""
+        engine = self.engine
+        return KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals), at_least=self.layout)
+
+    def by_position(self, positions: np.ndarray, total: int) -> np.ndarray:
+        """As one thread's, without a sort: each position's index put in a slot per position
+        (they are distinct), then the slots read in order, a range of positions per thread."""
+        if len(positions) < THREADED_AT_LEAST:
+            return super().by_position(positions, total)
+        slot = np.full(total, -1, dtype=np.int32 if len(positions) < 2**31 else np.int64)
+        slot[positions] = np.arange(len(positions), dtype=slot.dtype)
+        ranges = bounds(total, self.share.workers)
+        return np.concatenate(self.share.map(lambda span: (lambda part: part[part >= 0])(slot[span[0]:span[1]]),
+                                             ranges)).astype(np.int64)
+
+    def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
+        if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
+            return super().place_targets(pieces, ids, targets)
+        self.share.map(lambda piece: place_piece(piece, ids, targets), pieces)  # disjoint positions each
+
+    def levels(self) -> None:
+        try:
+            super().levels()
+        finally:
+            self.share.close()
+            self.run.overlapped = self.share.overlapped
+
+    def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
+        if len(level) < THREADED_AT_LEAST:
+            return super().expand(level, offset)
+        parts = [Slice(level, start, stop) for start, stop in bounds(len(level), PARTS * self.share.workers)]
+        done = Pipeline(self, parts).sorted_parts()
+        clock = self.clock()
+        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share)
+        self.timed("dedupe", clock)
+        return self.admit(level, offset, self.layout, laid, deduplicated)
+
+
+class Pipeline:
+    """A slice's parts through `ThreadedSearch.expand`: the calling thread looks up one part
+    after another (the readable actions hold the interpreter's lock anyway) while the
+    pool lays out, sorts and deduplicates the parts already looked up; then the calling
+    thread takes the parts the pool has not started. A part is sorted under the layout
+    of the moment; where a later part's components widen it, the running parts are
+    waited for, the keys seen re-keyed, and the parts done re-keyed with them."""
+
+    def __init__(self, search: ThreadedSearch, parts: list[Slice]):
+        self.search, self.parts = search, parts
+        # per part: (Laid, Deduplicated, the layout of its distinct keys, the layout it was laid out under)
+        self.results: list = [None] * len(parts)
+        self.queued: dict = {}  # part -> (its job in the pool, its lookups, its layout)
+        self.pool_seconds: list[float] = []  # the CPU seconds of each of the pool's jobs
+
+    def sorted_parts(self) -> list[tuple[Laid, Deduplicated]]:
+        """Each part's (Laid, Deduplicated), in order, under the search's layout."""
+        search = self.search
+        started = time.thread_time()
+        try:
+            for k, part in enumerate(self.parts):
+                found = search.lookups(part)
+                if not search.layout.same(search.needed_layout()):
+                    self.settle()  # nothing may read the keys seen while they are re-keyed
+                    search.widened_layout()
+                    self.rekey_done()
+                if k + 1 < len(self.parts):
+                    job = search.share.pool.submit(self.timed_job, k, found, search.layout)
+                    self.queued[k] = (job, found, search.layout)
+                else:
+                    self.job(k, found, search.layout)
+            for k in sorted(self.queued):  # the parts the pool has not started: this thread's
+                job, found, layout = self.queued[k]
+                if job.cancel():
+                    del self.queued[k]
+                    self.job(k, found, layout)
+            self.settle()
+        finally:
+            self.settle(cancel=True)  # Ctrl-C: the parts not started are not started
+        mine, pools = time.thread_time() - started, sum(self.pool_seconds)
+        search.share.overlapped += min(mine, pools)  # as if they ran side by side throughout
+        self.rekey_done()
+        self.step_keys_where_woken()
+        return [(laid, found) for laid, found, _layout, _laid_layout in self.results]
+
+    def timed_job(self, k: int, found, layout) -> None:
+        started = time.thread_time()
+        try:
+            self.job(k, found, layout)
+        finally:
+            self.pool_seconds.append(time.thread_time() - started)
+
+    def job(self, k: int, found, layout) -> None:
+        laid = self.search.lay_out(self.parts[k], layout, found)
+        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout, layout)
+
+    def settle(self, cancel: bool = False) -> None:
+        """Wait for every part in the pool (its exception, if any, raised here); with
+        `cancel`, for those it has started only."""
+        queued, self.queued = self.queued, {}
+        for job, _found, _layout in queued.values():
+            if not (cancel and job.cancel()):
+                job.result()
+
+    def rekey_done(self) -> None:
+        """The parts sorted under a narrower layout than the search's now, re-keyed to it
+        (re-keying keeps sorted keys sorted)."""
+        now = self.search.layout
+        for k, result in enumerate(self.results):
+            if result is not None and not result[2].same(now):
+                laid, found, layout, laid_layout = result
+                step_keys = None if found.step_keys is None else layout.rekey(found.step_keys, now)
+                self.results[k] = (laid, found._replace(unique=layout.rekey(found.unique, now), step_keys=step_keys),
+                                   now, laid_layout)
+
+    def step_keys_where_woken(self) -> None:
+        """A transition property woken by a later part's components (a component that
+        failed it) is checked on every step of the slice, as one thread checks it: the
+        parts sorted before it woke get their steps' keys too."""
+        search = self.search
+        if all(result[1].step_keys is not None for result in self.results) or not search.woken(search.step_checks):
+            return
+        for k, (laid, found, layout, laid_layout) in enumerate(self.results):
+            if found.step_keys is None:  # the keys in order, read from the positions they carry
+                keys = laid_layout.rekey(search.keys_in_order(laid.keys, laid.positions, laid.shift), search.layout)
+                self.results[k] = (laid, found._replace(step_keys=keys), layout, laid_layout)
+
+
+def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
+    """The slice's `Laid` (what `admit` reads of it) and `Deduplicated` from its parts':
+    positions moved past the parts before, each distinct key once, with the first
+    position and the seen id of its first part (the parts are in order). The parts'
+    sorted keys are cut at the same keys into pieces, merged one per thread."""
+    starts = np.cumsum([0] + [part.total for part in laid])
+    row_start = np.concatenate([part.row_start + start for part, start in zip(laid, starts)])
+    whole = Laid(None, None, None, None, np.concatenate([part.labels for part in laid]),
+                 np.concatenate([part.degree for part in laid]), row_start, int(starts[-1]), None)
+    longest = max(found, key=lambda part: len(part.unique)).unique
+    at_keys = longest[[start for start, _ in bounds(len(longest), share.workers)][1:] if len(longest) else []]
+    cuts = [[0, *np.searchsorted(part.unique, at_keys).tolist(), len(part.unique)] for part in found]
+    first = [part.first + start for part, start in zip(found, starts)]
+
+    def piece(k: int):
+        """Piece k of every part merged: (its distinct keys, per key its first part's position,
+        seen and id, and per part the index of each of its keys among the piece's)."""
+        spans = [(part, cut[k], cut[k + 1]) for part, cut in zip(found, cuts)]
+        every = np.concatenate([part.unique[a:b] for part, a, b in spans])
+        order = np.argsort(every, kind="stable")  # the parts' runs merged; a key's first part first
+        in_order = every[order]
+        first_of_run = run_starts(in_order)
+        where = np.empty(len(every), dtype=np.int64)
+        where[order] = np.cumsum(first_of_run) - 1
+        taken = order[first_of_run]  # per distinct key, where its first part has it in `every`
+        known_ids = None
+        if found[0].known_ids is not None:
+            known_ids = np.concatenate([part.known_ids[a:b] for part, a, b in spans])[taken]
+        bounds_ = np.cumsum([0] + [b - a for _, a, b in spans])
+        return (in_order[first_of_run], np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
+                np.concatenate([part.known[a:b] for part, a, b in spans])[taken], known_ids,
+                [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
+
+    pieces_ = share.map(piece, list(range(len(at_keys) + 1)))
+    base = np.cumsum([0] + [len(unique) for unique, *_ in pieces_])
+    unique = np.concatenate([unique for unique, *_ in pieces_])
+    merged_first = np.concatenate([piece_first for _, piece_first, *_ in pieces_])
+    known = np.concatenate([piece_known for _, _, piece_known, *_ in pieces_])
+    known_ids = None
+    if found[0].known_ids is not None:
+        known_ids = np.concatenate([ids for _, _, _, ids, _ in pieces_])
+    pieces = None
+    if found[0].pieces is not None:  # each part's runs of positions, pointed at the slice's keys
+        pieces = []
+        for p, (part, start) in enumerate(zip(found, starts)):
+            mine = np.concatenate([where[p] + base[k] for k, (*_, where) in enumerate(pieces_)])
+            pieces += [(positions + start, runs, mine if which is None else mine[which])
+                       for positions, runs, which in part.pieces]
+    step_keys = None
+    if found[0].step_keys is not None:
+        step_keys = np.concatenate([part.step_keys for part in found])
+    return whole, Deduplicated(unique, merged_first, pieces, known, known_ids, step_keys)

@@ -1,0 +1,173 @@
+"""`--workers N` on one machine: threads sharing the vector engine's search
+(engine/vector/threads.py) find what one thread finds, state for state: the
+same states under the same ids, parents, labels and edges, the same counts,
+depth, verdicts, traces and lassos, and the same cuts. The quick tests share
+every slice and every merge among the threads, however small (a real run
+shares only large ones), so that small models run every path of the shared
+search; the slow ones compare whole runs at P=2 as they are."""
+
+import pytest
+
+from helpers import publish_blind_to_standing, replace_action
+from protocol.engine.vector import search as vector_module
+from protocol.engine.vector import threads
+from protocol.engine.vector.search import explore_vector
+from protocol.model import actions
+from protocol.model.config import lookup, named_configurations
+from protocol.model.next import model_for
+from protocol.run import check
+
+SLOW = pytest.mark.slow
+
+
+@pytest.fixture
+def shared(monkeypatch) -> list:
+    """Every slice and merge shared among the threads, whatever its size; the list
+    fills with the number of jobs of each sharing (the tests see that there were some)."""
+    monkeypatch.setattr(threads, "THREADED_AT_LEAST", 1)
+    jobs = []
+    share = threads.Share.map
+    monkeypatch.setattr(threads.Share, "map",
+                        lambda self, job, items: jobs.append(len(items)) or share(self, job, items))
+    return jobs
+
+
+def summary(result) -> dict:
+    """What a check says, traces and lassos (with their notes) included."""
+    return {"counts": (result.distinct_states, result.transitions, result.depth, result.complete),
+            "verdicts": {name: (verdict.holds, verdict.trace_length, verdict.vacuous, verdict.premises)
+                         for name, verdict in result.properties.items()},
+            "traces": {name: ([(str(step.action), step.state) for step in verdict.trace.steps],
+                              verdict.trace.loop, verdict.trace.stutters, verdict.trace.notes)
+                       for name, verdict in result.properties.items() if verdict.trace is not None},
+            "reachable": result.reachable, "as_expected": result.as_expected}
+
+
+def exploration(run) -> dict:
+    """A vector run state by state: each id's state, parent and label, and the edges.
+    (Component ids may be interned in another order by the threads: states are compared
+    as the model's, not as keys.)"""
+    offsets, labels, targets = run.edge_arrays()
+    return {"states": [run.state(i) for i in range(run.distinct_states)], "parent": run.parent.tolist(),
+            "via": run.via, "offsets": offsets.tolist(), "targets": targets.tolist(),
+            "labels": [run.labels[label] for label in labels.tolist()],
+            "counts": (run.transitions, run.depth, run.expanded, run.complete),
+            "violations": {name: run.counterexample(name) for name in run.violations}}
+
+
+@pytest.mark.parametrize("workers", [2, pytest.param(3, marks=SLOW)])
+def test_threads_explore_state_for_state_as_one(shared, monkeypatch, workers):
+    monkeypatch.setattr(vector_module, "SLICE", 50)  # several slices a level, each shared
+    rekeyed = []  # parts sorted before a later part's components widened the keys
+    rekey_done = threads.Pipeline.rekey_done
+
+    def counted(self):
+        rekeyed.append(sum(1 for done in self.results if done and not done[2].same(self.search.layout)))
+        rekey_done(self)
+
+    monkeypatch.setattr(threads.Pipeline, "rekey_done", counted)
+    model = model_for(lookup("HoldsCap").config)
+    one = explore_vector(model, record_edges=True)
+    many = explore_vector(model_for(lookup("HoldsCap").config), record_edges=True, workers=workers)
+    assert exploration(many) == exploration(one)
+    assert one.violations and shared and min(shared) >= 2 and sum(rekeyed) > 0
+
+
+def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
+    named = lookup("HoldsCapReconnect").with_constants({"MaxTime": 1})
+    one, two = check(named), check(named, workers=2)
+    assert two.engine == {"name": "vector"} and two.parallel["threads"] and shared
+    assert summary(two) == summary(one)
+    assert any(verdict.trace is not None for verdict in one.properties.values())
+
+
+def publish_that_spins(s, cfg, p):
+    """Publish, staying put where it would raise since: the graph gets cycles."""
+    return None if actions.publish(s, cfg, p) is None else s
+
+
+@pytest.mark.parametrize("sabotage", [publish_that_spins, publish_blind_to_standing], ids=["cycle", "stutter"])
+def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
+    replace_action(monkeypatch, "Publish", sabotage)
+    named = lookup("Holds").with_constants({"MaxTime": 1})
+    one, two = check(named), check(named, workers=2)
+    assert one.properties["CompactionNotStalled"].holds is False and shared
+    assert summary(two) == summary(one)
+
+
+def lowering_publish(s, cfg, p):
+    """Publish, or where process p's since is above 0, lower it by one (breaks NoRegression)."""
+    if s.since[p] > 0:
+        return s._replace(since=tuple(v - 1 if q == p else v for q, v in enumerate(s.since)))
+    return actions.publish(s, cfg, p)
+
+
+def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(shared, monkeypatch):
+    # A component failing NoRegression is met by the lookups of a part after others were
+    # sorted: their steps' keys are taken then, and the first failing step is one thread's.
+    replace_action(monkeypatch, "Publish", lowering_publish)
+    filled = []
+    fill = threads.Pipeline.step_keys_where_woken
+    monkeypatch.setattr(threads.Pipeline, "step_keys_where_woken", lambda self: filled.append(
+        bool(self.search.woken(self.search.step_checks))
+        and sum(result[1].step_keys is None for result in self.results)) or fill(self))
+    named = lookup("Holds").with_constants({"MaxTime": 1})
+    one, two = check(named, liveness=False), check(named, workers=2, liveness=False)
+    assert one.properties["NoRegression"].holds is False and summary(two) == summary(one)
+    assert max(filled) > 0
+
+
+@pytest.mark.parametrize("options", [{"max_states": 200}, {"max_states": 1}, {"stop_on_violation": True}])
+def test_two_workers_cut_where_one_cuts(shared, options):
+    named = lookup("HoldsRouted").with_constants({"MaxTime": 1})
+    one, two = check(named, **options), check(named, workers=2, **options)
+    assert summary(two) == summary(one) and not one.complete
+
+
+@SLOW
+@pytest.mark.parametrize("bits, words", [(16, 2), (12, 3)])
+def test_threads_on_multiword_keys(shared, monkeypatch, bits, words):
+    # HoldsCap's ids need 23 bits: two 16-bit words, or three 12-bit ones (tests/test_vector_wide.py)
+    monkeypatch.setattr(vector_module, "WORD", bits)
+    monkeypatch.setattr(vector_module, "WORDS", words)
+    model = model_for(lookup("HoldsCap").config)
+    one = explore_vector(model, record_edges=True)
+    assert one.levels[-1].layout.words == words
+    assert exploration(explore_vector(model_for(lookup("HoldsCap").config), record_edges=True, workers=2)) \
+        == exploration(one)
+
+
+def test_the_packed_engine_with_workers_partitions_over_processes():
+    named = lookup("HoldsRouted").with_constants({"MaxTime": 1})
+    result = check(named, workers=2, engine="packed", liveness=False)
+    assert result.engine == {"name": "packed"} and "threads" not in result.parallel
+    assert result.parallel["bytes_exchanged"] > 0
+
+
+# Whole runs at two processes, shared as a real run shares them (slices past THREADED_AT_LEAST).
+WIDER = [("Holds", {"P": 2, "D": 2, "MaxTime": 2}), ("HoldsAlias", {"P": 2}), ("HoldsRouted", {"P": 2}),
+         ("HoldsAliasOverwrite", {"P": 2}), ("HoldsCapReconnect", {"P": 2})]
+
+
+@SLOW
+@pytest.mark.parametrize("name, constants", WIDER, ids=[name for name, _ in WIDER])
+def test_two_workers_check_wider_configurations_as_one(name, constants):
+    named = lookup(name).with_constants(constants)
+    one, two = check(named), check(named, workers=2)
+    assert two.parallel["threads"]
+    assert summary(two) == summary(one)
+
+
+@SLOW
+@pytest.mark.parametrize("name", list(named_configurations()))
+def test_every_named_configuration_with_two_workers_as_one(shared, name):
+    """Every slice shared, at the configuration's own constants; where the vector engine
+    does not apply, the packed engine's partitions run, with the same counts and verdicts."""
+    named = lookup(name)
+    one, two = check(named), check(named, workers=2)
+    if two.parallel.get("threads"):
+        assert summary(two) == summary(one)
+    else:
+        assert two.engine["name"] == "packed" and summary(two)["counts"] == summary(one)["counts"]
+        assert {key: verdict[:2] for key, verdict in summary(two)["verdicts"].items()} == \
+            {key: verdict[:2] for key, verdict in summary(one)["verdicts"].items()}
