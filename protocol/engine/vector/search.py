@@ -532,7 +532,6 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
-        self._premised = {}  # liveness property -> per pair, its premise held somewhere (None: not told)
 
     @property
     def distinct_states(self) -> int:
@@ -719,10 +718,7 @@ class VectorExploration(ReducedLiveness, Exploration):
     def premises_reached(self, name: str, pairs, masks) -> tuple:
         """Per pair, whether its premise holds in some state: as the masks found it where
         they were evaluated per component, else a trigger, else some decoded state."""
-        reached = list(self._premised.get(name) or [None] * len(pairs))
-        for i, (triggers, _) in enumerate(masks):
-            if reached[i] is None and triggers.any():
-                reached[i] = True
+        reached = list(masks.premised())
         unsettled = [i for i, found in enumerate(reached) if found is None]
         if unsettled:
             found = any_premise(self.decoded_states(), [pairs[i] for i in unsettled], [(b"", b"")] * len(unsettled))
@@ -738,14 +734,11 @@ class VectorExploration(ReducedLiveness, Exploration):
         return VectorGraph(offsets, labels, targets, model.fair_families,
                            [family_of.get(label) for label in self.labels], parts=self.parts)
 
-    def pair_masks(self, name: str, pairs) -> list:
-        from protocol.engine.vector.liveness import leads_to_masks
+    def pair_masks(self, name: str, pairs):
+        from protocol.engine.vector.liveness import LeadsToMasks
 
-        started = time.process_time()
-        masks, self._premised[name] = leads_to_masks(self, pairs)
-        self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
         self.note_per_state(name, pairs)
-        return masks
+        return LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
 
     def note_per_state(self, name: str, pairs) -> None:
         """Say, in the engine choice (`--json`, `bench`), which liveness properties are
