@@ -53,6 +53,9 @@ UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # Multiword keys take a quarter of it per word added: their sort's arrays are several
 # times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
 SLICE = 1 << 21
+# Where a key and its position overflow a word by at most this many bits, the keys are
+# sorted in 2**PART_BITS parts by their top bits (`Search.first_occurrences_in_parts`).
+PART_BITS = 10
 
 
 class WideKeys(Exception):
@@ -418,6 +421,21 @@ def state_ids(ids: np.ndarray) -> np.ndarray:
     """State ids as kept beside the keys seen: 4 bytes each while they fit (with liveness
     the graph's 10^8 states would otherwise spend a gigabyte on the high halves)."""
     return ids.astype(np.int32) if not len(ids) or ids.max() < 2**31 else ids
+
+
+def sorted_runs(combined: np.ndarray, index_bits: int, record_edges: bool):
+    """Keys with their positions in the low `index_bits` bits, sorted in place: (the
+    distinct keys, the first position of each, every position in key order where edges
+    are recorded (else None), where each run of one key starts). The positions are
+    taken out in place: `combined` is overwritten."""
+    combined.sort()
+    shift, low = np.uint64(index_bits), np.uint64((1 << index_bits) - 1)
+    heads = combined >> shift
+    starts = run_starts(heads)
+    unique = heads[starts]
+    first = (combined[starts] & low).astype(np.int64)
+    sorted_positions = np.bitwise_and(combined, low, out=combined).view(np.int64) if record_edges else None
+    return unique, first, sorted_positions, starts
 
 
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
@@ -797,9 +815,11 @@ def explore_vector(
     each recorded edge's) extended with the permutation applied, the counts and the
     --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs."""
     from protocol.engine import symmetry as sym
+    from protocol.engine.vector.memory import keep_freed_memory
 
     if symmetry:
         model.refuse_unless_symmetric()
+    keep_freed_memory()
     engine = engine or Engine(model)
     run = VectorExploration(engine)
     run.edges_recorded = record_edges
@@ -1096,64 +1116,57 @@ class Search:
         """(the distinct keys sorted, the first position of each, and with edges recorded
         the pieces that map every position to its key: [(positions in key order, where each
         run of one key starts, the index of each run's key among the distinct ones, None:
-        the runs are the distinct keys in order)])."""
+        the runs are the distinct keys in order)]). `keys` is sorted and overwritten."""
         total = len(keys)
         if layout.words > 1:
             return layout.first_occurrences(keys, positions, self.record_edges)
         if combined:  # the positions in the low bits: one sort
-            keys.sort()
-            low = np.uint64((1 << int(shift)) - 1)
-            heads = keys >> shift
-            starts = run_starts(heads)
-            unique = heads[starts]
-            first = (keys[starts] & low).astype(np.int64)
-            pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
-            return unique, first, pieces
-        room = 64 - layout.bits  # position bits that fit beside a key
-        chunk_bits = max(max(total - 1, 1).bit_length() - room, 0)
-        if room >= 8 and chunk_bits <= 10 and layout.bits + chunk_bits <= 64:  # at most 1,024 chunks
-            return self.first_occurrences_in_chunks(keys, positions, room, chunk_bits)
-        order = np.argsort(keys)  # no room at all: sort the keys alone, take each run's least position
-        sorted_keys, sorted_positions = keys[order], positions[order]
-        starts = run_starts(sorted_keys)
-        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
-        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
+            unique, first, sorted_positions, starts = sorted_runs(keys, int(shift), self.record_edges)
+            return unique, first, [(sorted_positions, starts, None)] if self.record_edges else None
+        excess = max(layout.bits + max(total - 1, 1).bit_length() - 64, 0)  # the bits key and position overflow a word by
+        if excess <= PART_BITS:
+            return self.first_occurrences_in_parts(keys, positions, layout.bits, excess)
+        return self.first_occurrences_by_argsort(keys, positions)
 
-    def first_occurrences_in_chunks(self, keys, positions, room: int, chunk_bits: int):
-        """`first_occurrences` where the positions do not fit beside the keys but their low
-        `room` bits do: the positions split into chunks of 2**room, each sorted with its
-        positions in the low bits; then every chunk's distinct keys, tagged with the chunk,
-        sorted together give each key's first chunk, where its first position is."""
-        chunk = (positions >> room).astype(np.uint16 if chunk_bits <= 16 else np.int64)
-        order = np.argsort(chunk, kind="stable")  # a radix sort: the chunks in order
-        bounds = np.searchsorted(chunk[order], np.arange((1 << chunk_bits) + 1))
-        low = np.uint64((1 << room) - 1)
-        per_chunk = []
-        for c in range(1 << chunk_bits):
-            part = order[bounds[c]:bounds[c + 1]]
+    def first_occurrences_in_parts(self, keys, positions, key_bits: int, excess: int):
+        """`first_occurrences` where a key and a position need `excess` bits more than a
+        word: the keys split into parts by their top `excess` bits (a radix sort), each part
+        sorted with the positions in the low bits of its keys' remaining bits. The parts
+        are in key order, so their distinct keys one after the other are all of them."""
+        rest = key_bits - excess
+        index_bits = 64 - rest
+        top = (keys >> np.uint64(rest)).astype(np.uint16)
+        if excess <= 2:  # a pass over the tops per part: cheaper than sorting them
+            parts = [np.flatnonzero(top == number) for number in range(1 << excess)]
+        else:
+            order = np.argsort(top, kind="stable")  # a radix sort: the parts in order, each in position order
+            bounds = np.searchsorted(top[order], np.arange((1 << excess) + 1))
+            parts = [order[bounds[number]:bounds[number + 1]] for number in range(1 << excess)]
+        mask = np.uint64((1 << rest) - 1)
+        unique, first, pieces, count = [], [], [] if self.record_edges else None, 0
+        for number, part in enumerate(parts):
             if not len(part):
                 continue
-            combined = (keys[part] << np.uint64(room)) | (positions[part].astype(np.uint64) & low)
-            combined.sort()
-            starts = run_starts(combined >> np.uint64(room))
-            chunk_keys = combined[starts] >> np.uint64(room)
-            chunk_first = (combined[starts] & low).astype(np.int64) + (c << room)
-            sorted_positions = (combined & low).astype(np.int64) + (c << room) if self.record_edges else None
-            per_chunk.append((c, chunk_keys, chunk_first, sorted_positions, starts))
-        tagged = np.concatenate([(chunk_keys << np.uint64(chunk_bits)) | np.uint64(c)
-                                 for c, chunk_keys, *_ in per_chunk])
-        tagged.sort()
-        starts = run_starts(tagged >> np.uint64(chunk_bits))
-        unique = tagged[starts] >> np.uint64(chunk_bits)
-        first_chunk = (tagged[starts] & np.uint64((1 << chunk_bits) - 1)).astype(np.int64)
-        first = np.empty(len(unique), dtype=np.int64)
-        pieces = [] if self.record_edges else None
-        for c, chunk_keys, chunk_first, sorted_positions, chunk_starts in per_chunk:
-            mine = np.flatnonzero(first_chunk == c)
-            first[mine] = chunk_first[np.searchsorted(chunk_keys, unique[mine])]
+            combined = (keys[part] & mask) << np.uint64(index_bits)
+            combined |= positions[part].astype(np.uint64)
+            part_unique, part_first, sorted_positions, starts = sorted_runs(combined, index_bits, self.record_edges)
+            unique.append(part_unique | np.uint64(number << rest))
+            first.append(part_first)
             if pieces is not None:
-                pieces.append((sorted_positions, chunk_starts, np.searchsorted(unique, chunk_keys)))
-        return unique, first, pieces
+                pieces.append((sorted_positions, starts, np.arange(count, count + len(part_unique))))
+            count += len(part_unique)
+        if not unique:
+            return keys[:0], np.zeros(0, dtype=np.int64), pieces
+        return np.concatenate(unique), np.concatenate(first), pieces
+
+    def first_occurrences_by_argsort(self, keys, positions):
+        """`first_occurrences` with no room for the positions: the keys alone sorted (an
+        argsort), each run's least position taken."""
+        order = np.argsort(keys)
+        sorted_keys, sorted_positions = keys[order], positions[order]
+        starts = run_starts(sorted_keys)
+        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if len(keys) else sorted_positions
+        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
 
     # --------------------------------------------------- properties, cuts
 
