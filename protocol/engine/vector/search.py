@@ -46,6 +46,7 @@ from protocol.engine import LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
 from protocol.engine.fast import BITS, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
+from protocol.engine.vector.liveness import sorted_unique
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -104,7 +105,7 @@ class Tables:
         """Per frontier row: how many controller steps, and where they start in the flat arrays."""
         engine = self.engine
         start = self.ctrl_start.ensure(len(engine.globals))
-        missing = np.unique(G[start[G] < 0])
+        missing = sorted_unique(G[start[G] < 0])
         if len(missing):
             clock = time.process_time()
             for g in missing.tolist():  # one segment of controller instances: no whole one among them
@@ -150,7 +151,7 @@ class Tables:
         found = take_all(table, missing)
         if missing:
             clock = time.process_time()
-            rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
+            rows_missing, columns_missing = np.divmod(sorted_unique(np.concatenate(missing)), table.shape[1])
             computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
             table = memo.ensure(*shape())  # the readable actions may have interned components
             table[rows_missing, columns_missing] = computed
@@ -199,7 +200,7 @@ class Tables:
         hit = position < len(keys)
         hit[hit] = keys[position[hit]] == pairs[hit]
         if not hit.all():
-            new = np.unique(pairs[~hit])
+            new = sorted_unique(pairs[~hit])
             computed = []
             for pair in new.tolist():
                 g, lid = divmod(pair, 1 << 32)
