@@ -71,6 +71,7 @@ def test_the_every_configuration_table_shows_ratios_fallbacks_and_refusals():
     text = plain_text(every_configuration_table(records, MACHINE), width=260)
     row = next(line for line in text.splitlines() if line.strip().startswith("HoldsAlias"))
     assert "1.25" in row and "liveness:masks 1.25" in row and "sort" not in row
+    assert row.split().index("250") < row.split().index("200")  # states per CPU second: safety, then with liveness
     assert "packed: Ingest reads every process's locals" in text
     assert "Odd per state: x ~> y: its premise reads the whole state" in text
     assert "HoldsOne is defined at P=1" in text

@@ -10,7 +10,7 @@ import pytest
 
 from protocol.engine import GLOBALS, PAIR, PROCESS, STATE
 from protocol.engine import liveness
-from protocol.engine.vector.liveness import leads_to_masks, per_state_reason
+from protocol.engine.vector.liveness import LeadsToMasks, leads_to_masks, per_state_reason
 from protocol.engine.vector.search import explore_vector, vector_refusal
 from protocol.model.config import lookup, named_configurations
 from protocol.model.next import model_for
@@ -97,3 +97,23 @@ def test_pairs_of_ids_kept_sorted_give_the_same_masks(monkeypatch):
     monkeypatch.setattr(vector_liveness, "DENSE_PAIRS", 0)
     for prop, pairs in model.liveness.items():
         assert differences(run, pairs) == [], prop
+
+
+@pytest.mark.quick
+def test_the_masks_read_lazily_answer_as_the_whole_ones():
+    """Before its masks are computed, LeadsToMasks tells per pair whether the conclusion
+    fails in a few states and whether the premise holds somewhere, as the masks would,
+    without computing them (what lets a property that holds skip them)."""
+    model, run = explored("HoldsAliasOverwrite", 2000, P=2)
+    answers = set()
+    for prop, pairs in model.liveness.items():
+        whole, premised = leads_to_masks(run, pairs)
+        lazy = LeadsToMasks(run, pairs)
+        for states in (np.arange(0, 42), np.array([42, 100]), np.arange(3, run.distinct_states, 9)):
+            told = lazy.unmet_in(states)  # under FEW_STATES of the states: asked of them alone
+            assert told == [bool(unmet[states].any()) for _, unmet in whole], (prop, states)
+            answers.update(told)
+        assert lazy.premised() == premised, prop
+        assert lazy._masks is None, prop
+        assert [unmet.tolist() for _, unmet in lazy] == [unmet.tolist() for _, unmet in whole], prop
+    assert answers == {True, False}  # both met: a constant answer would fail

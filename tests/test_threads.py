@@ -102,9 +102,12 @@ def lowering_publish(s, cfg, p):
     return actions.publish(s, cfg, p)
 
 
-def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(shared, monkeypatch):
+@pytest.mark.parametrize("liveness", [False, True])
+def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(shared, monkeypatch, liveness):
     # A component failing NoRegression is met by the lookups of a part after others were
     # sorted: their steps' keys are taken then, and the first failing step is one thread's.
+    # With liveness the edges are recorded, and the sort's positions must not have
+    # overwritten the keys those steps are read from.
     replace_action(monkeypatch, "Publish", lowering_publish)
     filled = []
     fill = threads.Pipeline.step_keys_where_woken
@@ -112,7 +115,7 @@ def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(sh
         bool(self.search.woken(self.search.step_checks))
         and sum(result[1].step_keys is None for result in self.results)) or fill(self))
     named = lookup("Holds").with_constants({"MaxTime": 1})
-    one, two = check(named, liveness=False), check(named, workers=2, liveness=False)
+    one, two = check(named, liveness=liveness), check(named, workers=2, liveness=liveness)
     assert one.properties["NoRegression"].holds is False and summary(two) == summary(one)
     assert max(filled) > 0
 

@@ -220,11 +220,11 @@ def test_the_vector_liveness_finds_a_fair_cycle_and_a_stutter():
     assert holds is None
 
 
-@pytest.mark.parametrize("key_bits", [54, pytest.param(60, marks=SLOW)])
+@pytest.mark.parametrize("key_bits", [54, pytest.param(63, marks=SLOW)])
 def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monkeypatch, key_bits):
     # Wide keys (three processes, many components) leave no room beside them for the
-    # positions: with 10 bits left they are sorted in chunks of 1,024 positions, with
-    # fewer than 8 the keys alone are sorted. Pretend the keys are that wide.
+    # positions: up to 10 bits short they are sorted in parts by their top bits, further
+    # short the keys alone are sorted. Pretend the keys are that wide.
     import protocol.engine.vector.search as vector_module
 
     combined_sort = vector_module.Search.first_occurrences
@@ -239,14 +239,17 @@ def test_the_sorts_without_room_for_the_positions_give_the_same_exploration(monk
         return combined_sort(self, keys, positions, np.uint64(0), False, Wide)
 
     monkeypatch.setattr(vector_module.Search, "first_occurrences", as_if_wide)
-    chunks = []
-    in_chunks = vector_module.Search.first_occurrences_in_chunks
-    monkeypatch.setattr(vector_module.Search, "first_occurrences_in_chunks",
-                        lambda self, *args: chunks.append(args[-1]) or in_chunks(self, *args))
+    excess, by_argsort = [], []
+    in_parts, argsorted = vector_module.Search.first_occurrences_in_parts, vector_module.Search.first_occurrences_by_argsort
+    monkeypatch.setattr(vector_module.Search, "first_occurrences_in_parts",
+                        lambda self, *args: excess.append(args[-1]) or in_parts(self, *args))
+    monkeypatch.setattr(vector_module.Search, "first_occurrences_by_argsort",
+                        lambda self, *args: by_argsort.append(len(args[0])) or argsorted(self, *args))
     cfg = named_configurations()["HoldsCap"].config
     assert_same_exploration(cfg)
     assert_same_exploration(cfg, max_states=3000)
-    assert (bool(chunks) and max(chunks) >= 1) is (key_bits == 54)  # more than one chunk in a level
+    assert max(excess) >= 1  # in more than one part in some level
+    assert bool(by_argsort) is (key_bits == 63)  # 63 bits: past 10 bits short in the larger levels
 
 
 # ------------------------------------------------------------ the command line

@@ -37,18 +37,25 @@ SWEPT_PAIRS = 12
 
 def rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The edge indices out of `nodes` (in their order), and the node of each."""
-    index, source = edge_rows(offsets, nodes)
-    return index, nodes[source]
+    index, counts = edge_index(offsets, nodes)
+    return index, np.repeat(nodes, counts)
 
 
 def edge_rows(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The edge indices out of `nodes` (in their order), and the position in `nodes` of each's source."""
+    index, counts = edge_index(offsets, nodes)
+    return index, np.repeat(np.arange(len(nodes)), counts)
+
+
+def edge_index(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edge indices out of `nodes` (in their order), and how many leave each: what
+    a value per node needs to be spread over its edges (`np.repeat(values, counts)`),
+    cheaper than gathering it through each edge's source."""
     starts = offsets[nodes]
     counts = offsets[nodes + 1] - starts
-    source = np.repeat(np.arange(len(nodes)), counts)
     index = np.repeat(starts - (np.cumsum(counts) - counts), counts)
     index += np.arange(len(index))
-    return index, source
+    return index, counts
 
 
 def chunks(nodes: np.ndarray, size: int = CHUNK):
@@ -91,7 +98,7 @@ class VectorGraph:
         self._rounds = None  # Kahn's peeling, round by round: a topological order where acyclic
         with self.timed("liveness:enabled"):
             self.enabled = self._enabled_masks()
-        self._cyclic = None
+        self._cyclic = self._stutters = None
 
     @contextmanager
     def timed(self, part: str):
@@ -116,7 +123,9 @@ class VectorGraph:
 
     def stutters(self) -> np.ndarray:
         """Per state, True when no fair family is enabled in it."""
-        return (self.enabled & self.family_dtype(self.all_families)) == 0
+        if self._stutters is None:
+            self._stutters = (self.enabled & self.family_dtype(self.all_families)) == 0
+        return self._stutters
 
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
@@ -146,11 +155,11 @@ class VectorGraph:
             self._rounds.append(ready)
             freed = []
             for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
-                index, _ = rows(self.offsets, part)
-                hit = self.targets[index]
-                np.subtract.at(incoming, hit, ids(1))  # with the dtypes matched, faster than np.unique's sort
+                index, _ = edge_index(self.offsets, part)
+                hit, times = sorted_counts(self.targets[index])  # a state hit by several edges, once
+                incoming[hit] -= times.astype(ids)
                 freed.append(hit[incoming[hit] == 0])
-            ready = sorted_unique(np.concatenate(freed)).astype(ids)  # a state freed by several edges, once
+            ready = (freed[0] if len(freed) == 1 else sorted_unique(np.concatenate(freed))).astype(ids)
         return incoming > 0
 
     def components_within(self, within: np.ndarray):
@@ -181,19 +190,17 @@ class VectorGraph:
             return {number: self.stalled_region(*masks) for number, masks in pairs.items()}
         numbers = list(pairs)
         dtype = smallest_unsigned(len(numbers))
-        reached = np.zeros(self.n, dtype=dtype)
-        unmet_bits = np.zeros(self.n, dtype=dtype)
-        for bit, number in enumerate(numbers):
-            triggers, unmet = pairs[number]
-            reached[triggers] |= dtype(1 << bit)
-            unmet_bits[unmet] |= dtype(1 << bit)
+        reached = pair_bits([pairs[number][0] for number in numbers], dtype)
+        unmet_bits = pair_bits([pairs[number][1] for number in numbers], dtype)
         for nodes in self._rounds:
             nodes = nodes[reached[nodes] != 0]
             if not len(nodes):
                 continue
-            index, source = rows(self.offsets, nodes)
+            index, counts = edge_index(self.offsets, nodes)
             target = self.targets[index]
-            np.bitwise_or.at(reached, target, reached[source] & unmet_bits[target])
+            bits = np.repeat(reached[nodes], counts)
+            bits &= unmet_bits[target]
+            or_at(reached, target, bits)
         return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
 
     def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
@@ -213,9 +220,10 @@ class VectorGraph:
         stay in it forever."""
         cyclic = self.cyclic()
         mask = region & ~cyclic & self.stutters()
-        component = np.full(self.n, -1, dtype=np.int64)
+        component = None  # where no state of the region lies on a cycle: none has a component
         inner = region & cyclic
         if inner.any():
+            component = np.full(self.n, -1, dtype=np.int64)
             local, nodes, (src, dst, index) = self.components_within(inner)
             count = int(local.max()) + 1
             everything = self.family_dtype(self.all_families)
@@ -232,10 +240,8 @@ class VectorGraph:
     def find_violation(self, initial: Sequence[int], pairs) -> Counterexample | None:
         """liveness.find_violation on this graph: the same verdict and lasso."""
         best = None
-        live = [number for number, (triggers, _) in enumerate(pairs) if triggers.any()]
-        if live:
-            may_stay = self.may_stay()
-            live = [number for number in live if (pairs[number][1] & may_stay).any()]
+        staying = unmet_in(pairs, np.flatnonzero(self.may_stay()))  # per pair: a stall may last
+        live = [number for number in range(len(pairs)) if staying[number] and pairs[number][0].any()]
         with self.timed("liveness:region"):
             regions = self.stalled_regions({number: pairs[number] for number in live})
         for number in live:
@@ -325,20 +331,17 @@ class VectorGraph:
     def swept_product_region(self, pairs, moved: np.ndarray) -> np.ndarray:
         m = len(pairs)
         dtype = smallest_unsigned(m)
-        bits = [dtype(1 << j) for j in range(m)]
-        reached, unmet_bits = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
-        for j, (triggers, unmet) in enumerate(pairs):
-            reached[triggers] |= bits[j]
-            unmet_bits[unmet] |= bits[j]
+        reached = pair_bits([triggers for triggers, _ in pairs], dtype)
+        unmet_bits = pair_bits([unmet for _, unmet in pairs], dtype)
         masks = np.arange(1 << m)
         permuted = np.zeros((len(moved), 1 << m), dtype=dtype)  # label, mask at the source -> mask after
         for j in range(m):
             permuted |= np.where(masks & (1 << j), np.left_shift(1, moved[:, j:j + 1]), 0).astype(dtype)
         for nodes in self._rounds:  # a round's states have no edge among them: any split of it will do
             for part in chunks(nodes[reached[nodes] != 0]):
-                index, source = edge_rows(self.offsets, part)
+                index, counts = edge_index(self.offsets, part)
                 target = self.targets[index]
-                np.bitwise_or.at(reached, target, permuted[self.labels[index], reached[part][source]] & unmet_bits[target])
+                or_at(reached, target, permuted[self.labels[index], np.repeat(reached[part], counts)] & unmet_bits[target])
         return reached != 0
 
     def product_prefix(self, initial, pairs, moved: np.ndarray, unmet: np.ndarray):
@@ -427,6 +430,34 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return values
 
 
+def or_at(array: np.ndarray, index: np.ndarray, bits: np.ndarray) -> None:
+    """`np.bitwise_or.at(array, index, bits)`, three times faster: numpy's `maximum.at`
+    has a fast loop that `bitwise_or.at` lacks. Each entry takes the greatest of its own
+    value or'ed with each of its bits, which keeps its own and one edge's; the few entries
+    whose edges bring different bits get the rest by `bitwise_or.at`."""
+    bits = bits | array[index]
+    np.maximum.at(array, index, bits)
+    lost = np.flatnonzero((array[index] & bits) != bits)
+    if len(lost):
+        np.bitwise_or.at(array, index[lost], bits[lost])
+
+
+def pair_bits(masks: Sequence[np.ndarray], dtype) -> np.ndarray:
+    """Per state, mask j (booleans) as bit j of one integer of `dtype`."""
+    bits = np.zeros(len(masks[0]), dtype=dtype)
+    for j, mask in enumerate(masks):
+        bits |= mask.view(np.uint8).astype(dtype) << dtype(j)
+    return bits
+
+
+def sorted_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values, sorted, and how many times each occurs: one sort (on int32
+    ids cheaper than `np.subtract.at` and deduplicating the freed after it)."""
+    values = np.sort(values)
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1]))) if len(values) else values[:0]
+    return values[starts], np.diff(np.append(starts, len(values)))
+
+
 def smallest_unsigned(bits: int):
     """The narrowest unsigned numpy type holding `bits` bits."""
     for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
@@ -437,13 +468,13 @@ def smallest_unsigned(bits: int):
 
 class FairComponents:
     """liveness.FairComponents over arrays: `mask` per state, and the fair component of each
-    state that lies in one with an edge inside (-1 elsewhere)."""
+    state that lies in one with an edge inside (-1 elsewhere; None where no state does)."""
 
-    def __init__(self, mask: np.ndarray, component: np.ndarray):
+    def __init__(self, mask: np.ndarray, component: np.ndarray | None):
         self.mask, self.component = mask, component
 
     def component_of(self, v: int) -> frozenset:
-        here = self.component[v]
+        here = -1 if self.component is None else self.component[v]
         if here < 0:
             return frozenset((v,))
         return frozenset(np.flatnonzero(self.component == here).tolist())
@@ -496,13 +527,16 @@ COMPONENT_READS = (GLOBALS, PROCESS, PAIR)
 class Probes:
     """The states a per-component predicate is evaluated on: globals id g with every
     process's locals those of locals id `lid` (the initial globals where only the locals
-    count, the initial locals where only the globals do), each process's columns built
-    once per locals id and shared by every predicate."""
+    count, the initial locals where only the globals do). Each is built once and shared
+    by every predicate that reads the same components (the pairs of a property per
+    process and time all probe the same states), each process's columns once per
+    locals id."""
 
     def __init__(self, engine):
         self.engine = engine
         self.width = len(engine.global_names)
         self.columns: dict[int, tuple] = {}  # locals id -> the local fields' columns
+        self.made: dict[str, dict] = {GLOBALS: {}, PROCESS: {}, PAIR: {}}  # reads -> entry -> state
 
     def state(self, g: int | None, lid: int | None):
         engine = self.engine
@@ -514,11 +548,36 @@ class Probes:
             columns = self.columns[lid] = tuple(engine.assemble(globals_, [engine.locals[lid]] * engine.P))[self.width:]
         return engine.state_type(*globals_, *columns)
 
+    def of(self, reads: str, at: int):
+        """The state probing entry `at` of a table indexed as `reads` says (`table_index`)."""
+        made = self.made[reads]
+        found = made.get(at)
+        if found is None:
+            if reads == GLOBALS:
+                found = self.state(at, None)
+            elif reads == PROCESS:
+                found = self.state(None, at)
+            else:
+                found = self.state(*divmod(at, len(self.engine.locals)))
+            made[at] = found
+        return found
+
 
 # A pair side's values are kept in a table with an entry per pair of ids up to this many
 # entries (a byte each); past it, as the pairs met, sorted (a side per process and peek
 # would otherwise take globals x locals bytes each on the widest searches).
 DENSE_PAIRS = 1 << 26
+
+
+def table_index(engine, reads: str, G: np.ndarray, lids: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """Per state (its globals' ids `G`, its process's locals' ids `lids`), the entry of a
+    table indexed as `reads` says, and the table's size: the globals id, the locals id,
+    or the pair of them as globals id * locals + locals id."""
+    if reads == GLOBALS:
+        return G, len(engine.globals)
+    if reads == PROCESS:
+        return lids, len(engine.locals)
+    return G.astype(np.int64) * len(engine.locals) + lids, len(engine.globals) * len(engine.locals)
 
 
 class ComponentTruth:
@@ -530,18 +589,10 @@ class ComponentTruth:
         self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
         self.met, self.values = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)  # past DENSE_PAIRS
 
-    def of(self, G: np.ndarray, lids: np.ndarray | None) -> np.ndarray:
-        """Per state (its globals' ids `G`, its process's locals' ids `lids`; None where the
-        predicate reads the globals alone), the predicate's value."""
-        engine = self.probes.engine
-        if self.reads == GLOBALS:
-            index, size = G, len(engine.globals)
-        elif self.reads == PROCESS:
-            index, size = lids, len(engine.locals)
-        else:
-            index, size = G.astype(np.int64) * len(engine.locals) + lids, len(engine.globals) * len(engine.locals)
-            if size > DENSE_PAIRS:
-                return self.sparse(index)
+    def at(self, index: np.ndarray, size: int) -> np.ndarray:
+        """The predicate's value per entry of `index` into a table of `size` (`table_index`)."""
+        if self.reads == PAIR and size > DENSE_PAIRS:
+            return self.sparse(index)
         if len(self.table) < size:
             grown = np.full(size, -1, dtype=np.int8)
             grown[:len(self.table)] = self.table
@@ -549,12 +600,12 @@ class ComponentTruth:
         found = self.table.take(index)
         if found.min(initial=0) < 0:
             missing = sorted_unique(index[found < 0])
-            self.table[missing] = [self.value(at) for at in missing.tolist()]
+            self.table[missing] = self.computed(missing)
             found = self.table.take(index)
         return found.view(bool)
 
     def sparse(self, index: np.ndarray) -> np.ndarray:
-        """`of` for pairs of ids kept sorted as met: the new ones computed and merged in."""
+        """`at` for pairs of ids kept sorted as met: the new ones computed and merged in."""
         where = np.minimum(np.searchsorted(self.met, index), max(len(self.met) - 1, 0))
         known = self.met[where] == index if len(self.met) else np.zeros(len(index), dtype=bool)
         if not known.all():
@@ -562,34 +613,32 @@ class ComponentTruth:
             met = np.concatenate([self.met, new])
             order = np.argsort(met, kind="stable")  # two sorted runs: merged in linear time
             self.met = met[order]
-            self.values = np.concatenate([self.values, [self.value(at) for at in new.tolist()]])[order]
+            self.values = np.concatenate([self.values, self.computed(new)])[order]
             where = np.searchsorted(self.met, index)
         return self.values[where]
 
-    def value(self, at: int) -> bool:
-        if self.reads == GLOBALS:
-            return bool(self.predicate(self.probes.state(at, None)))
-        if self.reads == PROCESS:
-            return bool(self.predicate(self.probes.state(None, at)))
-        return bool(self.predicate(self.probes.state(*divmod(at, len(self.probes.engine.locals)))))
+    def computed(self, entries: np.ndarray) -> list[bool]:
+        """The predicate on the probe of each entry: where a leads-to's Python runs."""
+        predicate, probe, reads = self.predicate, self.probes.of, self.reads
+        return [bool(predicate(probe(reads, at))) for at in entries.tolist()]
 
 
-def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
+def leads_to_masks(run, pairs, truths: list | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
     """Per leads-to pair, (triggers, unmet) over the run's states as boolean arrays, and
     whether its premise holds in some state. A side that reads the globals, its process's
     locals or both (`engine.LeadsTo`) is evaluated once per component or pair of them
     and gathered onto the states a level at a time; a pair with a side that reads the
-    whole state (`per_state_reason`) is evaluated on every decoded state."""
+    whole state (`per_state_reason`) is evaluated on every decoded state. `truths`, when
+    given, are the pairs' sides (`pair_truths`), with the values they computed already."""
     engine, n = run.engine, run.distinct_states
     masks: list = [None] * len(pairs)
     premised: list = [False] * len(pairs)  # None: no trigger, and the premise not evaluated elsewhere
-    truths, probes = {}, Probes(engine)  # pair index -> (premise, conclusion) as ComponentTruth
-    whole = [i for i, pair in enumerate(pairs) if per_state_reason(pair) is not None]
-    for i, pair in enumerate(pairs):
-        if i not in whole:
-            truths[i] = (ComponentTruth(probes, pair.premise, pair.premise_reads),
-                         ComponentTruth(probes, pair.conclusion, pair.conclusion_reads))
-            masks[i] = (np.empty(n, dtype=bool), np.empty(n, dtype=bool))
+    if truths is None:
+        truths = pair_truths(engine, pairs)
+    whole = [i for i, sides in enumerate(truths) if sides is None]
+    truths = {i: sides for i, sides in enumerate(truths) if sides is not None}  # pair index -> its sides
+    for i in truths:
+        masks[i] = (np.empty(n, dtype=bool), np.empty(n, dtype=bool))
     if whole:  # every decoded state, once for all such pairs
         found = liveness.leads_to_masks(run.decoded_states(), [(pairs[i].premise, pairs[i].conclusion) for i in whole])
         for i, (triggers, unmet) in zip(whole, found):
@@ -598,11 +647,128 @@ def leads_to_masks(run, pairs) -> tuple[list[tuple[np.ndarray, np.ndarray]], lis
             premised[i] = True if masks[i][0].any() else None
     for offset, G, L in run.level_components() if truths else ():  # a level at a time, not the whole graph
         here = slice(offset, offset + len(G))
+        indices = {}  # (reads, process) -> this level's table entries, shared by the sides that read alike
+
+        def value(truth: ComponentTruth, process: int | None) -> np.ndarray:
+            key = (truth.reads, None if truth.reads == GLOBALS else process)  # a pair on the globals alone
+            if key not in indices:
+                indices[key] = table_index(engine, truth.reads, G, None if key[1] is None else L[key[1]])
+            return truth.at(*indices[key])
+
         for i, (premise, conclusion) in truths.items():
-            lids = L[pairs[i].process] if pairs[i].process is not None else None  # a pair on the globals alone
             triggers, unmet = masks[i]
-            holds = premise.of(G, lids)
+            holds = value(premise, pairs[i].process)
             premised[i] = premised[i] or bool(holds.any())
-            np.logical_not(conclusion.of(G, lids), out=unmet[here])
+            np.logical_not(value(conclusion, pairs[i].process), out=unmet[here])
             np.logical_and(holds, unmet[here], out=triggers[here])
     return masks, premised
+
+
+def pair_truths(engine, pairs) -> list:
+    """Per pair, its (premise, conclusion) as ComponentTruth over one set of probes, or
+    None where a side reads the whole state (`per_state_reason`)."""
+    probes = Probes(engine)
+    return [None if per_state_reason(pair) is not None else
+            (ComponentTruth(probes, pair.premise, pair.premise_reads),
+             ComponentTruth(probes, pair.conclusion, pair.conclusion_reads)) for pair in pairs]
+
+
+def unmet_in(pairs, states: np.ndarray) -> list[bool]:
+    """Per pair of `pairs` ((triggers, unmet) each, or `LeadsToMasks`), whether its
+    conclusion fails in one of `states` (ids, ascending)."""
+    if isinstance(pairs, LeadsToMasks):
+        return pairs.unmet_in(states)
+    return [bool(unmet[states].any()) for _, unmet in pairs]
+
+
+# `LeadsToMasks.unmet_in` evaluates the conclusions on the states asked about alone up to
+# this share of all states; past it, it computes the whole masks.
+FEW_STATES = 1 / 8
+
+
+class LeadsToMasks:
+    """`leads_to_masks` of a run, computed when first read: (triggers, unmet) per pair.
+    A stall can only last in a state a fair behaviour may stay in (one that stutters or
+    lies on a cycle: a few hundred among millions where the clock only advances), so
+    `unmet_in` asks the conclusions there alone: a property whose conclusions hold in
+    all of them holds without the masks (`VectorGraph.find_violation`), and `premised`
+    then looks for the premises alone, level by level until each is found. The three
+    share the predicates' values per component."""
+
+    def __init__(self, run, pairs, parts: dict | None = None):
+        self.run, self.pairs = run, pairs
+        self.parts = {} if parts is None else parts
+        self._masks = self._premised = None
+        self.truths = pair_truths(run.engine, pairs)
+        self.per_state = any(sides is None for sides in self.truths)
+
+    @contextmanager
+    def timed(self):
+        started = time.process_time()
+        try:
+            yield
+        finally:
+            self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+
+    def arrays(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        if self._masks is None:
+            with self.timed():
+                self._masks, self._premised = leads_to_masks(self.run, self.pairs, self.truths)
+        return self._masks
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.arrays()[i]
+
+    def __iter__(self):
+        return iter(self.arrays())
+
+    def unmet_in(self, states: np.ndarray) -> list[bool]:
+        """Per pair, whether its conclusion fails in one of `states` (ids, ascending)."""
+        if self._masks is not None or self.per_state or len(states) > FEW_STATES * self.run.distinct_states:
+            return [bool(unmet[states].any()) for _, unmet in self.arrays()]
+        with self.timed():
+            G, L = components_at(self.run, states)
+            return [not side_values(self.run.engine, conclusion, pair, G, L).all()
+                    for pair, (_, conclusion) in zip(self.pairs, self.truths)]
+
+    def premised(self) -> list[bool | None]:
+        """Per pair, whether its premise holds in some state (None: not told, for a pair
+        evaluated on every state with no trigger)."""
+        if self._premised is None and not self.per_state:
+            with self.timed():
+                self._premised = premises_per_component(self.run, self.pairs, self.truths)
+        if self._premised is None:
+            self.arrays()
+        return self._premised
+
+
+def side_values(engine, truth: ComponentTruth, pair, G: np.ndarray, L: list) -> np.ndarray:
+    """A side of `pair` per state of components `G`, `L` (its globals' ids, each process's
+    locals' ids)."""
+    return truth.at(*table_index(engine, truth.reads, G, None if pair.process is None else L[pair.process]))
+
+
+def components_at(run, states: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The globals' ids and each process's locals' ids of `states` (ids, ascending)."""
+    G, L = [], [[] for _ in range(run.engine.P)]
+    for level in run.levels:
+        lo, hi = np.searchsorted(states, [level.offset, level.offset + len(level)])
+        g, locals_ = level.layout.decode(level.keys[states[lo:hi] - level.offset])
+        G.append(g)
+        for p, column in enumerate(locals_):
+            L[p].append(column)
+    return np.concatenate(G), [np.concatenate(column) for column in L]
+
+
+def premises_per_component(run, pairs, truths) -> list[bool]:
+    """Per pair, whether its premise holds in some state, a level at a time until found."""
+    found = [False] * len(pairs)
+    for _, G, L in run.level_components():
+        for i, pair in enumerate(pairs):
+            found[i] = found[i] or bool(side_values(run.engine, truths[i][0], pair, G, L).any())
+        if all(found):
+            break
+    return found

@@ -48,6 +48,7 @@ from protocol.engine.checker import Exploration, Progress, Violation, timed
 from protocol.engine.fast import BITS, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
 from protocol.engine.vector.whole import head_of, head_successors, instance_of
+from protocol.engine.vector.liveness import sorted_unique
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -55,6 +56,9 @@ UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # Multiword keys take a quarter of it per word added: their sort's arrays are several
 # times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
 SLICE = 1 << 21
+# Where a key and its position overflow a word by at most this many bits, the keys are
+# sorted in 2**PART_BITS parts by their top bits (`Search.first_occurrences_in_parts`).
+PART_BITS = 10
 
 
 class WideKeys(Exception):
@@ -126,7 +130,7 @@ class Tables:
         start in its flat arrays (`ControllerSegment.flat`)."""
         engine, table = self.engine, self.segments[segment]
         start = table.start.ensure(len(engine.globals))
-        missing = np.unique(G[start[G] < 0])
+        missing = sorted_unique(G[start[G] < 0])
         if len(missing):
             clock = self.clock()
             memo = engine.controller_memos[segment]
@@ -166,7 +170,7 @@ class Tables:
         found = take_all(table, missing)
         if missing:
             clock = self.clock()
-            rows_missing, columns_missing = np.divmod(np.unique(np.concatenate(missing)), table.shape[1])
+            rows_missing, columns_missing = np.divmod(sorted_unique(np.concatenate(missing)), table.shape[1])
             computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
             table = memo.ensure(*shape())  # the readable actions may have interned components
             table[rows_missing, columns_missing] = computed
@@ -215,7 +219,7 @@ class Tables:
         hit = position < len(keys)
         hit[hit] = keys[position[hit]] == pairs[hit]
         if not hit.all():
-            new = np.unique(pairs[~hit])
+            new = sorted_unique(pairs[~hit])
             computed = []
             for pair in new.tolist():
                 g, lid = divmod(pair, 1 << 32)
@@ -448,6 +452,21 @@ def state_ids(ids: np.ndarray) -> np.ndarray:
     return ids.astype(np.int32) if not len(ids) or ids.max() < 2**31 else ids
 
 
+def sorted_runs(combined: np.ndarray, index_bits: int, record_edges: bool):
+    """Keys with their positions in the low `index_bits` bits, sorted in place: (the
+    distinct keys, the first position of each, every position in key order where edges
+    are recorded (else None), where each run of one key starts). The positions are
+    taken out in place: `combined` is overwritten."""
+    combined.sort()
+    shift, low = np.uint64(index_bits), np.uint64((1 << index_bits) - 1)
+    heads = combined >> shift
+    starts = run_starts(heads)
+    unique = heads[starts]
+    first = (combined[starts] & low).astype(np.int64)
+    sorted_positions = np.bitwise_and(combined, low, out=combined).view(np.int64) if record_edges else None
+    return unique, first, sorted_positions, starts
+
+
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     """Per position of sorted keys, whether a run of equal keys starts there."""
     starts = np.ones(len(sorted_keys), dtype=bool)
@@ -570,7 +589,6 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
-        self._premised = {}  # liveness property -> per pair, its premise held somewhere (None: not told)
         self.workers = 1  # the threads that shared the search (threads.py)
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
@@ -768,10 +786,7 @@ class VectorExploration(ReducedLiveness, Exploration):
     def premises_reached(self, name: str, pairs, masks) -> tuple:
         """Per pair, whether its premise holds in some state: as the masks found it where
         they were evaluated per component, else a trigger, else some decoded state."""
-        reached = list(self._premised.get(name) or [None] * len(pairs))
-        for i, (triggers, _) in enumerate(masks):
-            if reached[i] is None and triggers.any():
-                reached[i] = True
+        reached = list(masks.premised())
         unsettled = [i for i, found in enumerate(reached) if found is None]
         if unsettled:
             found = any_premise(self.decoded_states(), [pairs[i] for i in unsettled], [(b"", b"")] * len(unsettled))
@@ -787,14 +802,11 @@ class VectorExploration(ReducedLiveness, Exploration):
         return VectorGraph(offsets, labels, targets, model.fair_families,
                            [family_of.get(label) for label in self.labels], parts=self.parts)
 
-    def pair_masks(self, name: str, pairs) -> list:
-        from protocol.engine.vector.liveness import leads_to_masks
+    def pair_masks(self, name: str, pairs):
+        from protocol.engine.vector.liveness import LeadsToMasks
 
-        started = time.process_time()
-        masks, self._premised[name] = leads_to_masks(self, pairs)
-        self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
         self.note_per_state(name, pairs)
-        return masks
+        return LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
 
     def note_per_state(self, name: str, pairs) -> None:
         """Say, in the engine choice (`--json`, `bench`), which liveness properties are
@@ -855,9 +867,11 @@ def explore_vector(
     With `workers` > 1, that many threads share each level's sorts and searches
     (threads.py; without symmetry, which `check` runs sequentially); the answer is the same."""
     from protocol.engine import symmetry as sym
+    from protocol.engine.vector.memory import keep_freed_memory
 
     if symmetry:
         model.refuse_unless_symmetric()
+    keep_freed_memory()
     engine = engine or Engine(model)
     run = VectorExploration(engine)
     run.edges_recorded = record_edges
@@ -1260,64 +1274,57 @@ class Search:
         """(the distinct keys sorted, the first position of each, and with edges recorded
         the pieces that map every position to its key: [(positions in key order, where each
         run of one key starts, the index of each run's key among the distinct ones, None:
-        the runs are the distinct keys in order)])."""
+        the runs are the distinct keys in order)]). `keys` is sorted and overwritten."""
         total = len(keys)
         if layout.words > 1:
             return layout.first_occurrences(keys, positions, self.record_edges)
         if combined:  # the positions in the low bits: one sort
-            keys.sort()
-            low = np.uint64((1 << int(shift)) - 1)
-            heads = keys >> shift
-            starts = run_starts(heads)
-            unique = heads[starts]
-            first = (keys[starts] & low).astype(np.int64)
-            pieces = [((keys & low).astype(np.int64), starts, None)] if self.record_edges else None
-            return unique, first, pieces
-        room = 64 - layout.bits  # position bits that fit beside a key
-        chunk_bits = max(max(total - 1, 1).bit_length() - room, 0)
-        if room >= 8 and chunk_bits <= 10 and layout.bits + chunk_bits <= 64:  # at most 1,024 chunks
-            return self.first_occurrences_in_chunks(keys, positions, room, chunk_bits)
-        order = np.argsort(keys)  # no room at all: sort the keys alone, take each run's least position
-        sorted_keys, sorted_positions = keys[order], positions[order]
-        starts = run_starts(sorted_keys)
-        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if total else sorted_positions
-        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
+            unique, first, sorted_positions, starts = sorted_runs(keys, int(shift), self.record_edges)
+            return unique, first, [(sorted_positions, starts, None)] if self.record_edges else None
+        excess = max(layout.bits + max(total - 1, 1).bit_length() - 64, 0)  # the bits key and position overflow a word by
+        if excess <= PART_BITS:
+            return self.first_occurrences_in_parts(keys, positions, layout.bits, excess)
+        return self.first_occurrences_by_argsort(keys, positions)
 
-    def first_occurrences_in_chunks(self, keys, positions, room: int, chunk_bits: int):
-        """`first_occurrences` where the positions do not fit beside the keys but their low
-        `room` bits do: the positions split into chunks of 2**room, each sorted with its
-        positions in the low bits; then every chunk's distinct keys, tagged with the chunk,
-        sorted together give each key's first chunk, where its first position is."""
-        chunk = (positions >> room).astype(np.uint16 if chunk_bits <= 16 else np.int64)
-        order = np.argsort(chunk, kind="stable")  # a radix sort: the chunks in order
-        bounds = np.searchsorted(chunk[order], np.arange((1 << chunk_bits) + 1))
-        low = np.uint64((1 << room) - 1)
-        per_chunk = []
-        for c in range(1 << chunk_bits):
-            part = order[bounds[c]:bounds[c + 1]]
+    def first_occurrences_in_parts(self, keys, positions, key_bits: int, excess: int):
+        """`first_occurrences` where a key and a position need `excess` bits more than a
+        word: the keys split into parts by their top `excess` bits (a radix sort), each part
+        sorted with the positions in the low bits of its keys' remaining bits. The parts
+        are in key order, so their distinct keys one after the other are all of them."""
+        rest = key_bits - excess
+        index_bits = 64 - rest
+        top = (keys >> np.uint64(rest)).astype(np.uint16)
+        if excess <= 2:  # a pass over the tops per part: cheaper than sorting them
+            parts = [np.flatnonzero(top == number) for number in range(1 << excess)]
+        else:
+            order = np.argsort(top, kind="stable")  # a radix sort: the parts in order, each in position order
+            bounds = np.searchsorted(top[order], np.arange((1 << excess) + 1))
+            parts = [order[bounds[number]:bounds[number + 1]] for number in range(1 << excess)]
+        mask = np.uint64((1 << rest) - 1)
+        unique, first, pieces, count = [], [], [] if self.record_edges else None, 0
+        for number, part in enumerate(parts):
             if not len(part):
                 continue
-            combined = (keys[part] << np.uint64(room)) | (positions[part].astype(np.uint64) & low)
-            combined.sort()
-            starts = run_starts(combined >> np.uint64(room))
-            chunk_keys = combined[starts] >> np.uint64(room)
-            chunk_first = (combined[starts] & low).astype(np.int64) + (c << room)
-            sorted_positions = (combined & low).astype(np.int64) + (c << room) if self.record_edges else None
-            per_chunk.append((c, chunk_keys, chunk_first, sorted_positions, starts))
-        tagged = np.concatenate([(chunk_keys << np.uint64(chunk_bits)) | np.uint64(c)
-                                 for c, chunk_keys, *_ in per_chunk])
-        tagged.sort()
-        starts = run_starts(tagged >> np.uint64(chunk_bits))
-        unique = tagged[starts] >> np.uint64(chunk_bits)
-        first_chunk = (tagged[starts] & np.uint64((1 << chunk_bits) - 1)).astype(np.int64)
-        first = np.empty(len(unique), dtype=np.int64)
-        pieces = [] if self.record_edges else None
-        for c, chunk_keys, chunk_first, sorted_positions, chunk_starts in per_chunk:
-            mine = np.flatnonzero(first_chunk == c)
-            first[mine] = chunk_first[np.searchsorted(chunk_keys, unique[mine])]
+            combined = (keys[part] & mask) << np.uint64(index_bits)
+            combined |= positions[part].astype(np.uint64)
+            part_unique, part_first, sorted_positions, starts = sorted_runs(combined, index_bits, self.record_edges)
+            unique.append(part_unique | np.uint64(number << rest))
+            first.append(part_first)
             if pieces is not None:
-                pieces.append((sorted_positions, chunk_starts, np.searchsorted(unique, chunk_keys)))
-        return unique, first, pieces
+                pieces.append((sorted_positions, starts, np.arange(count, count + len(part_unique))))
+            count += len(part_unique)
+        if not unique:
+            return keys[:0], np.zeros(0, dtype=np.int64), pieces
+        return np.concatenate(unique), np.concatenate(first), pieces
+
+    def first_occurrences_by_argsort(self, keys, positions):
+        """`first_occurrences` with no room for the positions: the keys alone sorted (an
+        argsort), each run's least position taken."""
+        order = np.argsort(keys)
+        sorted_keys, sorted_positions = keys[order], positions[order]
+        starts = run_starts(sorted_keys)
+        first = np.minimum.reduceat(sorted_positions, np.flatnonzero(starts)) if len(keys) else sorted_positions
+        return sorted_keys[starts], first, [(sorted_positions, starts, None)] if self.record_edges else None
 
     # --------------------------------------------------- properties, cuts
 

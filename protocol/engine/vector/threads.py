@@ -258,9 +258,21 @@ class Pipeline:
         if all(result[1].step_keys is not None for result in self.results) or not search.woken(search.step_checks):
             return
         for k, (laid, found, layout, laid_layout) in enumerate(self.results):
-            if found.step_keys is None:  # the keys in order, read from the positions they carry
-                keys = laid_layout.rekey(search.keys_in_order(laid.keys, laid.positions, laid.shift), search.layout)
-                self.results[k] = (laid, found._replace(step_keys=keys), layout, laid_layout)
+            if found.step_keys is None:
+                self.results[k] = (laid, found._replace(step_keys=steps_keys(search, laid, found, layout, laid_layout)),
+                                   layout, laid_layout)
+
+
+def steps_keys(search, laid: Laid, found: Deduplicated, layout, laid_layout) -> np.ndarray:
+    """A sorted part's successor keys in the packed engine's order. With edges recorded
+    the sort has overwritten the laid keys with their positions (`sorted_runs`), so they
+    are read back from the pieces that map each position to its distinct key."""
+    if found.pieces is None:  # the sort kept each key whole, with its position
+        return laid_layout.rekey(search.keys_in_order(laid.keys, laid.positions, laid.shift), search.layout)
+    in_order = np.empty(laid.total, dtype=found.unique.dtype)
+    for piece in found.pieces:
+        place_piece(piece, found.unique, in_order)
+    return layout.rekey(in_order, search.layout)
 
 
 def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
