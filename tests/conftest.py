@@ -63,11 +63,10 @@ def quick_configurations() -> set[str]:
 # @pytest.mark.quick, and stays in the quick run.
 
 
-def configuration_names(item) -> set[str]:
-    """The named configurations a parametrized test item runs on (by name, or as a NamedConfig)."""
-    from protocol.model.config import NamedConfig, named_configurations
+def configuration_names(item, known: set[str]) -> set[str]:
+    """The named configurations (of `known`) a parametrized test item runs on (by name, or as a NamedConfig)."""
+    from protocol.model.config import NamedConfig
 
-    known = set(named_configurations())
     params = getattr(getattr(item, "callspec", None), "params", {})
     found = set()
     for value in params.values():
@@ -79,9 +78,11 @@ def configuration_names(item) -> set[str]:
 
 
 def pytest_collection_modifyitems(config, items):
-    quick = quick_configurations()
+    from protocol.model.config import named_configurations
+
+    quick, known = quick_configurations(), set(named_configurations())  # read once: a few thousand items
     for item in items:
-        if configuration_names(item) - quick and not item.get_closest_marker("quick"):
+        if configuration_names(item, known) - quick and not item.get_closest_marker("quick"):
             item.add_marker(pytest.mark.slow)
 
 
