@@ -31,6 +31,7 @@ from protocol.tools.matrix import (
     sufficient,
 )
 from protocol.render.terminal import console_for
+import protocol.tools.matrix as matrix_tool
 from protocol.render.matrix import render_matrix
 
 IN_MATRIX = [name for name, switch in SWITCHES.items() if switch.in_matrix]
@@ -227,10 +228,23 @@ def test_markdown_and_rich_tables_show_every_row(small_matrix):
     assert "HoldsRouted" in out.getvalue()
 
 
-def test_cli_json_and_bad_jobs(capsys):
+def test_cli_json_and_bad_jobs(capsys, monkeypatch):
+    """The command's usage line and its JSON lines, one per row and the derivation. Every
+    row reads the baseline's outcome, checked once: the matrix's 96 checks are the slow
+    run's (below, and `small_matrix`), about three CPU seconds."""
     assert main(["matrix", "--jobs", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--jobs" in err and "1 <= N" in err
+    baseline = check_combination(Config(P=1, D=1, MaxTime=1))
+    monkeypatch.setattr(matrix_tool, "check_combination", lambda cfg, name=None: baseline)
+    assert main(["matrix", "--json", "--jobs", "1", "-c", "P=1", "-c", "D=1", "-c", "MaxTime=1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == EVERY_COMBINATION + 1
+    assert all(isinstance(json.loads(line), dict) for line in lines)
+
+
+@pytest.mark.slow  # the 96 checks, in two forkserver workers
+def test_cli_json_with_two_jobs(capsys):
     assert main(["matrix", "--json", "--jobs", "2", "-c", "P=1", "-c", "D=1", "-c", "MaxTime=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == EVERY_COMBINATION + 1

@@ -117,7 +117,9 @@ def test_the_slow_sweeps_are_found():
     assert uses["SLOW"] >= 1 and uses["SELECTED"] >= 3  # test_sweep, test_vector_parallel, test_vector_symmetry
 
 
-@pytest.mark.parametrize("values", [2, 3, 4])
+# Two and four values in the quick run (a covering of the grown sweeps costs about 0.1 CPU
+# second per value), three in the slow run.
+@pytest.mark.parametrize("values", [2, pytest.param(3, marks=pytest.mark.slow), 4])
 def test_a_new_switch_adds_a_few_dozen_slow_tests_per_value_not_a_product(values):
     # A dummy switch of `values` values, always valid, added to both sweeps: the complete
     # product would multiply the slow sweeps by `values`; the budget adds what the
