@@ -121,6 +121,8 @@ class Factored:
         self.global_steps: set = set()  # (g, next g) of every step taken
         self.local_steps: set = set()  # (p, lid, next lid) of every step taken
         self._applied: dict = {}
+        self._globals_states: dict = {}  # g -> globals_state(g)
+        self._local_states: dict = {}  # lid -> local_state(lid)
         self._prepare_liveness()
 
     def _refuse_whole_properties(self) -> None:
@@ -339,12 +341,14 @@ class Factored:
         on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
         globals_ = {cell.g for cell in alive}
         locals_ = {p: set() for p in range(self.P)}
+        pairs = set()  # (globals, one process's locals): many cells share them
         for cell in alive:
             for p, coord in enumerate(cell.coords):
                 locals_[p].update(coord)
-                for lid in coord:
-                    if on_pairs and not all(holds(self.pair_state(cell.g, lid)) for holds in on_pairs):
-                        raise Exact("a state may violate a property")
+                if on_pairs:
+                    pairs.update((cell.g, lid) for lid in coord)
+        if not all(holds(self.pair_state(g, lid)) for g, lid in pairs for holds in on_pairs):
+            raise Exact("a state may violate a property")
         every_local = set().union(*locals_.values())
         if not all(holds(self.globals_state(g)) for g in globals_ for holds in on_components):
             raise Exact("a globals value may violate a property")
@@ -378,10 +382,20 @@ class Factored:
                 self.pairs.append(pair)
 
     def globals_state(self, g: int):
-        return self.engine.assemble(self.engine.globals[g], [self.engine.empty_local] * self.P)
+        """Globals g, every process's locals empty (the state they are judged on alone); kept,
+        since each value is judged once and again on every step from or to it."""
+        found = self._globals_states.get(g)
+        if found is None:
+            found = self._globals_states[g] = self.engine.assemble(self.engine.globals[g], [self.engine.empty_local] * self.P)
+        return found
 
     def local_state(self, lid: int):
-        return self.engine.assemble(self.engine.initial_globals, [self.engine.locals[lid]] * self.P)
+        """Every process's locals lid under the initial globals; kept, as `globals_state`."""
+        found = self._local_states.get(lid)
+        if found is None:
+            found = self._local_states[lid] = self.engine.assemble(self.engine.initial_globals,
+                                                                   [self.engine.locals[lid]] * self.P)
+        return found
 
     def pair_state(self, g: int, lid: int):
         return self.engine.assemble(self.engine.globals[g], [self.engine.locals[lid]] * self.P)
