@@ -169,13 +169,17 @@ def test_liveness_on_vector_partitions_gives_the_packed_partitions_verdicts_and_
 
 
 @pytest.mark.slow
-def test_a_whole_footprint_runs_the_packed_partitions_and_says_why():
+def test_a_whole_footprint_runs_on_the_vector_engine_with_workers_too():
+    """A seal tap's Ingest (an each footprint) once sent every multi-worker run to the
+    packed partitions; threads and vector partitions now run it, with the same graph."""
     named = lookup("HoldsSealTap").with_constants({"MaxTime": 1})
-    result = check(named, workers=2, liveness=False)
-    assert result.engine["name"] == "packed" and "whole footprint" in result.engine["why"]
-    with pytest.raises(ConfigError, match="--engine vector cannot check this: .*whole footprint"):
-        check(named, workers=2, engine="vector")
-    assert result.distinct_states == sequential(named, engine=None)[0][0]
+    threads = check(named, workers=2)
+    partitions = check(named, workers=2, partitioned=True)
+    one = check(named, engine="packed")
+    assert threads.engine == partitions.engine == {"name": "vector"}
+    assert summary(threads) == summary(one)
+    assert summary(partitions)["counts"] == summary(one)["counts"]
+    assert summary(partitions)["verdicts"] == summary(one)["verdicts"]
 
 
 @pytest.mark.slow
