@@ -3,7 +3,10 @@
 - `quick` (the default): a small budget, so `python -m pytest -q` stays fast locally:
   20 examples per property, about 1.5 CPU seconds less than 40 over the quick run (the
   hunts of tests/test_fuzz.py, ten times that, still find every refutation).
-- `ci`: a larger budget, selected with HYPOTHESIS_PROFILE=ci (`.ci/run` sets it).
+- `slow`: 40 examples, the budget `.ci/run` gives the slow tests (their hunts draw
+  400), so that the quick run's smaller one does not shrink CI's fuzzing.
+- `ci`: a larger budget, selected with HYPOTHESIS_PROFILE=ci (`.ci/run` sets it for
+  the quick run and the CLI fuzzer).
 
 Both print, on a failure, the shrunk example and a `@reproduce_failure(...)`
 line (print_blob): paste that decorator above the failing test to rerun
@@ -37,6 +40,7 @@ gc.set_threshold(50_000, 10, 10)
 COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 
 settings.register_profile("quick", max_examples=20, **COMMON)
+settings.register_profile("slow", max_examples=40, **COMMON)
 settings.register_profile("ci", max_examples=300, **COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
