@@ -40,6 +40,7 @@ import numpy as np
 
 from protocol.engine import EACH, ModelError
 from protocol.engine.fast import Engine
+from protocol.engine.vector.liveness import sorted_unique
 
 SHIFT = 32  # a pair of (globals id, locals id) as one int64: the globals' id above the locals'
 
@@ -99,7 +100,7 @@ class EachInstance:
 
     def fill(self, engine: Engine, pairs: list) -> np.ndarray:
         """Compute the pairs not memoised yet (the readable step, once each): their keys."""
-        wanted = np.unique(np.concatenate(pairs))
+        wanted = sorted_unique(np.concatenate(pairs))
         position = np.minimum(np.searchsorted(self.keys, wanted), max(len(self.keys) - 1, 0))
         new = wanted[self.keys[position] != wanted] if len(self.keys) else wanted
         if not len(new):
