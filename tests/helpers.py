@@ -8,9 +8,11 @@ test session, so the refutation and CLI tests share the explorations.
 
 from __future__ import annotations
 
+import inspect
 import signal
 from functools import lru_cache
 
+import attrs
 import pytest
 
 import protocol.run
@@ -61,13 +63,28 @@ def checked(name: str, max_states: int | None = None, stop_on_violation: bool = 
 
 
 @lru_cache(maxsize=None)
-def _checked_named(named, options: tuple):
+def _checked_named(named, every_field: tuple, actions: tuple, options: tuple):
     return check(named, **dict(options))
 
 
 def cached_check(named, *, on_progress=None, **options):
-    """A drop-in for protocol.run.check that reuses explorations within the session."""
-    return _checked_named(named, tuple(sorted(options.items())))
+    """A drop-in for protocol.run.check that reuses explorations within the session.
+
+    The key is everything the result depends on: each field of `named` (its equality
+    leaves out the pinned figures and the vacuity lists a test may change), the model's
+    actions (a test that replaces one gets its own exploration), and the options other
+    than check's defaults (the CLI passes them all, a test none: one exploration).
+    A test that changes the model some other way calls protocol.run.check itself.
+    """
+    from protocol.model import actions
+
+    every_field = tuple(repr(getattr(named, field.name)) for field in attrs.fields(type(named)))
+    given = tuple(sorted((key, value) for key, value in options.items() if value != CHECK_DEFAULTS.get(key, ...)))
+    return _checked_named(named, every_field, actions.ACTIONS, given)
+
+
+CHECK_DEFAULTS = {name: parameter.default for name, parameter in inspect.signature(check).parameters.items()
+                  if parameter.default is not inspect.Parameter.empty}
 
 
 @lru_cache(maxsize=None)
