@@ -14,7 +14,9 @@ import pytest
 
 from protocol import properties
 from protocol import configurations as configs
-from helpers import checked
+import protocol.run
+
+from helpers import cached_check, checked
 from protocol.cli import main
 from protocol.model.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
 from protocol.model.config import MANIFEST_KEYS as KEYS
@@ -81,10 +83,14 @@ SMALL = "HoldsCapReconnect"
 
 @pytest.fixture
 def manifest_copy(tmp_path, monkeypatch):
-    """A copy of the manifest that the tool reads instead of the real one."""
+    """A copy of the manifest that the tool reads instead of the real one.
+
+    The tool's explorations are memoized: what these tests edit (pinned figures, vacuity
+    lists, expectations) is part of the memo's key, and the counts are the model's."""
     copy = tmp_path / "manifest.toml"
     shutil.copyfile(configs.manifest_path(), copy)
     monkeypatch.setenv(configs.MANIFEST_ENV, str(copy))
+    monkeypatch.setattr(protocol.run, "check", cached_check)
     return copy
 
 
