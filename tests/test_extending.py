@@ -209,11 +209,25 @@ def wakeup(monkeypatch, tmp_path):
     return apply_walkthrough(monkeypatch, tmp_path)
 
 
+PIN = ["pin", "HoldsWakeup", "HoldsWakeupOnSince"]
+PINNED_FROM: dict[bytes, tuple[bytes, str]] = {}  # the manifest pin read -> (what it wrote, what it printed)
+
+
 @pytest.fixture
 def pinned(wakeup, capsys):
-    """The walk-through's first command: `pin` writes the new configurations' figures."""
-    assert main(["pin", "HoldsWakeup", "HoldsWakeupOnSince"]) == 0
-    return capsys.readouterr().out
+    """The walk-through's first command: `pin` writes the new configurations' figures.
+
+    Pin explores both new configurations; from the same manifest and walk-through it
+    writes the same figures, so it runs once per session and the other tests start
+    from the manifest it wrote."""
+    manifest = wakeup.root / "refutations" / "manifest.toml"
+    before = manifest.read_bytes()
+    if before not in PINNED_FROM:
+        assert main(PIN) == 0
+        PINNED_FROM[before] = (manifest.read_bytes(), capsys.readouterr().out)
+    after, printed = PINNED_FROM[before]
+    manifest.write_bytes(after)
+    return printed
 
 
 SMALL = dict(P=1, D=1, MaxTime=1)
