@@ -6,6 +6,8 @@ every slice and every merge among the threads, however small (a real run
 shares only large ones), so that small models run every path of the shared
 search; the slow ones compare whole runs at P=2 as they are."""
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import pytest
 
 from helpers import publish_blind_to_standing, replace_action
@@ -95,6 +97,18 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     assert summary(two) == summary(one)
 
 
+class AtOnce(ThreadPoolExecutor):
+    """A pool that runs each job as it is submitted, in the submitting thread."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # handed to whoever waits on the job, as a pool would
+            future.set_exception(error)
+        return future
+
+
 def lowering_publish(s, cfg, p):
     """Publish, or where process p's since is above 0, lower it by one (breaks NoRegression)."""
     if s.since[p] > 0:
@@ -107,7 +121,9 @@ def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(sh
     # A component failing NoRegression is met by the lookups of a part after others were
     # sorted: their steps' keys are taken then, and the first failing step is one thread's.
     # With liveness the edges are recorded, and the sort's positions must not have
-    # overwritten the keys those steps are read from.
+    # overwritten the keys those steps are read from. The pool runs each part as it is
+    # handed over, so that the parts before are sorted whatever the machine's timing.
+    monkeypatch.setattr(threads, "ThreadPoolExecutor", AtOnce)
     replace_action(monkeypatch, "Publish", lowering_publish)
     filled = []
     fill = threads.Pipeline.step_keys_where_woken
