@@ -174,6 +174,7 @@ def reference_verdict(log: Log) -> dict:
         layers.append(layer)
     last = layers[-1]
     events = len(log.events)
+    limits = next_observed(log)
     per_node = []
     for node in last.nodes:
         found = dict(node.violated)
@@ -188,4 +189,38 @@ def reference_verdict(log: Log) -> dict:
             "violations": {name: max(found[name] for found in per_node) for name in order if name in every},
             "possible": {name: min(found[name] for found in per_node if name in found)
                          for name in order if name in some - every},
-            "final_states": len(last.states()), "layer_states": tuple(len(l.states()) for l in layers)}
+            "final_states": len(last.states()), "layer_states": tuple(len(l.states()) for l in layers),
+            "layer_states_ahead": tuple(len([s for s in l.states() if not passed_next(s, limits[l.number])])
+                                        for l in layers)}
+
+
+def next_observed(log: Log) -> list:
+    """For each event number k (0: the header), the value the log shows next, after event k, of
+    each rising frontier that is a whole number: {(variable, process or None): value}."""
+    from protocol.model import state as schema
+
+    found, ahead = [], {}
+    for event in reversed(log.events):
+        found.append(dict(ahead))
+        if isinstance(event, Observation):
+            for name, p, value in event.facts:
+                if name not in schema.RISING:
+                    continue
+                if schema.BY_NAME[name].scope == schema.GLOBAL:
+                    values = {None: value}
+                else:
+                    values = {p: value} if p is not None else dict(enumerate(value))
+                ahead.update({(name, q): v for q, v in values.items() if isinstance(v, int)})
+    found.append(dict(ahead))
+    found.reverse()
+    return found
+
+
+def passed_next(state, limits: dict) -> bool:
+    """Whether a state has a rising frontier past the value the log shows of it next: it cannot
+    meet that observation, frontiers never falling."""
+    for (name, p), limit in limits.items():
+        value = getattr(state, name) if p is None else getattr(state, name)[p]
+        if isinstance(value, int) and value > limit:
+            return True
+    return False

@@ -11,6 +11,13 @@ observation filters the globals and each process's set; a wide step (one that re
 writes the globals and its process's locals) splits a cell by the globals it reaches. The count of
 states is exact (a union of products, counted without listing it).
 
+A frontier the schema marks as rising never falls (NoRegression), so a state whose frontier has
+passed the value the log shows of it next cannot meet that observation: the cells and local ids
+that have passed it are dropped as soon as they appear (`Lookahead`), not carried to it. With
+`Ingest` silent, every value of `upper` up to MaxTime would otherwise be a product of its own
+until the next `upper` the log shows. That rests on NoRegression: every step taken is checked
+not to lower a rising frontier, and the exact search decides the log where one does.
+
 It answers where its answer is plain: the log is a behaviour and, on every state and step
 the log can reach, no property can fail. That is decided per component too: each globals
 and local value is checked once by the properties declared a conjunction over components
@@ -28,9 +35,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from math import prod
 
+import attrs
+
 from protocol import properties as props
 from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE
 from protocol.engine.fast import BITS, family_of
+from protocol.model import state as schema
 from protocol.model.actions import ACTIONS
 from protocol.model.commands import command_text
 from protocol.model.next import action_instances, model_with
@@ -91,6 +101,40 @@ def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = 
     return Cell(cell.g if g is None else g, coords, cell, label, shared)
 
 
+class Lookahead:
+    """For each event, the value the log shows next (at a later event) of each rising frontier:
+    globals as (position, value), each process's locals as (process, position, value). Only whole
+    numbers: a frontier kept per index id is not bounded."""
+
+    def __init__(self, events, global_names: tuple, local_names: tuple, processes: int):
+        rising = set(schema.RISING)
+        self.global_positions = {name: i for i, name in enumerate(global_names) if name in rising}
+        self.local_positions = {name: i for i, name in enumerate(local_names) if name in rising}
+        self.on_globals: list = [()] * (len(events) + 1)  # event number -> limits after it
+        self.on_locals: list = [()] * (len(events) + 1)
+        globals_next: dict = {}
+        locals_next: dict = {}
+        for number in range(len(events), -1, -1):
+            self.on_globals[number] = tuple(globals_next.items())
+            self.on_locals[number] = tuple((p, position, value) for (p, position), value in locals_next.items())
+            if number and isinstance(events[number - 1], Observation):
+                self._note(events[number - 1], processes, globals_next, locals_next)
+
+    def _note(self, event, processes: int, globals_next: dict, locals_next: dict) -> None:
+        for name, q, value in event.facts:
+            if name in self.global_positions and isinstance(value, int):
+                globals_next[self.global_positions[name]] = value
+            elif name in self.local_positions:
+                values = dict(enumerate(value)) if q is None else {q: value}
+                for p, entry in values.items():
+                    if isinstance(entry, int) and p < processes:
+                        locals_next[(p, self.local_positions[name])] = entry
+
+    @property
+    def positions(self) -> tuple:
+        return tuple(self.global_positions.values()), tuple(self.local_positions.values())
+
+
 class Factored:
     """The model of one configuration, packed, followed cell by cell."""
 
@@ -124,6 +168,9 @@ class Factored:
         self._globals_states: dict = {}  # g -> globals_state(g)
         self._local_states: dict = {}  # lid -> local_state(lid)
         self._prepare_liveness()
+        self.globals_limits: tuple = ()  # the lookahead's limits after the current event
+        self.locals_limits: tuple = ()
+        self.lookahead_positions: tuple = ((), ())
 
     def _refuse_whole_properties(self) -> None:
         model = self.model
@@ -265,6 +312,8 @@ class Factored:
         work = list(seeds)
         while work:
             cell = work.pop()
+            if self.passed_globals(cell.g) or not self.drop_passed(cell):
+                continue
             if any(cell.within(other) for other in at[cell.g]):
                 continue
             if len(cells) >= MAX_CELLS:
@@ -288,6 +337,45 @@ class Factored:
             raise TooAmbiguous(f"{where}: more than {bound:,} model states fit the log here: "
                                "observe more variables or silence fewer actions")
 
+    # ----------------------------------------------------------- lookahead
+
+    def passed_globals(self, g: int) -> bool:
+        """Whether globals g have a rising frontier past the value the log shows of it next."""
+        values = self.engine.globals[g]
+        return any(passed(values[position], limit) for position, limit in self.globals_limits)
+
+    def passed_local(self, p: int, lid: int) -> bool:
+        values = self.engine.locals[lid]
+        return any(passed(values[position], limit) for q, position, limit in self.locals_limits if q == p)
+
+    def drop_passed(self, cell: Cell) -> bool:
+        """Drop from each process's set the local ids past a limit; False where a set empties.
+        A local id kept must not have been reached within the cell from one dropped: that step
+        lowered a rising frontier."""
+        for p in {q for q, _, _ in self.locals_limits}:
+            coord = cell.coords[p]
+            passed = [lid for lid in coord if self.passed_local(p, lid)]
+            if not passed:
+                continue
+            if len(passed) == len(coord):
+                return False
+            kept_ = {lid: origin for lid, origin in cell.own(p).items() if lid not in passed}
+            if any(label is not None and previous in passed for label, previous in kept_.values()):
+                raise Exact("a step lowered a rising frontier")
+            cell.coords[p] = kept_
+        return True
+
+    def check_rising(self) -> None:
+        """No step taken lowered a frontier the lookahead bounds (else it would not be sound)."""
+        on_globals, on_locals = self.lookahead_positions
+        globals_, locals_ = self.engine.globals, self.engine.locals
+        for g, after in self.global_steps:
+            if any(passed(globals_[g][i], globals_[after][i]) for i in on_globals):
+                raise Exact("a step lowered a rising frontier")
+        for _, lid, after in self.local_steps:
+            if any(passed(locals_[lid][i], locals_[after][i]) for i in on_locals):
+                raise Exact("a step lowered a rising frontier")
+
     def _close_locally(self, cell: Cell) -> None:
         """Each process's set closed under its own silent steps (apart: they commute). A set
         shared with the parent is closed already under the steps that read the same globals
@@ -301,6 +389,7 @@ class Factored:
                 if not label_ids:
                     continue
             frontier = [(lid, label_ids) for lid in cell.coords[p]]
+            limited = any(q == p for q, _, _ in self.locals_limits)
             every = self.silent_local[p]
             coord = None
             while frontier:
@@ -310,7 +399,7 @@ class Factored:
                         after = self.local_next(label_id, cell.g, lid)
                         if after >= 0:
                             self.local_steps.add((p, lid, after))
-                            if after not in cell.coords[p]:
+                            if after not in cell.coords[p] and not (limited and self.passed_local(p, after)):
                                 coord = cell.own(p)
                                 coord[after] = (label_id, lid)
                                 reached.append((after, every))
@@ -502,6 +591,28 @@ def alive_cells(last: list) -> list:
     return found
 
 
+def frontiers_never_fall(cfg, model) -> bool:
+    """Whether the lookahead may rely on NoRegression: the model checks it, and no named
+    configuration with these switches is known to violate it (HoldsAliasShared lowers a writer).
+    Elsewhere every step taken is checked (`check_rising`)."""
+    from protocol.model.config import named_configurations
+
+    if "NoRegression" not in model.transition_properties:
+        return False
+    return not any("NoRegression" in dict(named.expect) and switches(named.config) == switches(cfg)
+                   for named in named_configurations().values())
+
+
+def switches(cfg) -> dict:
+    return {name: value for name, value in attrs.asdict(cfg).items() if name not in cfg.constants}
+
+
+def passed(value, limit) -> bool:
+    """Whether a frontier's value is past `limit` (only whole numbers compare: a frontier kept
+    per index id, or not yet set, is never past one)."""
+    return isinstance(value, int) and isinstance(limit, int) and value > limit
+
+
 def fair_step(instance, state) -> bool:
     return instance.step(state) is not None
 
@@ -531,11 +642,18 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     search = Factored(cfg, log.silent, labels)
     search.bound = bound
     engine = search.engine
+    lookahead = Lookahead(log.events, engine.global_names, engine.local_names, cfg.P) \
+        if frontiers_never_fall(cfg, search.model) else None
+    if lookahead is not None:
+        search.lookahead_positions = lookahead.positions
+        search.globals_limits, search.locals_limits = lookahead.on_globals[0], lookahead.on_locals[0]
     initial = Cell(engine.unpack(engine.initial)[0], [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
                    None, None)
     cells = search.close([initial], "the header")
     sizes = [search.count(cells)]
     for number, event in enumerate(log.events, 1):
+        if lookahead is not None:
+            search.globals_limits, search.locals_limits = lookahead.on_globals[number], lookahead.on_locals[number]
         if isinstance(event, Observation):
             observe = search.observer(event)
             seeds = [found for cell in cells if (found := observe(cell)) is not None]
@@ -553,6 +671,7 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
         sizes.append(search.count(cells))
         if progress is not None:
             progress(number, len(log.events), sizes[-1])
+    search.check_rising()
     search.check_safety(alive_cells(cells))
     search.check_premises_stay()
     search.check_stops(cells)
