@@ -317,6 +317,7 @@ def test_a_configuration_known_to_lower_a_frontier_is_followed_without_the_looka
         assert frontiers_never_fall(cfg, model_for(cfg)) is expected, name
 
 
+@pytest.mark.slow  # explores HoldsAliasShared to its NoRegression violation: most of a second
 def test_a_step_that_lowers_a_frontier_sends_the_log_to_the_exact_search(monkeypatch):
     """With the lookahead forced on where a writer falls (HoldsAliasShared), the fall is caught on
     the step taken, and the exact search reports NoRegression."""
