@@ -45,10 +45,11 @@ import numpy as np
 
 from protocol.engine import EACH, LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
-from protocol.engine.fast import BITS, Engine, ReducedLiveness
+from protocol.engine.fast import BITS, UNEVALUATED, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
-from protocol.engine.vector.whole import head_of, head_successors, instance_of
+from protocol.engine.vector.helpers import pair_verdict
 from protocol.engine.vector.liveness import sorted_unique
+from protocol.engine.vector.whole import head_of, head_successors, instance_of
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -120,6 +121,7 @@ class Tables:
         self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
         self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
         self.wide: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # wide index -> sorted keys, rows
+        self.helpers = None  # with --workers: the processes evaluating a share of each batch (helpers.py)
 
     def spent(self, since: float) -> None:
         """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
@@ -145,44 +147,67 @@ class Tables:
         return count[G], table.start.array[G]
 
     def lookup(self, memo: Growing, shape: Callable[[], tuple], rows, columns: np.ndarray,
-               compute: Callable[[int, int], int]) -> np.ndarray:
+               compute: Callable[[int, int], int], kind: tuple | None = None) -> np.ndarray:
         """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
-        `compute(row, column)` (the readable actions, through the packed engine) first."""
-        return self.lookup_columns(memo, shape, rows, [columns], compute)[0]
+        `compute(row, column)` (the readable actions, through the packed engine) first;
+        where the table is of a `kind` helpers evaluate (helpers.py), they evaluate a
+        share of them first."""
+        return self.lookup_columns(memo, shape, rows, [columns], compute, kind)[0]
 
     def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
-                       compute: Callable[[int, int], int]) -> list[np.ndarray]:
+                       compute: Callable[[int, int], int], kind: tuple | None = None,
+                       share=None) -> list[np.ndarray]:
         """`lookup` for several columns against the same rows: the missing entries of all
-        computed in one pass (in the order of their index, as one column's are)."""
-
-        def take_all(table: np.ndarray, missing: list | None = None) -> list[np.ndarray]:
-            base = None if rows is None else rows * table.shape[1]
-            found = []
-            for column in columns:  # one index array alive at a time: the memory in flight stays small
-                index = column if base is None else base + column
-                found.append(table.reshape(-1).take(index))
-                if missing is not None and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
-                    missing.append(index[found[-1] == UNKNOWN])
-            return found
-
-        missing = []
+        computed in one pass (in the order of their index, as one column's are). With a
+        `share` (threads.Share), the lookups are cut in consecutive pieces, one per thread."""
+        spans = [(0, len(columns[0]))] if share is None else share.spans(len(columns[0]))
+        pieces = [(None if rows is None else rows[a:b], [column[a:b] for column in columns]) for a, b in spans]
         table = memo.ensure(*shape())
-        found = take_all(table, missing)
+        taken = self.taken(table, pieces, share, missing=True)
+        missing = [index for _, piece_missing in taken for index in piece_missing]
         if missing:
             clock = self.clock()
             rows_missing, columns_missing = np.divmod(sorted_unique(np.concatenate(missing)), table.shape[1])
-            computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
+            rows_list, columns_list = rows_missing.tolist(), columns_missing.tolist()
+            if self.helpers is not None and kind is not None and self.helpers.help_with(len(rows_list)):
+                values = self.helpers.share(kind, rows_list, columns_list)
+                try:  # `compute` given what the helpers evaluated
+                    computed = [compute(*entry) for entry in zip(rows_list, columns_list, values)]
+                finally:
+                    self.helpers.forget()
+            else:
+                computed = [compute(row, column) for row, column in zip(rows_list, columns_list)]
             table = memo.ensure(*shape())  # the readable actions may have interned components
             table[rows_missing, columns_missing] = computed
-            found = take_all(table)
             self.spent(clock)
-        return found
+            taken = self.taken(table, pieces, share, missing=False)
+        if len(taken) == 1:
+            return taken[0][0]
+        return [np.concatenate([found[k] for found, _ in taken]) for k in range(len(columns))]
+
+    @staticmethod
+    def taken(table: np.ndarray, pieces: list, share, missing: bool) -> list:
+        """Per piece (rows, columns): (table[rows, column] per column, with `missing` the
+        indices of the entries still UNKNOWN)."""
+
+        def take(piece) -> tuple[list, list]:
+            rows, columns = piece
+            base = None if rows is None else rows * table.shape[1]
+            found, unknown = [], []
+            for column in columns:  # one index array alive at a time: the memory in flight stays small
+                index = column if base is None else base + column
+                found.append(table.reshape(-1).take(index))
+                if missing and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
+                    unknown.append(index[found[-1] == UNKNOWN])
+            return found, unknown
+
+        return [take(pieces[0])] if share is None else share.map(take, pieces)
 
     def append(self, app: np.ndarray, lids: np.ndarray) -> np.ndarray:
         """Local `lids` with what `app` stands for appended (app 0: nothing)."""
         engine = self.engine
         return self.lookup(self.appended, lambda: (len(engine.appends), len(engine.locals)), app, lids,
-                           lambda a, lid: lid if a == 0 else engine.append_to(a, lid))
+                           lambda a, lid, _checked=None: lid if a == 0 else engine.append_to(a, lid), ("append",))
 
     def projections(self, name: str, G: np.ndarray) -> np.ndarray | None:
         """Per row, the id of what local action `name` reads of the globals (None: it reads none)."""
@@ -203,12 +228,12 @@ class Tables:
         engine = self.engine
         rows = engine.local_memos[name]
 
-        def compute(proj: int, lid: int) -> int:
+        def compute(proj: int, lid: int, next_local=UNEVALUATED) -> int:
             value = rows[proj][lid]
-            return engine.local_successor(name, lid, proj) if value is None else value
+            return engine.local_successor(name, lid, proj, next_local) if value is None else value
 
         return self.lookup(self.local[name], lambda: (len(engine.projections[name]), len(engine.locals)),
-                           projection, lids, compute)
+                           projection, lids, compute, ("local", name))
 
     def wide_step(self, wide: int, G: np.ndarray, lids: np.ndarray):
         """A wide instance per row: (enabled, next globals, next local, append id to the others)."""
@@ -1421,17 +1446,21 @@ class Search:
         engine = self.engine
         G, L = layout.decode(keys)
 
-        def verdict(g: int, lid: int) -> int:
-            return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
+        def verdict(g: int, lid: int, found=UNEVALUATED) -> int:
+            return pair_verdict(engine, holds, g, lid) if found is UNEVALUATED else found
 
         verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
-                                              G, L, verdict)
+                                              G, L, verdict, ("pair", name), self.pieces_share(len(keys)))
         if min(column.min(initial=1) for column in verdicts) == 1:
             return None
         ok = np.ones(len(keys), dtype=bool)
         for column in verdicts:
             ok &= column == 1
         return ok
+
+    def pieces_share(self, size: int):
+        """What shares `size` lookups among threads (threads.Share), or None: one thread's."""
+        return None
 
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
         """The level's successor keys in the packed engine's order (taken before the sort

@@ -20,6 +20,11 @@ threads sharing each slice of a level:
 - adding the new keys to the keys seen merges sorted runs in N pieces cut at
   the same keys in both (`ThreadedSortedKeys`).
 
+The readable actions and checks that fill the tables run in Python, which
+threads cannot share: N - 1 forked helper processes evaluate a share of each
+large batch of them (helpers.py), and the pairs' verdicts are looked up a
+piece per thread.
+
 So the ids, parents, edges, counts, depth, violations, traces and lassos
 are those of one thread, whatever N (tests/test_threads.py): the threads
 only share the work of each step. The partitioned search (partition.py)
@@ -35,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from protocol.engine.vector.helpers import Helpers
 from protocol.engine.vector.search import (
     Deduplicated, KeyLayout, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
 )
@@ -81,6 +87,10 @@ class Share:
         self.overlapped += sum(spent) - max(spent)
         return [first, *rest]
 
+    def spans(self, size: int) -> list[tuple[int, int]]:
+        """`size` items cut in one consecutive range per thread."""
+        return bounds(size, self.workers)
+
     def close(self) -> None:
         self.pool.shutdown(wait=True)
 
@@ -125,6 +135,8 @@ class ThreadedSearch(Search):
     def __init__(self, workers: int, *arguments):
         super().__init__(*arguments)
         self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
+        # forked before the pool starts a thread: a helper is a copy of this one thread
+        self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
         self.run.workers = workers
@@ -152,6 +164,9 @@ class ThreadedSearch(Search):
         return np.concatenate(self.share.map(lambda span: (lambda part: part[part >= 0])(slot[span[0]:span[1]]),
                                              ranges)).astype(np.int64)
 
+    def pieces_share(self, size: int):
+        return self.share if size >= THREADED_AT_LEAST else None
+
     def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
         if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
             return super().place_targets(pieces, ids, targets)
@@ -162,7 +177,8 @@ class ThreadedSearch(Search):
             super().levels()
         finally:
             self.share.close()
-            self.run.overlapped = self.share.overlapped
+            self.helpers.close()
+            self.run.overlapped = self.share.overlapped + self.helpers.beside
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         if len(level) < THREADED_AT_LEAST:
@@ -193,7 +209,8 @@ class Pipeline:
     def sorted_parts(self) -> list[tuple[Laid, Deduplicated]]:
         """Each part's (Laid, Deduplicated), in order, under the search's layout."""
         search = self.search
-        started = time.thread_time()
+        helpers = search.helpers
+        started, helped = time.thread_time(), (helpers.cpu, helpers.beside, helpers.waited)
         try:
             for k, part in enumerate(self.parts):
                 found = search.lookups(part)
@@ -214,8 +231,14 @@ class Pipeline:
             self.settle()
         finally:
             self.settle(cancel=True)  # Ctrl-C: the parts not started are not started
+        # The calling thread's path: its CPU seconds and those it waited for the helpers past
+        # its own share; beside it, the pool's and the helpers' (counted here, not as `beside`).
         mine, pools = time.thread_time() - started, sum(self.pool_seconds)
-        search.share.overlapped += min(mine, pools)  # as if they ran side by side throughout
+        helpers_cpu, waited = helpers.cpu - helped[0], helpers.waited - helped[2]
+        helpers.beside = helped[1]
+        total = mine + pools + helpers_cpu
+        # as if they ran side by side throughout, on as many cores as workers
+        search.share.overlapped += total - max(mine + waited, pools, total / search.share.workers)
         self.rekey_done()
         self.step_keys_where_woken()
         return [(laid, found) for laid, found, _layout, _laid_layout in self.results]
