@@ -15,9 +15,10 @@ so the verdicts and the lassos are the same.
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -99,6 +100,7 @@ class VectorGraph:
         with self.timed("liveness:enabled"):
             self.enabled = self._enabled_masks()
         self._cyclic = self._stutters = None
+        self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
 
     @contextmanager
     def timed(self, part: str):
@@ -129,10 +131,48 @@ class VectorGraph:
 
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
+        if self._cyclic is None and self._beside is not None:
+            self._cyclic = self._cycles_found_beside()
         if self._cyclic is None:
             with self.timed("liveness:cycles"):
                 self._cyclic = self._find_cyclic()
         return self._cyclic
+
+    def find_cycles_beside(self, overlapped: Callable[[float], None]) -> None:
+        """Start finding the states on cycles (`cyclic`) in a thread of its own, while this
+        one goes on with what needs no cycles (the leads-to masks, in Python): the peeling's
+        sorts and gathers let go of the interpreter's lock. `overlapped(seconds)` is told
+        the CPU seconds the two spent side by side, once `cyclic` has waited for it."""
+        answer: dict = {}
+
+        def find() -> None:
+            started = time.thread_time()
+            try:
+                answer["cyclic"] = self._find_cyclic()
+            except BaseException as error:  # raised where `cyclic` waits for it
+                answer["error"] = error
+            finally:
+                answer["seconds"] = time.thread_time() - started
+
+        # a daemon: a Ctrl-C in this thread does not wait for it to finish
+        thread = threading.Thread(target=find, name="vector-cycles", daemon=True)
+        self._beside = (thread, answer, time.thread_time(), overlapped)
+        thread.start()
+
+    @property
+    def finding_cycles(self) -> bool:
+        """Whether a thread is finding the cycles beside (`find_cycles_beside`), not yet waited for."""
+        return self._beside is not None
+
+    def _cycles_found_beside(self) -> np.ndarray:
+        thread, answer, started, overlapped = self._beside
+        thread.join()
+        self._beside = None
+        self.parts["liveness:cycles"] = self.parts.get("liveness:cycles", 0.0) + answer["seconds"]
+        overlapped(min(answer["seconds"], time.thread_time() - started))
+        if "error" in answer:
+            raise answer["error"]
+        return answer["cyclic"]
 
     def _find_cyclic(self) -> np.ndarray:
         cyclic = np.zeros(self.n, dtype=bool)

@@ -614,6 +614,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
+        self._graph = None  # the graph liveness is decided on, once built
         self.workers = 1  # the threads that shared the search (threads.py)
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
@@ -824,14 +825,25 @@ class VectorExploration(ReducedLiveness, Exploration):
 
         offsets, labels, targets = self.edge_arrays()
         family_of = {instance.label: instance.family for instance in model.instances}
-        return VectorGraph(offsets, labels, targets, model.fair_families,
-                           [family_of.get(label) for label in self.labels], parts=self.parts)
+        graph = VectorGraph(offsets, labels, targets, model.fair_families,
+                            [family_of.get(label) for label in self.labels], parts=self.parts)
+        self._graph = graph
+        if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
+
+            def overlapped(seconds: float) -> None:
+                self.overlapped += seconds
+
+            graph.find_cycles_beside(overlapped)
+        return graph
 
     def pair_masks(self, name: str, pairs):
         from protocol.engine.vector.liveness import LeadsToMasks
 
         self.note_per_state(name, pairs)
-        return LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
+        masks = LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
+        if self._graph is not None and self._graph.finding_cycles:
+            masks.arrays()  # all of them, while the cycles are found beside: the decision may want them
+        return masks
 
     def note_per_state(self, name: str, pairs) -> None:
         """Say, in the engine choice (`--json`, `bench`), which liveness properties are
@@ -1188,15 +1200,18 @@ class Search:
         self.timed("gather", clock)
         return Laid(keys, positions, shift, combined, labels, degree, row_start, total, L)
 
-    def deduplicate(self, laid: "Laid", layout: KeyLayout) -> "Deduplicated":
+    def deduplicate(self, laid: "Laid", layout: KeyLayout, find: bool = True) -> "Deduplicated":
         """Each successor key once, with its first position in the packed engine's order,
-        and whether it was seen (with its id, where edges are recorded)."""
+        and whether it was seen (with its id, where edges are recorded); without `find`,
+        not yet looked up in the keys seen (known and known_ids None)."""
         clock = self.clock()
         step_keys = self.keys_in_order(laid.keys, laid.positions, laid.shift) if self.woken(self.step_checks) else None
         unique, first, pieces = self.first_occurrences(laid.keys, laid.positions, laid.shift, laid.combined, layout)
         clock = self.timed("sort", clock)
-        known, known_ids = self.seen.find(unique)
-        self.timed("dedupe", clock)
+        known = known_ids = None
+        if find:
+            known, known_ids = self.seen.find(unique)
+            self.timed("dedupe", clock)
         return Deduplicated(unique, first, pieces, known, known_ids, step_keys)
 
     def admit(self, level: Slice, offset: int, layout: KeyLayout, laid: "Laid", found: "Deduplicated"):

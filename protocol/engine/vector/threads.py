@@ -186,7 +186,8 @@ class ThreadedSearch(Search):
         parts = [Slice(level, start, stop) for start, stop in bounds(len(level), PARTS * self.share.workers)]
         done = Pipeline(self, parts).sorted_parts()
         clock = self.clock()
-        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share)
+        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share,
+                                          self.seen)
         self.timed("dedupe", clock)
         return self.admit(level, offset, self.layout, laid, deduplicated)
 
@@ -251,8 +252,8 @@ class Pipeline:
             self.pool_seconds.append(time.thread_time() - started)
 
     def job(self, k: int, found, layout) -> None:
-        laid = self.search.lay_out(self.parts[k], layout, found)
-        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout, layout)
+        laid = self.search.lay_out(self.parts[k], layout, found)  # looked up in the keys seen once joined
+        self.results[k] = (laid, self.search.deduplicate(laid, layout, find=False), layout, layout)
 
     def settle(self, cancel: bool = False) -> None:
         """Wait for every part in the pool (its exception, if any, raised here); with
@@ -298,11 +299,13 @@ def steps_keys(search, laid: Laid, found: Deduplicated, layout, laid_layout) -> 
     return layout.rekey(in_order, search.layout)
 
 
-def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
+def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share,
+                 seen: SortedKeys) -> tuple[Laid, Deduplicated]:
     """The slice's `Laid` (what `admit` reads of it) and `Deduplicated` from its parts':
     positions moved past the parts before, each distinct key once, with the first
-    position and the seen id of its first part (the parts are in order). The parts'
-    sorted keys are cut at the same keys into pieces, merged one per thread."""
+    position of its first part (the parts are in order), looked up in the keys `seen`.
+    The parts' sorted keys are cut at the same keys into pieces, merged and looked up
+    one per thread (a piece's keys are a range of the keys seen: once each, nearby)."""
     starts = np.cumsum([0] + [part.total for part in laid])
     row_start = np.concatenate([part.row_start + start for part, start in zip(laid, starts)])
     whole = Laid(None, None, None, None, np.concatenate([part.labels for part in laid]),
@@ -323,13 +326,10 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> t
         where = np.empty(len(every), dtype=np.int64)
         where[order] = np.cumsum(first_of_run) - 1
         taken = order[first_of_run]  # per distinct key, where its first part has it in `every`
-        known_ids = None
-        if found[0].known_ids is not None:
-            known_ids = np.concatenate([part.known_ids[a:b] for part, a, b in spans])[taken]
         bounds_ = np.cumsum([0] + [b - a for _, a, b in spans])
-        return (in_order[first_of_run], np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
-                np.concatenate([part.known[a:b] for part, a, b in spans])[taken], known_ids,
-                [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
+        unique = in_order[first_of_run]
+        return (unique, np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
+                *seen.find(unique), [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
 
     pieces_ = share.map(piece, list(range(len(at_keys) + 1)))
     base = np.cumsum([0] + [len(unique) for unique, *_ in pieces_])
@@ -337,7 +337,7 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> t
     merged_first = np.concatenate([piece_first for _, piece_first, *_ in pieces_])
     known = np.concatenate([piece_known for _, _, piece_known, *_ in pieces_])
     known_ids = None
-    if found[0].known_ids is not None:
+    if pieces_[0][3] is not None:
         known_ids = np.concatenate([ids for _, _, _, ids, _ in pieces_])
     pieces = None
     if found[0].pieces is not None:  # each part's runs of positions, pointed at the slice's keys
