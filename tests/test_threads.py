@@ -160,6 +160,15 @@ def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
     assert any(verdict.trace is not None for verdict in one.properties.values())
 
 
+def test_liveness_properties_decided_side_by_side_as_one(shared, monkeypatch):
+    decided = []  # per decision, the properties decided side by side
+    side_by_side = threads.side_by_side
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
+    named = lookup("HoldsSealReportSilent").with_constants({"MaxTime": 1})
+    one, two = check(named), check(named, workers=2)
+    assert summary(two) == summary(one) and decided == [3]
+
+
 def publish_that_spins(s, cfg, p):
     """Publish, staying put where it would raise since: the graph gets cycles."""
     return None if actions.publish(s, cfg, p) is None else s
@@ -167,16 +176,20 @@ def publish_that_spins(s, cfg, p):
 
 @pytest.mark.parametrize("sabotage", [publish_that_spins, publish_blind_to_standing], ids=["cycle", "stutter"])
 def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
-    # with two workers the cycles are found in a thread while the leads-to masks are taken
-    beside = []
+    # with two workers the cycles are found in a thread while the leads-to masks are taken,
+    # and the properties are decided side by side
+    beside, decided = [], []
     find = VectorGraph.find_cycles_beside
     monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph, told: beside.append(graph) or find(graph, told))
+    side_by_side = threads.side_by_side
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
     assert one.properties["CompactionNotStalled"].holds is False and shared
     assert summary(two) == summary(one)
     assert len(beside) == 1 and beside[0]._beside is None  # started, and waited for
+    assert decided == [1]  # the other properties hold in place
 
 
 class AtOnce(ThreadPoolExecutor):

@@ -101,14 +101,15 @@ class VectorGraph:
             self.enabled = self._enabled_masks()
         self._cyclic = self._stutters = None
         self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
+        self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
 
     @contextmanager
     def timed(self, part: str):
-        started = time.process_time()
+        started = time.thread_time()  # this thread's: with workers, properties are decided side by side
         try:
             yield
         finally:
-            self.parts[part] = self.parts.get(part, 0.0) + time.process_time() - started
+            self.parts[part] = self.parts.get(part, 0.0) + time.thread_time() - started
 
     def _enabled_masks(self) -> np.ndarray:
         enabled = np.zeros(self.n, dtype=self.family_dtype)
@@ -131,11 +132,12 @@ class VectorGraph:
 
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
-        if self._cyclic is None and self._beside is not None:
-            self._cyclic = self._cycles_found_beside()
-        if self._cyclic is None:
-            with self.timed("liveness:cycles"):
-                self._cyclic = self._find_cyclic()
+        with self._lock:
+            if self._cyclic is None and self._beside is not None:
+                self._cyclic = self._cycles_found_beside()
+            if self._cyclic is None:
+                with self.timed("liveness:cycles"):
+                    self._cyclic = self._find_cyclic()
         return self._cyclic
 
     def find_cycles_beside(self, overlapped: Callable[[float], None]) -> None:
@@ -445,8 +447,9 @@ class VectorGraph:
 
     def walker(self) -> "ListGraph":
         """The graph as Python lists, for liveness.py's path searches (only where a pair fails)."""
-        if getattr(self, "_walker", None) is None:
-            self._walker = ListGraph(self)
+        with self._lock:
+            if getattr(self, "_walker", None) is None:
+                self._walker = ListGraph(self)
         return self._walker
 
 
@@ -744,11 +747,11 @@ class LeadsToMasks:
 
     @contextmanager
     def timed(self):
-        started = time.process_time()
+        started = time.thread_time()  # this thread's, as `VectorGraph.timed`
         try:
             yield
         finally:
-            self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+            self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.thread_time() - started
 
     def arrays(self) -> list[tuple[np.ndarray, np.ndarray]]:
         if self._masks is None:

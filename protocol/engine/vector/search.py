@@ -820,6 +820,30 @@ class VectorExploration(ReducedLiveness, Exploration):
                 reached[i] = answer
         return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
+    def decide_liveness(self, model: Model) -> dict:
+        """With threads, the liveness properties not settled in place decided side by side
+        (each on the one graph; numpy's sorts and gathers let go of the interpreter's lock)."""
+        if self.workers == 1 or not self.liveness_decidable:
+            return super().decide_liveness(model)
+        from protocol.engine.interface import Liveness
+        from protocol.engine.vector.threads import side_by_side
+
+        verdicts, open_ = {}, []
+        for name, pairs in model.liveness.items():
+            settled = self.holds_in_place(name, pairs)
+            if settled is None:
+                open_.append((name, pairs))
+            else:
+                verdicts[name] = Liveness(True, premises=settled)
+        if open_:
+            graph, initial = self.fair_graph(model), self.initial_ids()
+            decided, overlapped = side_by_side(
+                [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_],
+                self.workers)
+            self.overlapped += overlapped
+            verdicts.update(zip([name for name, _ in open_], decided))
+        return {name: verdicts[name] for name in model.liveness}
+
     def fair_graph(self, model: Model):
         from protocol.engine.vector.liveness import VectorGraph
 

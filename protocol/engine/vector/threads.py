@@ -95,6 +95,35 @@ class Share:
         self.pool.shutdown(wait=True)
 
 
+def side_by_side(jobs: list[Callable], workers: int) -> tuple[list, float]:
+    """[job() for job in jobs], the first in the calling thread, each other in a daemon
+    thread of its own (a Ctrl-C here does not wait for them), and the CPU seconds they
+    spent beside one another on `workers` cores (as `Share` counts them)."""
+    answers, spent = [None] * len(jobs), [0.0] * len(jobs)
+
+    def run(k: int) -> None:
+        started = time.thread_time()
+        try:
+            answers[k] = (True, jobs[k]())
+        except BaseException as error:  # raised in the calling thread
+            answers[k] = (False, error)
+        finally:
+            spent[k] = time.thread_time() - started
+
+    others = [threading.Thread(target=run, args=(k,), name="vector-liveness", daemon=True)
+              for k in range(1, len(jobs))]
+    for thread in others:
+        thread.start()
+    run(0)
+    for thread in others:
+        thread.join()
+    for ok, answer in answers:
+        if not ok:
+            raise answer
+    total = sum(spent)
+    return [answer for _, answer in answers], total - max(max(spent), total / workers)
+
+
 def bounds(size: int, parts: int) -> list[tuple[int, int]]:
     """`parts` consecutive ranges covering 0..size, as even as can be."""
     cuts = [size * k // parts for k in range(parts + 1)]
