@@ -31,6 +31,8 @@ from protocol.engine.liveness import Counterexample, Lasso, QuotientCycle
 # A frontier is expanded this many states at a time: its edges in flight take a few
 # tens of bytes each, so this bounds the memory of one step to a few hundred MB.
 CHUNK = 1 << 21
+# With threads, a frontier of at least this many states is cut in a part per thread.
+SHARED_AT_LEAST = 1 << 14
 # Up to this many leads-to pairs, an acyclic product region is swept with the pairs as
 # bits (a table of 2**pairs masks per label); beyond, searched over (state, pair).
 SWEPT_PAIRS = 12
@@ -102,6 +104,7 @@ class VectorGraph:
         self._cyclic = self._stutters = None
         self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
         self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
+        self.share = None  # with threads, what shares a frontier's parts among them (threads.Share)
 
     @contextmanager
     def timed(self, part: str):
@@ -193,16 +196,33 @@ class VectorGraph:
         incoming = in_degrees(self.targets, self.n, ids)
         ready = np.flatnonzero(incoming == 0).astype(ids)
         self._rounds = []
+        def hits(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            index, _ = edge_index(self.offsets, part)
+            return sorted_counts(self.targets[index])  # a state hit by several edges, once
+
         while len(ready):
             self._rounds.append(ready)
             freed = []
-            for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
-                index, _ = edge_index(self.offsets, part)
-                hit, times = sorted_counts(self.targets[index])  # a state hit by several edges, once
-                incoming[hit] -= times.astype(ids)
-                freed.append(hit[incoming[hit] == 0])
+            # a round has no edge inside: its parts may go one by one, their hits counted
+            # side by side where threads share the work (as many at a time as there are)
+            parts = list(chunks(ready, self.part_size(len(ready))))
+            width = 1 if self.share is None else self.share.workers
+            for first in range(0, len(parts), width):
+                for hit, times in self.mapped(hits, parts[first:first + width]):
+                    incoming[hit] -= times.astype(ids)
+                    freed.append(hit[incoming[hit] == 0])
             ready = (freed[0] if len(freed) == 1 else sorted_unique(np.concatenate(freed))).astype(ids)
         return incoming > 0
+
+    def part_size(self, size: int) -> int:
+        """The states of a frontier of `size` taken at a time: CHUNK, or with threads, few
+        enough that each has a part (past SHARED_AT_LEAST states)."""
+        if self.share is None or size < SHARED_AT_LEAST:
+            return CHUNK
+        return min(CHUNK, -(-size // self.share.workers))
+
+    def mapped(self, job, items: list) -> list:
+        return [job(item) for item in items] if self.share is None or len(items) < 2 else self.share.map(job, items)
 
     def components_within(self, within: np.ndarray):
         """The strongly connected components of the states in `within` and the edges among

@@ -615,6 +615,8 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
         self._graph = None  # the graph liveness is decided on, once built
+        self._alone = False  # whether one liveness property is decided on it (with threads)
+        self._share = None  # with threads, what shares the graph's frontiers while liveness is decided
         self.workers = 1  # the threads that shared the search (threads.py)
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
@@ -826,7 +828,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         if self.workers == 1 or not self.liveness_decidable:
             return super().decide_liveness(model)
         from protocol.engine.interface import Liveness
-        from protocol.engine.vector.threads import side_by_side
+        from protocol.engine.vector.threads import Share, side_by_side
 
         verdicts, open_ = {}, []
         for name, pairs in model.liveness.items():
@@ -836,11 +838,19 @@ class VectorExploration(ReducedLiveness, Exploration):
             else:
                 verdicts[name] = Liveness(True, premises=settled)
         if open_:
-            graph, initial = self.fair_graph(model), self.initial_ids()
-            decided, overlapped = side_by_side(
-                [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_],
-                self.workers)
-            self.overlapped += overlapped
+            # one property alone takes its masks while the cycles are found; several do not
+            # (each would take them whether its decision needs them or not)
+            self._alone = len(open_) == 1
+            share = self._share = Share(self.workers)  # the cycles' frontiers, a part per thread
+            try:
+                graph, initial = self.fair_graph(model), self.initial_ids()
+                decided, overlapped = side_by_side(
+                    [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_],
+                    self.workers)
+            finally:
+                self._share = None
+                share.close()
+            self.overlapped += overlapped + share.overlapped
             verdicts.update(zip([name for name, _ in open_], decided))
         return {name: verdicts[name] for name in model.liveness}
 
@@ -852,6 +862,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         graph = VectorGraph(offsets, labels, targets, model.fair_families,
                             [family_of.get(label) for label in self.labels], parts=self.parts)
         self._graph = graph
+        graph.share = self._share
         if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
 
             def overlapped(seconds: float) -> None:
@@ -865,7 +876,7 @@ class VectorExploration(ReducedLiveness, Exploration):
 
         self.note_per_state(name, pairs)
         masks = LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
-        if self._graph is not None and self._graph.finding_cycles:
+        if self._alone and self._graph is not None and self._graph.finding_cycles:
             masks.arrays()  # all of them, while the cycles are found beside: the decision may want them
         return masks
 
