@@ -124,21 +124,41 @@ def test_a_helper_answering_wrongly_is_caught(shared, helped, monkeypatch):
 
 
 def raising_publish(s, cfg, p):
-    """Publish, raising once process p's since has risen."""
+    """Publish, raising (naming the state) once process p's since has risen."""
     if s.since[p] > 0:
-        raise RuntimeError("a model's own error")
+        raise RuntimeError(f"a model's own error in {s}")
     return actions.publish(s, cfg, p)
 
 
 def test_a_model_error_in_a_helper_is_raised_as_one_worker_raises_it(shared, helped, monkeypatch):
+    # on the same state: the helpers and the search's own share leave the entries that
+    # raise to the search's fill, which runs them in one worker's order
     replace_action(monkeypatch, "Publish", raising_publish)
-    model = model_for(lookup("Holds").with_constants({"MaxTime": 1}).config)
-    with pytest.raises(RuntimeError, match="a model's own error"):
-        explore_vector(model)
-    with pytest.raises(RuntimeError, match="a model's own error"):
-        explore_vector(model_for(lookup("Holds").with_constants({"MaxTime": 1}).config), workers=2)
+    config = lookup("Holds").with_constants({"MaxTime": 1}).config
+    with pytest.raises(RuntimeError, match="a model's own error") as one:
+        explore_vector(model_for(config))
+    with pytest.raises(RuntimeError, match="a model's own error") as two:
+        explore_vector(model_for(config), workers=2)
+    assert str(two.value) == str(one.value)
     (_, pids), = helped
     assert pids and all(map(reaped, pids))
+
+
+def test_an_evaluation_that_raises_is_left_to_the_search(monkeypatch):
+    run = explore_vector(model_for(lookup("Holds").with_constants({"MaxTime": 1}).config))
+    engine = run.engine
+    family = next(iter(engine.local_reads))
+    lids = list(range(min(len(engine.locals), 12)))
+    local_next = engine.local_next
+
+    def raising(family, lid, projection, record=True):
+        if lid % 3 == 1:
+            raise RuntimeError("a model's own error")
+        return local_next(family, lid, projection, record)
+
+    monkeypatch.setattr(engine, "local_next", raising)
+    values, _checked = helpers.evaluate(engine, ("local", family), [0] * len(lids), lids)
+    assert [value is helpers.UNEVALUATED for value in values] == [lid % 3 == 1 for lid in lids]
 
 
 def test_ctrl_c_ends_and_reaps_the_helpers(shared, helped):

@@ -47,27 +47,35 @@ def pair_verdict(engine: Engine, holds, g: int, lid: int) -> int:
 def evaluate(engine: Engine, kind: tuple, rows: list, columns: list) -> tuple[list, dict]:
     """The entries (row, column) of table `kind` evaluated, interning nothing: (per entry
     its value, UNEVALUATED where the search must run it itself; per locals value met that
-    the engine has not interned, the by-component invariants it fails)."""
+    the engine has not interned, the by-component invariants it fails). Where the model
+    raises, the entry is left to the search, which runs the entries in order and so
+    raises where one worker does, on the first entry that raises."""
     checked: dict = {}
 
     def met(value) -> None:
         if value is not None and value is not UNEVALUATED and value not in engine.local_ids and value not in checked:
             checked[value] = engine.failing_local(value)
 
-    values: list = []
-    if kind[0] == "local":
-        for projection, lid in zip(rows, columns):
-            value = engine.local_next(kind[1], lid, projection, record=False)
-            met(value)
-            values.append(value)
-    elif kind[0] == "append":  # the value is the engine's to build (cheaply); its checks are the cost
-        for app, lid in zip(rows, columns):
-            if app:
-                met(engine.appended_value(app, lid))
-        values = [UNEVALUATED] * len(rows)
-    else:  # ("pair", name)
-        holds = engine.readable_invariants[kind[1]]
-        values = [pair_verdict(engine, holds, g, lid) for g, lid in zip(rows, columns)]
+    def local(projection: int, lid: int):
+        value = engine.local_next(kind[1], lid, projection, record=False)
+        met(value)
+        return value
+
+    def appended(app: int, lid: int):  # the value is the engine's to build (cheaply); its checks are the cost
+        if app:
+            met(engine.appended_value(app, lid))
+        return UNEVALUATED
+
+    def pair(g: int, lid: int) -> int:
+        return pair_verdict(engine, engine.readable_invariants[kind[1]], g, lid)
+
+    evaluation = {"local": local, "append": appended, "pair": pair}[kind[0]]
+    values = []
+    for row, column in zip(rows, columns):
+        try:
+            values.append(evaluation(row, column))
+        except Exception:
+            values.append(UNEVALUATED)
     return values, checked
 
 
