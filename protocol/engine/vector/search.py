@@ -83,6 +83,19 @@ class Growing:
         return array
 
 
+class Decoded:
+    """Keys to look up by their globals (rows) and each process's locals (columns),
+    decoded where first asked for (by the thread a piece of lookups goes to), once."""
+
+    def __init__(self, keys: np.ndarray, layout: "KeyLayout"):
+        self.keys, self.layout, self.decoded = keys, layout, None
+
+    def rows_and_columns(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        if self.decoded is None:
+            self.decoded = self.layout.decode(self.keys)
+        return self.decoded
+
+
 class ControllerSegment:
     """One segment of controller instances as a CSR over the globals: per global id, its
     enabled steps' (label id, next globals, append id) from row `start[g]` on."""
@@ -154,14 +167,16 @@ class Tables:
         share of them first."""
         return self.lookup_columns(memo, shape, rows, [columns], compute, kind)[0]
 
-    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
+    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list | None,
                        compute: Callable[[int, int], int], kind: tuple | None = None,
-                       share=None) -> list[np.ndarray]:
+                       share=None, pieces: list | None = None) -> list[np.ndarray]:
         """`lookup` for several columns against the same rows: the missing entries of all
         computed in one pass (in the order of their index, as one column's are). With a
-        `share` (threads.Share), the lookups are cut in consecutive pieces, one per thread."""
-        spans = [(0, len(columns[0]))] if share is None else share.spans(len(columns[0]))
-        pieces = [(None if rows is None else rows[a:b], [column[a:b] for column in columns]) for a, b in spans]
+        `share` (threads.Share), the lookups are cut in consecutive pieces, one per thread
+        (or given as `pieces`, each a `Decoded` or (rows, columns))."""
+        if pieces is None:
+            spans = [(0, len(columns[0]))] if share is None else share.spans(len(columns[0]))
+            pieces = [(None if rows is None else rows[a:b], [column[a:b] for column in columns]) for a, b in spans]
         table = memo.ensure(*shape())
         taken = self.taken(table, pieces, share, missing=True)
         missing = [index for _, piece_missing in taken for index in piece_missing]
@@ -183,7 +198,7 @@ class Tables:
             taken = self.taken(table, pieces, share, missing=False)
         if len(taken) == 1:
             return taken[0][0]
-        return [np.concatenate([found[k] for found, _ in taken]) for k in range(len(columns))]
+        return [np.concatenate([found[k] for found, _ in taken]) for k in range(len(taken[0][0]))]
 
     @staticmethod
     def taken(table: np.ndarray, pieces: list, share, missing: bool) -> list:
@@ -191,7 +206,7 @@ class Tables:
         indices of the entries still UNKNOWN)."""
 
         def take(piece) -> tuple[list, list]:
-            rows, columns = piece
+            rows, columns = piece.rows_and_columns() if isinstance(piece, Decoded) else piece
             base = None if rows is None else rows * table.shape[1]
             found, unknown = [], []
             for column in columns:  # one index array alive at a time: the memory in flight stays small
@@ -1261,11 +1276,23 @@ class Search:
         order = self.by_position(first[fresh], laid.total)
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
+        # each new state's parent and label, beside the checks where threads share the work
+        came_from = self.in_background(len(new_first), lambda: (
+            (level.start + np.searchsorted(row_start, new_first, side="right") - 1).astype(np.int32),
+            labels[new_first].astype(np.int16 if len(run.labels) < 2**15 else np.int32)))
+        in_id_order = []
+
+        def new_keys() -> np.ndarray:
+            """The new keys in id order (taken once, when first asked for)."""
+            if not in_id_order:
+                in_id_order.append(unique[fresh[order]])
+            return in_id_order[0]
+
         # where the search stops within this level: --max-states, --stop-on-violation
         new_weights = None
         if self.perms is not None:  # each new representative stands for its orbit
-            new_weights = self.orbit_sizes(layout.decode(unique[fresh][order])[1])
-        admitted, counted, edges, expanded = self.cut(level, new_first, lambda: unique[fresh][order], labels,
+            new_weights = self.orbit_sizes(layout.decode(new_keys())[1])
+        admitted, counted, edges, expanded = self.cut(level, new_first, new_keys, labels,
                                                       degree, row_start, layout, total, step_keys, new_weights)
         run.expanded = level.offset + expanded
         run.transitions += counted
@@ -1285,13 +1312,16 @@ class Search:
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
             self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
-            ids_order = fresh[order[:admitted]]
-            parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
-            piece = (unique[ids_order], layout, parent.astype(np.int32),
-                     labels[new_first[:admitted]].astype(np.int16 if len(run.labels) < 2**15 else np.int32),
-                     admitted_weight)
+            parent, via = came_from()
+            piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
         return cut, piece
+
+    def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
+        """What answers `job()` (on arrays of `size`) when called: here, run at once
+        (threads.py runs a large one beside)."""
+        answer = job()
+        return lambda: answer
 
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
@@ -1493,14 +1523,15 @@ class Search:
         """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
         the state whose every process has that one's locals (one verdict per pair of ids);
         None where it holds for all of them."""
-        engine = self.engine
-        G, L = layout.decode(keys)
+        engine, share = self.engine, self.pieces_share(len(keys))
 
         def verdict(g: int, lid: int, found=UNEVALUATED) -> int:
             return pair_verdict(engine, holds, g, lid) if found is UNEVALUATED else found
 
+        spans = [(0, len(keys))] if share is None else share.spans(len(keys))
+        pieces = [Decoded(keys[start:stop], layout) for start, stop in spans]  # each decoded by the thread it goes to
         verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
-                                              G, L, verdict, ("pair", name), self.pieces_share(len(keys)))
+                                              None, None, verdict, ("pair", name), share, pieces)
         if min(column.min(initial=1) for column in verdicts) == 1:
             return None
         ok = np.ones(len(keys), dtype=bool)
