@@ -86,9 +86,11 @@ class VectorGraph:
     (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
 
     def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence,
-                 parts: dict | None = None):
-        """`parts`, when given, accumulates the CPU seconds of each part of the decision."""
+                 parts: dict | None = None, share=None):
+        """`parts`, when given, accumulates the CPU seconds of each part of the decision;
+        `share` (threads.Share), when given, shares the frontiers' parts among threads."""
         self.parts = {} if parts is None else parts
+        self.share = share
         self.n = len(offsets) - 1
         self.offsets, self.labels, self.targets = offsets, labels, targets
         self.families = list(families)
@@ -104,7 +106,6 @@ class VectorGraph:
         self._cyclic = self._stutters = None
         self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
         self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
-        self.share = None  # with threads, what shares a frontier's parts among them (threads.Share)
 
     @contextmanager
     def timed(self, part: str):
@@ -119,12 +120,18 @@ class VectorGraph:
         if not self.all_families or not len(self.targets):
             return enabled
         label_bits = np.array(self.label_bit, dtype=self.family_dtype)
-        for start in range(0, self.n, CHUNK):  # a chunk of states at a time: the edges' bits in flight
+
+        def chunk(start: int) -> None:  # a chunk of states at a time: the edges' bits in flight
             stop = min(start + CHUNK, self.n)
             offsets = self.offsets[start:stop + 1]
             bits = label_bits[self.labels[offsets[0]:offsets[-1]]]
             busy = np.flatnonzero(np.diff(offsets) > 0)
             enabled[start + busy] = np.bitwise_or.reduceat(bits, offsets[busy] - offsets[0])
+
+        starts = list(range(0, self.n, CHUNK))
+        width = 1 if self.share is None else self.share.workers  # as many chunks in flight as threads
+        for first in range(0, len(starts), width):
+            self.mapped(chunk, starts[first:first + width])
         return enabled
 
     def stutters(self) -> np.ndarray:

@@ -57,6 +57,8 @@ UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # Multiword keys take a quarter of it per word added: their sort's arrays are several
 # times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
 SLICE = 1 << 21
+# With threads, an array of edges at least this long is copied a range per thread.
+SHARED_COPY = 1 << 16
 # Where a key and its position overflow a word by at most this many bits, the keys are
 # sorted in 2**PART_BITS parts by their top bits (`Search.first_occurrences_in_parts`).
 PART_BITS = 10
@@ -721,7 +723,8 @@ class VectorExploration(ReducedLiveness, Exploration):
                 offsets[level.offset + 1:level.offset + 1 + len(degree)] += done
                 for part_targets, part_labels in zip(level.targets, level.labels):
                     end = done + len(part_targets)
-                    targets[done:end], labels[done:end] = part_targets, part_labels
+                    self.copied(targets[done:end], part_targets)
+                    self.copied(labels[done:end], part_labels)
                     done = end
                 level.degree = level.targets = level.labels = None
                 after = level.offset + 1 + len(degree)
@@ -729,6 +732,18 @@ class VectorExploration(ReducedLiveness, Exploration):
             self._edges = (offsets, labels, targets)
             self.parts["liveness:graph"] = self.parts.get("liveness:graph", 0.0) + time.process_time() - started
         return self._edges
+
+    def copied(self, into: np.ndarray, source: np.ndarray) -> None:
+        """`into[:] = source`; while liveness is decided with threads, a range per thread."""
+        share = self._share
+        if share is None or len(source) < SHARED_COPY:
+            into[:] = source
+            return
+
+        def piece(span: tuple[int, int]) -> None:
+            into[span[0]:span[1]] = source[span[0]:span[1]]
+
+        share.map(piece, share.spans(len(source)))
 
     @property
     def edge_src(self):
@@ -875,9 +890,8 @@ class VectorExploration(ReducedLiveness, Exploration):
         offsets, labels, targets = self.edge_arrays()
         family_of = {instance.label: instance.family for instance in model.instances}
         graph = VectorGraph(offsets, labels, targets, model.fair_families,
-                            [family_of.get(label) for label in self.labels], parts=self.parts)
+                            [family_of.get(label) for label in self.labels], parts=self.parts, share=self._share)
         self._graph = graph
-        graph.share = self._share
         if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
 
             def overlapped(seconds: float) -> None:
