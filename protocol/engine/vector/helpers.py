@@ -5,7 +5,7 @@ component, checks the by-component invariants on each new local and the
 by-pair invariants on each new pair, all in Python: under the interpreter's
 lock, threads cannot share it, and in the levels where most components are
 met it is most of the work. So `--workers N` forks N - 1 helper processes
-when the search starts (the model built: they inherit it) and, for each
+at the first large batch (the model built: they inherit it) and, for each
 large batch of missing table entries, hands each every N-th entry while the
 search evaluates its own; they answer with values (the next locals, the
 verdicts, and which invariants each locals value they met new fails), never
@@ -86,21 +86,32 @@ class Helpers:
     own share), which threads.py counts into the search's critical path."""
 
     def __init__(self, engine: Engine, count: int):
-        self.engine = engine
+        self.engine, self.count = engine, count
         self.sent = self.sizes()  # what the helpers' copies hold
         self.cpu = self.beside = self.waited = 0.0
         self.answered = 0  # the entries the helpers evaluated
         self.children: list[tuple[int, object]] = []  # (pid, connection)
+
+    def help_with(self, entries: int) -> bool:
+        """Whether a batch of this many missing entries is shared with the helpers; they
+        are forked for the first one (a small search, which has none, forks nothing)."""
+        if not self.count or entries < SHARED_AT_LEAST:
+            return False
+        if not self.children:
+            self.start()
+        return True
+
+    def start(self) -> None:
+        """Fork the helpers: copies of the engine as it is now. The search's pool threads
+        may be sorting meanwhile: a helper is a copy of this one thread, and touches
+        nothing of theirs (no array, no lock) before it ends."""
+        self.sent = self.sizes()
         try:
-            for _ in range(count):
+            for _ in range(self.count):
                 self.children.append(self.fork())
         except BaseException:
             self.close()
             raise
-
-    def help_with(self, entries: int) -> bool:
-        """Whether a batch of this many missing entries is shared with the helpers."""
-        return bool(self.children) and entries >= SHARED_AT_LEAST
 
     def sizes(self) -> dict:
         engine = self.engine

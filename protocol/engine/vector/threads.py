@@ -164,8 +164,7 @@ class ThreadedSearch(Search):
     def __init__(self, workers: int, *arguments):
         super().__init__(*arguments)
         self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
-        # forked before the pool starts a thread: a helper is a copy of this one thread
-        self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)
+        self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)  # forked when first needed
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
         self.run.workers = workers
