@@ -6,13 +6,15 @@ every slice and every merge among the threads, however small (a real run
 shares only large ones), so that small models run every path of the shared
 search; the slow ones compare whole runs at P=2 as they are."""
 
+import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from helpers import publish_blind_to_standing, replace_action
+from protocol.engine.vector import helpers, threads
 from protocol.engine.vector import search as vector_module
-from protocol.engine.vector import threads
+from protocol.engine.vector.liveness import VectorGraph
 from protocol.engine.vector.search import explore_vector
 from protocol.model import actions
 from protocol.model.config import lookup, named_configurations
@@ -24,14 +26,38 @@ SLOW = pytest.mark.slow
 
 @pytest.fixture
 def shared(monkeypatch) -> list:
-    """Every slice and merge shared among the threads, whatever its size; the list
-    fills with the number of jobs of each sharing (the tests see that there were some)."""
+    """Every slice and merge shared among the threads, and every batch of table entries
+    with the helper processes, whatever its size; the list fills with the number of
+    jobs of each sharing (the tests see that there were some)."""
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 1)
+    monkeypatch.setattr(helpers, "SHARED_AT_LEAST", 1)
     jobs = []
     share = threads.Share.map
     monkeypatch.setattr(threads.Share, "map",
                         lambda self, job, items: jobs.append(len(items)) or share(self, job, items))
     return jobs
+
+
+@pytest.fixture
+def helped(monkeypatch) -> list:
+    """Per search, the table entries its helper processes evaluated, and their pids."""
+    searches = []
+    close = helpers.Helpers.close
+
+    def closing(self):
+        searches.append((self.answered, [pid for pid, _ in self.children]))
+        close(self)
+
+    monkeypatch.setattr(helpers.Helpers, "close", closing)
+    return searches
+
+
+def reaped(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 def summary(result) -> dict:
@@ -58,7 +84,7 @@ def exploration(run) -> dict:
 
 
 @pytest.mark.parametrize("workers", [2, pytest.param(3, marks=SLOW)])
-def test_threads_explore_state_for_state_as_one(shared, monkeypatch, workers):
+def test_threads_explore_state_for_state_as_one(shared, helped, monkeypatch, workers):
     monkeypatch.setattr(vector_module, "SLICE", 50)  # several slices a level, each shared
     rekeyed = []  # parts sorted before a later part's components widened the keys
     rekey_done = threads.Pipeline.rekey_done
@@ -73,6 +99,77 @@ def test_threads_explore_state_for_state_as_one(shared, monkeypatch, workers):
     many = explore_vector(model_for(lookup("HoldsCap").config), record_edges=True, workers=workers)
     assert exploration(many) == exploration(one)
     assert one.violations and shared and min(shared) >= 2 and sum(rekeyed) > 0
+    (answered, pids), = helped
+    assert answered > 0 and len(pids) == workers - 1 and all(map(reaped, pids))
+
+
+def test_a_helper_answering_wrongly_is_caught(shared, helped, monkeypatch):
+    """The comparisons above can fail: a helper that evaluates some locals' steps as
+    disabled (as a helper copying the components wrongly would) changes the states found."""
+    search = os.getpid()
+    evaluate = helpers.evaluate
+
+    def wrong(engine, kind, rows, columns):
+        values, checked = evaluate(engine, kind, rows, columns)
+        if os.getpid() != search and kind[0] == "local":
+            values = [None if lid % 3 == 0 and lid & (lid - 1) else value  # not a local the engine samples
+                      for lid, value in zip(columns, values)]
+        return values, checked
+
+    monkeypatch.setattr(helpers, "evaluate", wrong)
+    config = lookup("Holds").with_constants({"MaxTime": 1}).config
+    one = explore_vector(model_for(config), record_edges=True)
+    many = explore_vector(model_for(config), record_edges=True, workers=2)
+    assert helped[0][0] > 0 and exploration(many) != exploration(one)
+
+
+def raising_publish(s, cfg, p):
+    """Publish, raising (naming the state) once process p's since has risen."""
+    if s.since[p] > 0:
+        raise RuntimeError(f"a model's own error in {s}")
+    return actions.publish(s, cfg, p)
+
+
+def test_a_model_error_in_a_helper_is_raised_as_one_worker_raises_it(shared, helped, monkeypatch):
+    # on the same state: the helpers and the search's own share leave the entries that
+    # raise to the search's fill, which runs them in one worker's order
+    replace_action(monkeypatch, "Publish", raising_publish)
+    config = lookup("Holds").with_constants({"MaxTime": 1}).config
+    with pytest.raises(RuntimeError, match="a model's own error") as one:
+        explore_vector(model_for(config))
+    with pytest.raises(RuntimeError, match="a model's own error") as two:
+        explore_vector(model_for(config), workers=2)
+    assert str(two.value) == str(one.value)
+    (_, pids), = helped
+    assert pids and all(map(reaped, pids))
+
+
+def test_an_evaluation_that_raises_is_left_to_the_search(monkeypatch):
+    run = explore_vector(model_for(lookup("Holds").with_constants({"MaxTime": 1}).config))
+    engine = run.engine
+    family = next(iter(engine.local_reads))
+    lids = list(range(min(len(engine.locals), 12)))
+    local_next = engine.local_next
+
+    def raising(family, lid, projection, record=True):
+        if lid % 3 == 1:
+            raise RuntimeError("a model's own error")
+        return local_next(family, lid, projection, record)
+
+    monkeypatch.setattr(engine, "local_next", raising)
+    values, _checked = helpers.evaluate(engine, ("local", family), [0] * len(lids), lids)
+    assert [value is helpers.UNEVALUATED for value in values] == [lid % 3 == 1 for lid in lids]
+
+
+def test_ctrl_c_ends_and_reaps_the_helpers(shared, helped):
+    def interrupt(progress) -> None:
+        if progress.depth == 4:
+            raise KeyboardInterrupt
+
+    run = explore_vector(model_for(lookup("HoldsCap").config), workers=2, on_progress=interrupt)
+    (answered, pids), = helped
+    assert run.interrupted and not run.complete and run.depth == 4
+    assert answered > 0 and pids and all(map(reaped, pids))
 
 
 def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
@@ -83,6 +180,15 @@ def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
     assert any(verdict.trace is not None for verdict in one.properties.values())
 
 
+def test_liveness_properties_decided_side_by_side_as_one(shared, monkeypatch):
+    decided = []  # per decision, the properties decided side by side
+    side_by_side = threads.side_by_side
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
+    named = lookup("HoldsSealReportSilent").with_constants({"MaxTime": 1})
+    one, two = check(named), check(named, workers=2)
+    assert summary(two) == summary(one) and decided == [3]
+
+
 def publish_that_spins(s, cfg, p):
     """Publish, staying put where it would raise since: the graph gets cycles."""
     return None if actions.publish(s, cfg, p) is None else s
@@ -90,11 +196,20 @@ def publish_that_spins(s, cfg, p):
 
 @pytest.mark.parametrize("sabotage", [publish_that_spins, publish_blind_to_standing], ids=["cycle", "stutter"])
 def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
+    # with two workers the cycles are found in a thread while the leads-to masks are taken,
+    # and the properties are decided side by side
+    beside, decided = [], []
+    find = VectorGraph.find_cycles_beside
+    monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph, told: beside.append(graph) or find(graph, told))
+    side_by_side = threads.side_by_side
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
     assert one.properties["CompactionNotStalled"].holds is False and shared
     assert summary(two) == summary(one)
+    assert len(beside) == 1 and beside[0]._beside is None  # started, and waited for
+    assert decided == [1]  # the other properties hold in place
 
 
 class AtOnce(ThreadPoolExecutor):

@@ -78,6 +78,8 @@ GLOBALS_KIND, LOCALS_KIND = "globals", "locals"  # what an interning observer is
 
 BITS = 24  # bits per interned id: up to 16.7 million distinct locals or globals
 MASK = (1 << BITS) - 1
+# An evaluation a helper left to the engine itself (Ellipsis: it pickles as itself).
+UNEVALUATED = Ellipsis
 PAIR_MEMO = 1 << 20  # pairs of component ids a by-pair invariant remembers the verdict of
 FOOTPRINT_SAMPLES = 4  # reachable globals each sampled local memo entry is rechecked under
 
@@ -106,6 +108,10 @@ class Engine:
         # Called (kind, id, value) whenever a new component is interned, after the engine's
         # own tables have it (`observe_interning`).
         self.interning_observers: list[Callable[[str, int, tuple], None]] = []
+        # Checks done ahead by helper processes (vector/helpers.py), taken when the value
+        # is interned instead of checking it again: locals value -> the by-component
+        # invariants it fails.
+        self.checked: dict = {}
         self._prepare_actions(model.instances)
         self._prepare_properties()
         self.initial = self.encode(model.initial_states[0])
@@ -302,11 +308,12 @@ class Engine:
         """Local lid with what `append_id` stands for appended to it."""
         found = self.appended[append_id].get(lid)
         if found is None:
-            local = self.locals[lid]
-            grown = tuple(value + extra if extra else value for value, extra in zip(local, self.appends[append_id]))
-            found = self.intern_local(grown)
-            self.appended[append_id][lid] = found
+            found = self.appended[append_id][lid] = self.intern_local(self.appended_value(append_id, lid))
         return found
+
+    def appended_value(self, append_id: int, lid: int) -> tuple:
+        """The value of local lid with what `append_id` stands for appended to it."""
+        return tuple(value + extra if extra else value for value, extra in zip(self.locals[lid], self.appends[append_id]))
 
     def _globals_reading(self, family, projection: int, globals_: tuple | None = None) -> tuple:
         """`globals_` (the initial globals by default) with what `family` reads set to `projection`."""
@@ -315,30 +322,51 @@ class Engine:
             values[position] = value
         return tuple(values)
 
-    def local_successor(self, family, lid: int, projection: int = 0) -> int:
+    def local_successor(self, family, lid: int, projection: int = 0, next_local=UNEVALUATED) -> int:
         """The next local of a process after an instance of `family` on it from local lid,
         under the globals it reads given by `projection`, or -1 when disabled. The same for
-        every process whose instance is local, so it is computed once, on the first such process."""
+        every process whose instance is local, so it is computed once, on the first such process.
+        (`next_local`: what `local_next` answers, where a helper evaluated it.)"""
+        if next_local is UNEVALUATED:
+            next_local = self.local_next(family, lid, projection)
+        found = -1 if next_local is None else self.intern_local(next_local)
+        if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
+            self._check_footprint(family, lid, projection, found)
+            self._check_alike(family, lid, self._reading(family, projection), found)
+        self.local_memos[family][projection][lid] = found
+        return found
+
+    def local_next(self, family, lid: int, projection: int, record: bool = True):
+        """What `local_successor` interns: the next local of the family's memo process, or
+        None where the step is disabled. It records the by-component transition properties
+        the step fails, and raises where the step writes outside its process's locals;
+        with `record` false (a helper's evaluation, which leaves the engine as it was) it
+        answers UNEVALUATED there instead, and the recording engine runs the step again."""
         p, step = self.local_instances[family]
-        globals_ = self.reading.get((family, projection))
-        if globals_ is None:
-            globals_ = self.reading[(family, projection)] = self._globals_reading(family, projection)
+        globals_ = self._reading(family, projection)
         local = self.locals[lid]
         before = self.assemble(globals_, [local] * self.P)
         after = step(before)
-        found = -1
-        if after is not None:
+        if after is None:
+            return None
+        if record:
             self._check_step(before, after)
-            next_globals, next_locals = self.split(after)
-            if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
-                raise ModelError(f"{family_text(family)} wrote outside its process's locals: "
-                                 "give it a wide footprint")
-            found = self.intern_local(next_locals[p])
-        if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
-            self._check_footprint(family, lid, projection, found)
-            self._check_alike(family, lid, globals_, found)
-        self.local_memos[family][projection][lid] = found
-        return found
+        elif self._failing_step(before, after):
+            return UNEVALUATED
+        next_globals, next_locals = self.split(after)
+        if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
+            if not record:
+                return UNEVALUATED
+            raise ModelError(f"{family_text(family)} wrote outside its process's locals: "
+                             "give it a wide footprint")
+        return next_locals[p]
+
+    def _reading(self, family, projection: int) -> tuple:
+        """The globals a local step of `family` under `projection` runs on (memoised)."""
+        globals_ = self.reading.get((family, projection))
+        if globals_ is None:
+            globals_ = self.reading[(family, projection)] = self._globals_reading(family, projection)
+        return globals_
 
     def _check_alike(self, family, lid: int, globals_: tuple, found: int) -> None:
         """Fail loudly if the instances of one family act otherwise on their own processes
@@ -529,15 +557,23 @@ class Engine:
                 self.failures[name].append(("globals", value))
 
     def _check_local(self, value: tuple) -> None:
+        failing = self.checked.pop(value, None) if self.checked else None
+        for name in self.failing_local(value) if failing is None else failing:
+            self.failures[name].append(("locals", value))
+
+    def failing_local(self, value: tuple) -> tuple:
+        """The by-component invariants locals `value` fails (on every process, under the initial globals)."""
         probe = self.assemble(self.initial_globals, [value] * self.P)
-        for name, holds in self.readable_invariants.items():
-            if name in self.by_component and not holds(probe):
-                self.failures[name].append(("locals", value))
+        return tuple(name for name, holds in self.readable_invariants.items()
+                     if name in self.by_component and not holds(probe))
 
     def _check_step(self, before, after) -> None:
-        for name, holds in self.readable_transitions.items():
-            if name in self.by_component and not holds(before, after):
-                self.failures[name].append((before, after))
+        for name in self._failing_step(before, after):
+            self.failures[name].append((before, after))
+
+    def _failing_step(self, before, after) -> list:
+        return [name for name, holds in self.readable_transitions.items()
+                if name in self.by_component and not holds(before, after)]
 
     def invariant(self, name: str):
         """Invariant `name` on packed states: the readable predicate, called by the

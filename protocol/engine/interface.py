@@ -135,16 +135,18 @@ class Run(ABC):
                 continue
             if graph is None:
                 graph, initial = self.fair_graph(model), self.initial_ids()
-            masks = self.pair_masks(name, pairs)
-            found = self.find_violation(graph, initial, masks, name, pairs)
-            if found is None:
-                verdicts[name] = Liveness(True, premises=self.premises_reached(name, pairs, masks))
-            else:
-                steps, back = self.lasso_steps(found.lasso)
-                lasso = LassoRun(pairs[found.pair], steps, found.lasso.loop, back, found.lasso.fairness,
-                                 bool(graph.families))
-                verdicts[name] = Liveness(False, lasso=lasso)
+            verdicts[name] = self.decided(graph, initial, name, pairs)
         return verdicts
+
+    def decided(self, graph: FairGraph, initial, name: str, pairs: Sequence[LeadsTo]) -> Liveness:
+        """Liveness property `name` decided on the run's fair graph."""
+        masks = self.pair_masks(name, pairs)
+        found = self.find_violation(graph, initial, masks, name, pairs)
+        if found is None:
+            return Liveness(True, premises=self.premises_reached(name, pairs, masks))
+        steps, back = self.lasso_steps(found.lasso)
+        lasso = LassoRun(pairs[found.pair], steps, found.lasso.loop, back, found.lasso.fairness, bool(graph.families))
+        return Liveness(False, lasso=lasso)
 
     # What decide_liveness asks of a run; a subclass overrides what its storage changes.
 

@@ -15,9 +15,10 @@ so the verdicts and the lassos are the same.
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -30,6 +31,8 @@ from protocol.engine.liveness import Counterexample, Lasso, QuotientCycle
 # A frontier is expanded this many states at a time: its edges in flight take a few
 # tens of bytes each, so this bounds the memory of one step to a few hundred MB.
 CHUNK = 1 << 21
+# With threads, a frontier of at least this many states is cut in a part per thread.
+SHARED_AT_LEAST = 1 << 14
 # Up to this many leads-to pairs, an acyclic product region is swept with the pairs as
 # bits (a table of 2**pairs masks per label); beyond, searched over (state, pair).
 SWEPT_PAIRS = 12
@@ -83,9 +86,11 @@ class VectorGraph:
     (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
 
     def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence,
-                 parts: dict | None = None):
-        """`parts`, when given, accumulates the CPU seconds of each part of the decision."""
+                 parts: dict | None = None, share=None):
+        """`parts`, when given, accumulates the CPU seconds of each part of the decision;
+        `share` (threads.Share), when given, shares the frontiers' parts among threads."""
         self.parts = {} if parts is None else parts
+        self.share = share
         self.n = len(offsets) - 1
         self.offsets, self.labels, self.targets = offsets, labels, targets
         self.families = list(families)
@@ -99,26 +104,34 @@ class VectorGraph:
         with self.timed("liveness:enabled"):
             self.enabled = self._enabled_masks()
         self._cyclic = self._stutters = None
+        self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
+        self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
 
     @contextmanager
     def timed(self, part: str):
-        started = time.process_time()
+        started = time.thread_time()  # this thread's: with workers, properties are decided side by side
         try:
             yield
         finally:
-            self.parts[part] = self.parts.get(part, 0.0) + time.process_time() - started
+            self.parts[part] = self.parts.get(part, 0.0) + time.thread_time() - started
 
     def _enabled_masks(self) -> np.ndarray:
         enabled = np.zeros(self.n, dtype=self.family_dtype)
         if not self.all_families or not len(self.targets):
             return enabled
         label_bits = np.array(self.label_bit, dtype=self.family_dtype)
-        for start in range(0, self.n, CHUNK):  # a chunk of states at a time: the edges' bits in flight
+
+        def chunk(start: int) -> None:  # a chunk of states at a time: the edges' bits in flight
             stop = min(start + CHUNK, self.n)
             offsets = self.offsets[start:stop + 1]
             bits = label_bits[self.labels[offsets[0]:offsets[-1]]]
             busy = np.flatnonzero(np.diff(offsets) > 0)
             enabled[start + busy] = np.bitwise_or.reduceat(bits, offsets[busy] - offsets[0])
+
+        starts = list(range(0, self.n, CHUNK))
+        width = 1 if self.share is None else self.share.workers  # as many chunks in flight as threads
+        for first in range(0, len(starts), width):
+            self.mapped(chunk, starts[first:first + width])
         return enabled
 
     def stutters(self) -> np.ndarray:
@@ -129,10 +142,49 @@ class VectorGraph:
 
     def cyclic(self) -> np.ndarray:
         """Per state, True when it lies in a strongly connected component with an edge inside."""
-        if self._cyclic is None:
-            with self.timed("liveness:cycles"):
-                self._cyclic = self._find_cyclic()
+        with self._lock:
+            if self._cyclic is None and self._beside is not None:
+                self._cyclic = self._cycles_found_beside()
+            if self._cyclic is None:
+                with self.timed("liveness:cycles"):
+                    self._cyclic = self._find_cyclic()
         return self._cyclic
+
+    def find_cycles_beside(self, overlapped: Callable[[float], None]) -> None:
+        """Start finding the states on cycles (`cyclic`) in a thread of its own, while this
+        one goes on with what needs no cycles (the leads-to masks, in Python): the peeling's
+        sorts and gathers let go of the interpreter's lock. `overlapped(seconds)` is told
+        the CPU seconds the two spent side by side, once `cyclic` has waited for it."""
+        answer: dict = {}
+
+        def find() -> None:
+            started = time.thread_time()
+            try:
+                answer["cyclic"] = self._find_cyclic()
+            except BaseException as error:  # raised where `cyclic` waits for it
+                answer["error"] = error
+            finally:
+                answer["seconds"] = time.thread_time() - started
+
+        # a daemon: a Ctrl-C in this thread does not wait for it to finish
+        thread = threading.Thread(target=find, name="vector-cycles", daemon=True)
+        self._beside = (thread, answer, time.thread_time(), overlapped)
+        thread.start()
+
+    @property
+    def finding_cycles(self) -> bool:
+        """Whether a thread is finding the cycles beside (`find_cycles_beside`), not yet waited for."""
+        return self._beside is not None
+
+    def _cycles_found_beside(self) -> np.ndarray:
+        thread, answer, started, overlapped = self._beside
+        thread.join()
+        self._beside = None
+        self.parts["liveness:cycles"] = self.parts.get("liveness:cycles", 0.0) + answer["seconds"]
+        overlapped(min(answer["seconds"], time.thread_time() - started))
+        if "error" in answer:
+            raise answer["error"]
+        return answer["cyclic"]
 
     def _find_cyclic(self) -> np.ndarray:
         cyclic = np.zeros(self.n, dtype=bool)
@@ -151,16 +203,33 @@ class VectorGraph:
         incoming = in_degrees(self.targets, self.n, ids)
         ready = np.flatnonzero(incoming == 0).astype(ids)
         self._rounds = []
+        def hits(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            index, _ = edge_index(self.offsets, part)
+            return sorted_counts(self.targets[index])  # a state hit by several edges, once
+
         while len(ready):
             self._rounds.append(ready)
             freed = []
-            for part in chunks(ready):  # a round has no edge inside: its parts may go one by one
-                index, _ = edge_index(self.offsets, part)
-                hit, times = sorted_counts(self.targets[index])  # a state hit by several edges, once
-                incoming[hit] -= times.astype(ids)
-                freed.append(hit[incoming[hit] == 0])
+            # a round has no edge inside: its parts may go one by one, their hits counted
+            # side by side where threads share the work (as many at a time as there are)
+            parts = list(chunks(ready, self.part_size(len(ready))))
+            width = 1 if self.share is None else self.share.workers
+            for first in range(0, len(parts), width):
+                for hit, times in self.mapped(hits, parts[first:first + width]):
+                    incoming[hit] -= times.astype(ids)
+                    freed.append(hit[incoming[hit] == 0])
             ready = (freed[0] if len(freed) == 1 else sorted_unique(np.concatenate(freed))).astype(ids)
         return incoming > 0
+
+    def part_size(self, size: int) -> int:
+        """The states of a frontier of `size` taken at a time: CHUNK, or with threads, few
+        enough that each has a part (past SHARED_AT_LEAST states)."""
+        if self.share is None or size < SHARED_AT_LEAST:
+            return CHUNK
+        return min(CHUNK, -(-size // self.share.workers))
+
+    def mapped(self, job, items: list) -> list:
+        return [job(item) for item in items] if self.share is None or len(items) < 2 else self.share.map(job, items)
 
     def components_within(self, within: np.ndarray):
         """The strongly connected components of the states in `within` and the edges among
@@ -405,8 +474,9 @@ class VectorGraph:
 
     def walker(self) -> "ListGraph":
         """The graph as Python lists, for liveness.py's path searches (only where a pair fails)."""
-        if getattr(self, "_walker", None) is None:
-            self._walker = ListGraph(self)
+        with self._lock:
+            if getattr(self, "_walker", None) is None:
+                self._walker = ListGraph(self)
         return self._walker
 
 
@@ -704,11 +774,11 @@ class LeadsToMasks:
 
     @contextmanager
     def timed(self):
-        started = time.process_time()
+        started = time.thread_time()  # this thread's, as `VectorGraph.timed`
         try:
             yield
         finally:
-            self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.process_time() - started
+            self.parts["liveness:masks"] = self.parts.get("liveness:masks", 0.0) + time.thread_time() - started
 
     def arrays(self) -> list[tuple[np.ndarray, np.ndarray]]:
         if self._masks is None:

@@ -45,10 +45,11 @@ import numpy as np
 
 from protocol.engine import EACH, LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
-from protocol.engine.fast import BITS, Engine, ReducedLiveness
+from protocol.engine.fast import BITS, UNEVALUATED, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
-from protocol.engine.vector.whole import head_of, head_successors, instance_of
+from protocol.engine.vector.helpers import pair_verdict
 from protocol.engine.vector.liveness import sorted_unique
+from protocol.engine.vector.whole import head_of, head_successors, instance_of
 
 UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # A level is expanded this many states at a time, which bounds the memory a level's
@@ -56,6 +57,8 @@ UNKNOWN = -2  # a table entry not computed yet (-1: the step is disabled there)
 # Multiword keys take a quarter of it per word added: their sort's arrays are several
 # times a word's (HoldsAliasShared P=4 to 3M states: 1.8 GB peak at 2^21, 0.67 at 2^19).
 SLICE = 1 << 21
+# With threads, an array of edges at least this long is copied a range per thread.
+SHARED_COPY = 1 << 16
 # Where a key and its position overflow a word by at most this many bits, the keys are
 # sorted in 2**PART_BITS parts by their top bits (`Search.first_occurrences_in_parts`).
 PART_BITS = 10
@@ -80,6 +83,19 @@ class Growing:
         array[tuple(slice(0, have) for have in shape)] = self.array
         self.array = array
         return array
+
+
+class Decoded:
+    """Keys to look up by their globals (rows) and each process's locals (columns),
+    decoded where first asked for (by the thread a piece of lookups goes to), once."""
+
+    def __init__(self, keys: np.ndarray, layout: "KeyLayout"):
+        self.keys, self.layout, self.decoded = keys, layout, None
+
+    def rows_and_columns(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        if self.decoded is None:
+            self.decoded = self.layout.decode(self.keys)
+        return self.decoded
 
 
 class ControllerSegment:
@@ -120,6 +136,7 @@ class Tables:
         self.local = {name: Growing((4, 1024), UNKNOWN) for name in engine.local_reads}
         self.projection = {name: Growing((64,), 0) for name in engine.local_reads}
         self.wide: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # wide index -> sorted keys, rows
+        self.helpers = None  # with --workers: the processes evaluating a share of each batch (helpers.py)
 
     def spent(self, since: float) -> None:
         """Count the CPU seconds since `since` as the readable actions' (filling the tables)."""
@@ -145,44 +162,69 @@ class Tables:
         return count[G], table.start.array[G]
 
     def lookup(self, memo: Growing, shape: Callable[[], tuple], rows, columns: np.ndarray,
-               compute: Callable[[int, int], int]) -> np.ndarray:
+               compute: Callable[[int, int], int], kind: tuple | None = None) -> np.ndarray:
         """memo[rows, columns] (row 0 where `rows` is None), the missing entries computed by
-        `compute(row, column)` (the readable actions, through the packed engine) first."""
-        return self.lookup_columns(memo, shape, rows, [columns], compute)[0]
+        `compute(row, column)` (the readable actions, through the packed engine) first;
+        where the table is of a `kind` helpers evaluate (helpers.py), they evaluate a
+        share of them first."""
+        return self.lookup_columns(memo, shape, rows, [columns], compute, kind)[0]
 
-    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list,
-                       compute: Callable[[int, int], int]) -> list[np.ndarray]:
+    def lookup_columns(self, memo: Growing, shape: Callable[[], tuple], rows, columns: list | None,
+                       compute: Callable[[int, int], int], kind: tuple | None = None,
+                       share=None, pieces: list | None = None) -> list[np.ndarray]:
         """`lookup` for several columns against the same rows: the missing entries of all
-        computed in one pass (in the order of their index, as one column's are)."""
-
-        def take_all(table: np.ndarray, missing: list | None = None) -> list[np.ndarray]:
-            base = None if rows is None else rows * table.shape[1]
-            found = []
-            for column in columns:  # one index array alive at a time: the memory in flight stays small
-                index = column if base is None else base + column
-                found.append(table.reshape(-1).take(index))
-                if missing is not None and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
-                    missing.append(index[found[-1] == UNKNOWN])
-            return found
-
-        missing = []
+        computed in one pass (in the order of their index, as one column's are). With a
+        `share` (threads.Share), the lookups are cut in consecutive pieces, one per thread
+        (or given as `pieces`, each a `Decoded` or (rows, columns))."""
+        if pieces is None:
+            spans = [(0, len(columns[0]))] if share is None else share.spans(len(columns[0]))
+            pieces = [(None if rows is None else rows[a:b], [column[a:b] for column in columns]) for a, b in spans]
         table = memo.ensure(*shape())
-        found = take_all(table, missing)
+        taken = self.taken(table, pieces, share, missing=True)
+        missing = [index for _, piece_missing in taken for index in piece_missing]
         if missing:
             clock = self.clock()
             rows_missing, columns_missing = np.divmod(sorted_unique(np.concatenate(missing)), table.shape[1])
-            computed = [compute(row, column) for row, column in zip(rows_missing.tolist(), columns_missing.tolist())]
+            rows_list, columns_list = rows_missing.tolist(), columns_missing.tolist()
+            if self.helpers is not None and kind is not None and self.helpers.help_with(len(rows_list)):
+                values = self.helpers.share(kind, rows_list, columns_list)
+                try:  # `compute` given what the helpers evaluated
+                    computed = [compute(*entry) for entry in zip(rows_list, columns_list, values)]
+                finally:
+                    self.helpers.forget()
+            else:
+                computed = [compute(row, column) for row, column in zip(rows_list, columns_list)]
             table = memo.ensure(*shape())  # the readable actions may have interned components
             table[rows_missing, columns_missing] = computed
-            found = take_all(table)
             self.spent(clock)
-        return found
+            taken = self.taken(table, pieces, share, missing=False)
+        if len(taken) == 1:
+            return taken[0][0]
+        return [np.concatenate([found[k] for found, _ in taken]) for k in range(len(taken[0][0]))]
+
+    @staticmethod
+    def taken(table: np.ndarray, pieces: list, share, missing: bool) -> list:
+        """Per piece (rows, columns): (table[rows, column] per column, with `missing` the
+        indices of the entries still UNKNOWN)."""
+
+        def take(piece) -> tuple[list, list]:
+            rows, columns = piece.rows_and_columns() if isinstance(piece, Decoded) else piece
+            base = None if rows is None else rows * table.shape[1]
+            found, unknown = [], []
+            for column in columns:  # one index array alive at a time: the memory in flight stays small
+                index = column if base is None else base + column
+                found.append(table.reshape(-1).take(index))
+                if missing and found[-1].min(initial=0) == UNKNOWN:  # UNKNOWN is the least entry
+                    unknown.append(index[found[-1] == UNKNOWN])
+            return found, unknown
+
+        return [take(pieces[0])] if share is None else share.map(take, pieces)
 
     def append(self, app: np.ndarray, lids: np.ndarray) -> np.ndarray:
         """Local `lids` with what `app` stands for appended (app 0: nothing)."""
         engine = self.engine
         return self.lookup(self.appended, lambda: (len(engine.appends), len(engine.locals)), app, lids,
-                           lambda a, lid: lid if a == 0 else engine.append_to(a, lid))
+                           lambda a, lid, _checked=None: lid if a == 0 else engine.append_to(a, lid), ("append",))
 
     def projections(self, name: str, G: np.ndarray) -> np.ndarray | None:
         """Per row, the id of what local action `name` reads of the globals (None: it reads none)."""
@@ -203,12 +245,12 @@ class Tables:
         engine = self.engine
         rows = engine.local_memos[name]
 
-        def compute(proj: int, lid: int) -> int:
+        def compute(proj: int, lid: int, next_local=UNEVALUATED) -> int:
             value = rows[proj][lid]
-            return engine.local_successor(name, lid, proj) if value is None else value
+            return engine.local_successor(name, lid, proj, next_local) if value is None else value
 
         return self.lookup(self.local[name], lambda: (len(engine.projections[name]), len(engine.locals)),
-                           projection, lids, compute)
+                           projection, lids, compute, ("local", name))
 
     def wide_step(self, wide: int, G: np.ndarray, lids: np.ndarray):
         """A wide instance per row: (enabled, next globals, next local, append id to the others)."""
@@ -589,6 +631,9 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.weighted_transitions = 0
         self.parts = {}  # CPU seconds per part of the search and of liveness, for `bench`
         self._edges = None
+        self._graph = None  # the graph liveness is decided on, once built
+        self._alone = False  # whether one liveness property is decided on it (with threads)
+        self._share = None  # with threads, what shares the graph's frontiers while liveness is decided
         self.workers = 1  # the threads that shared the search (threads.py)
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
@@ -678,7 +723,8 @@ class VectorExploration(ReducedLiveness, Exploration):
                 offsets[level.offset + 1:level.offset + 1 + len(degree)] += done
                 for part_targets, part_labels in zip(level.targets, level.labels):
                     end = done + len(part_targets)
-                    targets[done:end], labels[done:end] = part_targets, part_labels
+                    self.copied(targets[done:end], part_targets)
+                    self.copied(labels[done:end], part_labels)
                     done = end
                 level.degree = level.targets = level.labels = None
                 after = level.offset + 1 + len(degree)
@@ -686,6 +732,18 @@ class VectorExploration(ReducedLiveness, Exploration):
             self._edges = (offsets, labels, targets)
             self.parts["liveness:graph"] = self.parts.get("liveness:graph", 0.0) + time.process_time() - started
         return self._edges
+
+    def copied(self, into: np.ndarray, source: np.ndarray) -> None:
+        """`into[:] = source`; while liveness is decided with threads, a range per thread."""
+        share = self._share
+        if share is None or len(source) < SHARED_COPY:
+            into[:] = source
+            return
+
+        def piece(span: tuple[int, int]) -> None:
+            into[span[0]:span[1]] = source[span[0]:span[1]]
+
+        share.map(piece, share.spans(len(source)))
 
     @property
     def edge_src(self):
@@ -794,19 +852,62 @@ class VectorExploration(ReducedLiveness, Exploration):
                 reached[i] = answer
         return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
+    def decide_liveness(self, model: Model) -> dict:
+        """With threads, the liveness properties not settled in place decided side by side
+        (each on the one graph; numpy's sorts and gathers let go of the interpreter's lock)."""
+        if self.workers == 1 or not self.liveness_decidable:
+            return super().decide_liveness(model)
+        from protocol.engine.interface import Liveness
+        from protocol.engine.vector.threads import Share, side_by_side
+
+        verdicts, open_ = {}, []
+        for name, pairs in model.liveness.items():
+            settled = self.holds_in_place(name, pairs)
+            if settled is None:
+                open_.append((name, pairs))
+            else:
+                verdicts[name] = Liveness(True, premises=settled)
+        if open_:
+            # one property alone takes its masks while the cycles are found; several do not
+            # (each would take them whether its decision needs them or not)
+            self._alone = len(open_) == 1
+            share = self._share = Share(self.workers)  # the cycles' frontiers, a part per thread
+            try:
+                graph, initial = self.fair_graph(model), self.initial_ids()
+                decided, overlapped = side_by_side(
+                    [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_],
+                    self.workers)
+            finally:
+                self._share = None
+                share.close()
+            self.overlapped += overlapped + share.overlapped
+            verdicts.update(zip([name for name, _ in open_], decided))
+        return {name: verdicts[name] for name in model.liveness}
+
     def fair_graph(self, model: Model):
         from protocol.engine.vector.liveness import VectorGraph
 
         offsets, labels, targets = self.edge_arrays()
         family_of = {instance.label: instance.family for instance in model.instances}
-        return VectorGraph(offsets, labels, targets, model.fair_families,
-                           [family_of.get(label) for label in self.labels], parts=self.parts)
+        graph = VectorGraph(offsets, labels, targets, model.fair_families,
+                            [family_of.get(label) for label in self.labels], parts=self.parts, share=self._share)
+        self._graph = graph
+        if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
+
+            def overlapped(seconds: float) -> None:
+                self.overlapped += seconds
+
+            graph.find_cycles_beside(overlapped)
+        return graph
 
     def pair_masks(self, name: str, pairs):
         from protocol.engine.vector.liveness import LeadsToMasks
 
         self.note_per_state(name, pairs)
-        return LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
+        masks = LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
+        if self._alone and self._graph is not None and self._graph.finding_cycles:
+            masks.arrays()  # all of them, while the cycles are found beside: the decision may want them
+        return masks
 
     def note_per_state(self, name: str, pairs) -> None:
         """Say, in the engine choice (`--json`, `bench`), which liveness properties are
@@ -1163,15 +1264,18 @@ class Search:
         self.timed("gather", clock)
         return Laid(keys, positions, shift, combined, labels, degree, row_start, total, L)
 
-    def deduplicate(self, laid: "Laid", layout: KeyLayout) -> "Deduplicated":
+    def deduplicate(self, laid: "Laid", layout: KeyLayout, find: bool = True) -> "Deduplicated":
         """Each successor key once, with its first position in the packed engine's order,
-        and whether it was seen (with its id, where edges are recorded)."""
+        and whether it was seen (with its id, where edges are recorded); without `find`,
+        not yet looked up in the keys seen (known and known_ids None)."""
         clock = self.clock()
         step_keys = self.keys_in_order(laid.keys, laid.positions, laid.shift) if self.woken(self.step_checks) else None
         unique, first, pieces = self.first_occurrences(laid.keys, laid.positions, laid.shift, laid.combined, layout)
         clock = self.timed("sort", clock)
-        known, known_ids = self.seen.find(unique)
-        self.timed("dedupe", clock)
+        known = known_ids = None
+        if find:
+            known, known_ids = self.seen.find(unique)
+            self.timed("dedupe", clock)
         return Deduplicated(unique, first, pieces, known, known_ids, step_keys)
 
     def admit(self, level: Slice, offset: int, layout: KeyLayout, laid: "Laid", found: "Deduplicated"):
@@ -1186,11 +1290,23 @@ class Search:
         order = self.by_position(first[fresh], laid.total)
         new_first = first[fresh][order]  # in id order
         clock = self.timed("dedupe", clock)
+        # each new state's parent and label, beside the checks where threads share the work
+        came_from = self.in_background(len(new_first), lambda: (
+            (level.start + np.searchsorted(row_start, new_first, side="right") - 1).astype(np.int32),
+            labels[new_first].astype(np.int16 if len(run.labels) < 2**15 else np.int32)))
+        in_id_order = []
+
+        def new_keys() -> np.ndarray:
+            """The new keys in id order (taken once, when first asked for)."""
+            if not in_id_order:
+                in_id_order.append(unique[fresh[order]])
+            return in_id_order[0]
+
         # where the search stops within this level: --max-states, --stop-on-violation
         new_weights = None
         if self.perms is not None:  # each new representative stands for its orbit
-            new_weights = self.orbit_sizes(layout.decode(unique[fresh][order])[1])
-        admitted, counted, edges, expanded = self.cut(level, new_first, lambda: unique[fresh][order], labels,
+            new_weights = self.orbit_sizes(layout.decode(new_keys())[1])
+        admitted, counted, edges, expanded = self.cut(level, new_first, new_keys, labels,
                                                       degree, row_start, layout, total, step_keys, new_weights)
         run.expanded = level.offset + expanded
         run.transitions += counted
@@ -1210,13 +1326,16 @@ class Search:
         if admitted:
             kept = slice(None) if admitted == len(fresh) else rank < admitted
             self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
-            ids_order = fresh[order[:admitted]]
-            parent = level.start + np.searchsorted(row_start, new_first[:admitted], side="right") - 1
-            piece = (unique[ids_order], layout, parent.astype(np.int32),
-                     labels[new_first[:admitted]].astype(np.int16 if len(run.labels) < 2**15 else np.int32),
-                     admitted_weight)
+            parent, via = came_from()
+            piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
         return cut, piece
+
+    def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
+        """What answers `job()` (on arrays of `size`) when called: here, run at once
+        (threads.py runs a large one beside)."""
+        answer = job()
+        return lambda: answer
 
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
@@ -1418,20 +1537,25 @@ class Search:
         """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
         the state whose every process has that one's locals (one verdict per pair of ids);
         None where it holds for all of them."""
-        engine = self.engine
-        G, L = layout.decode(keys)
+        engine, share = self.engine, self.pieces_share(len(keys))
 
-        def verdict(g: int, lid: int) -> int:
-            return int(bool(holds(engine.assemble(engine.globals[g], [engine.locals[lid]] * engine.P))))
+        def verdict(g: int, lid: int, found=UNEVALUATED) -> int:
+            return pair_verdict(engine, holds, g, lid) if found is UNEVALUATED else found
 
+        spans = [(0, len(keys))] if share is None else share.spans(len(keys))
+        pieces = [Decoded(keys[start:stop], layout) for start, stop in spans]  # each decoded by the thread it goes to
         verdicts = self.tables.lookup_columns(self.pair_tables[name], lambda: (len(engine.globals), len(engine.locals)),
-                                              G, L, verdict)
+                                              None, None, verdict, ("pair", name), share, pieces)
         if min(column.min(initial=1) for column in verdicts) == 1:
             return None
         ok = np.ones(len(keys), dtype=bool)
         for column in verdicts:
             ok &= column == 1
         return ok
+
+    def pieces_share(self, size: int):
+        """What shares `size` lookups among threads (threads.Share), or None: one thread's."""
+        return None
 
     def keys_in_order(self, keys, positions, shift) -> np.ndarray:
         """The level's successor keys in the packed engine's order (taken before the sort

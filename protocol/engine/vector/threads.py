@@ -20,6 +20,11 @@ threads sharing each slice of a level:
 - adding the new keys to the keys seen merges sorted runs in N pieces cut at
   the same keys in both (`ThreadedSortedKeys`).
 
+The readable actions and checks that fill the tables run in Python, which
+threads cannot share: N - 1 forked helper processes evaluate a share of each
+large batch of them (helpers.py), and the pairs' verdicts are looked up a
+piece per thread.
+
 So the ids, parents, edges, counts, depth, violations, traces and lassos
 are those of one thread, whatever N (tests/test_threads.py): the threads
 only share the work of each step. The partitioned search (partition.py)
@@ -35,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from protocol.engine.vector.helpers import Helpers
 from protocol.engine.vector.search import (
     Deduplicated, KeyLayout, Laid, Search, Slice, SortedKeys, merge_into, place_piece, run_starts,
 )
@@ -81,8 +87,41 @@ class Share:
         self.overlapped += sum(spent) - max(spent)
         return [first, *rest]
 
+    def spans(self, size: int) -> list[tuple[int, int]]:
+        """`size` items cut in one consecutive range per thread."""
+        return bounds(size, self.workers)
+
     def close(self) -> None:
         self.pool.shutdown(wait=True)
+
+
+def side_by_side(jobs: list[Callable], workers: int) -> tuple[list, float]:
+    """[job() for job in jobs], the first in the calling thread, each other in a daemon
+    thread of its own (a Ctrl-C here does not wait for them), and the CPU seconds they
+    spent beside one another on `workers` cores (as `Share` counts them)."""
+    answers, spent = [None] * len(jobs), [0.0] * len(jobs)
+
+    def run(k: int) -> None:
+        started = time.thread_time()
+        try:
+            answers[k] = (True, jobs[k]())
+        except BaseException as error:  # raised in the calling thread
+            answers[k] = (False, error)
+        finally:
+            spent[k] = time.thread_time() - started
+
+    others = [threading.Thread(target=run, args=(k,), name="vector-liveness", daemon=True)
+              for k in range(1, len(jobs))]
+    for thread in others:
+        thread.start()
+    run(0)
+    for thread in others:
+        thread.join()
+    for ok, answer in answers:
+        if not ok:
+            raise answer
+    total = sum(spent)
+    return [answer for _, answer in answers], total - max(max(spent), total / workers)
 
 
 def bounds(size: int, parts: int) -> list[tuple[int, int]]:
@@ -125,6 +164,7 @@ class ThreadedSearch(Search):
     def __init__(self, workers: int, *arguments):
         super().__init__(*arguments)
         self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
+        self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)  # forked when first needed
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
         self.run.workers = workers
@@ -152,6 +192,33 @@ class ThreadedSearch(Search):
         return np.concatenate(self.share.map(lambda span: (lambda part: part[part >= 0])(slot[span[0]:span[1]]),
                                              ranges)).astype(np.int64)
 
+    def pieces_share(self, size: int):
+        return self.share if size >= THREADED_AT_LEAST else None
+
+    def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
+        """A large `job` run by the pool while this thread goes on; its CPU seconds, up to
+        this thread's meanwhile, counted as spent beside it."""
+        if size < THREADED_AT_LEAST:
+            return super().in_background(size, job)
+        started, spent = time.thread_time(), []
+
+        def timed():
+            begun = time.thread_time()
+            try:
+                return job()
+            finally:
+                spent.append(time.thread_time() - begun)
+
+        future = self.share.pool.submit(timed)
+
+        def answer():
+            try:
+                return future.result()
+            finally:
+                self.share.overlapped += min(sum(spent), time.thread_time() - started)
+
+        return answer
+
     def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
         if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
             return super().place_targets(pieces, ids, targets)
@@ -162,7 +229,8 @@ class ThreadedSearch(Search):
             super().levels()
         finally:
             self.share.close()
-            self.run.overlapped = self.share.overlapped
+            self.helpers.close()
+            self.run.overlapped = self.share.overlapped + self.helpers.beside
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         if len(level) < THREADED_AT_LEAST:
@@ -170,7 +238,8 @@ class ThreadedSearch(Search):
         parts = [Slice(level, start, stop) for start, stop in bounds(len(level), PARTS * self.share.workers)]
         done = Pipeline(self, parts).sorted_parts()
         clock = self.clock()
-        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share)
+        laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share,
+                                          self.seen)
         self.timed("dedupe", clock)
         return self.admit(level, offset, self.layout, laid, deduplicated)
 
@@ -193,7 +262,8 @@ class Pipeline:
     def sorted_parts(self) -> list[tuple[Laid, Deduplicated]]:
         """Each part's (Laid, Deduplicated), in order, under the search's layout."""
         search = self.search
-        started = time.thread_time()
+        helpers = search.helpers
+        started, helped = time.thread_time(), (helpers.cpu, helpers.beside, helpers.waited)
         try:
             for k, part in enumerate(self.parts):
                 found = search.lookups(part)
@@ -214,8 +284,14 @@ class Pipeline:
             self.settle()
         finally:
             self.settle(cancel=True)  # Ctrl-C: the parts not started are not started
+        # The calling thread's path: its CPU seconds and those it waited for the helpers past
+        # its own share; beside it, the pool's and the helpers' (counted here, not as `beside`).
         mine, pools = time.thread_time() - started, sum(self.pool_seconds)
-        search.share.overlapped += min(mine, pools)  # as if they ran side by side throughout
+        helpers_cpu, waited = helpers.cpu - helped[0], helpers.waited - helped[2]
+        helpers.beside = helped[1]
+        total = mine + pools + helpers_cpu
+        # as if they ran side by side throughout, on as many cores as workers
+        search.share.overlapped += total - max(mine + waited, pools, total / search.share.workers)
         self.rekey_done()
         self.step_keys_where_woken()
         return [(laid, found) for laid, found, _layout, _laid_layout in self.results]
@@ -228,8 +304,8 @@ class Pipeline:
             self.pool_seconds.append(time.thread_time() - started)
 
     def job(self, k: int, found, layout) -> None:
-        laid = self.search.lay_out(self.parts[k], layout, found)
-        self.results[k] = (laid, self.search.deduplicate(laid, layout), layout, layout)
+        laid = self.search.lay_out(self.parts[k], layout, found)  # looked up in the keys seen once joined
+        self.results[k] = (laid, self.search.deduplicate(laid, layout, find=False), layout, layout)
 
     def settle(self, cancel: bool = False) -> None:
         """Wait for every part in the pool (its exception, if any, raised here); with
@@ -275,11 +351,13 @@ def steps_keys(search, laid: Laid, found: Deduplicated, layout, laid_layout) -> 
     return layout.rekey(in_order, search.layout)
 
 
-def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> tuple[Laid, Deduplicated]:
+def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share,
+                 seen: SortedKeys) -> tuple[Laid, Deduplicated]:
     """The slice's `Laid` (what `admit` reads of it) and `Deduplicated` from its parts':
     positions moved past the parts before, each distinct key once, with the first
-    position and the seen id of its first part (the parts are in order). The parts'
-    sorted keys are cut at the same keys into pieces, merged one per thread."""
+    position of its first part (the parts are in order), looked up in the keys `seen`.
+    The parts' sorted keys are cut at the same keys into pieces, merged and looked up
+    one per thread (a piece's keys are a range of the keys seen: once each, nearby)."""
     starts = np.cumsum([0] + [part.total for part in laid])
     row_start = np.concatenate([part.row_start + start for part, start in zip(laid, starts)])
     whole = Laid(None, None, None, None, np.concatenate([part.labels for part in laid]),
@@ -300,13 +378,10 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> t
         where = np.empty(len(every), dtype=np.int64)
         where[order] = np.cumsum(first_of_run) - 1
         taken = order[first_of_run]  # per distinct key, where its first part has it in `every`
-        known_ids = None
-        if found[0].known_ids is not None:
-            known_ids = np.concatenate([part.known_ids[a:b] for part, a, b in spans])[taken]
         bounds_ = np.cumsum([0] + [b - a for _, a, b in spans])
-        return (in_order[first_of_run], np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
-                np.concatenate([part.known[a:b] for part, a, b in spans])[taken], known_ids,
-                [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
+        unique = in_order[first_of_run]
+        return (unique, np.concatenate([f[a:b] for f, (_, a, b) in zip(first, spans)])[taken],
+                *seen.find(unique), [where[bounds_[p]:bounds_[p + 1]] for p in range(len(found))])
 
     pieces_ = share.map(piece, list(range(len(at_keys) + 1)))
     base = np.cumsum([0] + [len(unique) for unique, *_ in pieces_])
@@ -314,7 +389,7 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share) -> t
     merged_first = np.concatenate([piece_first for _, piece_first, *_ in pieces_])
     known = np.concatenate([piece_known for _, _, piece_known, *_ in pieces_])
     known_ids = None
-    if found[0].known_ids is not None:
+    if pieces_[0][3] is not None:
         known_ids = np.concatenate([ids for _, _, _, ids, _ in pieces_])
     pieces = None
     if found[0].pieces is not None:  # each part's runs of positions, pointed at the slice's keys
