@@ -103,20 +103,21 @@ def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = 
 
 class Lookahead:
     """For each event, the value the log shows next (at a later event) of each rising frontier:
-    globals as (position, value), each process's locals as (process, position, value). Only whole
-    numbers: a frontier kept per index id is not bounded."""
+    on the globals ((position, value), ...), and on each process's locals, per process. Only
+    whole numbers: a frontier kept per index id is not bounded."""
 
     def __init__(self, events, global_names: tuple, local_names: tuple, processes: int):
         rising = set(schema.RISING)
         self.global_positions = {name: i for i, name in enumerate(global_names) if name in rising}
         self.local_positions = {name: i for i, name in enumerate(local_names) if name in rising}
         self.on_globals: list = [()] * (len(events) + 1)  # event number -> limits after it
-        self.on_locals: list = [()] * (len(events) + 1)
+        self.on_locals: list = [()] * (len(events) + 1)  # event number -> limits per process
         globals_next: dict = {}
         locals_next: dict = {}
         for number in range(len(events), -1, -1):
             self.on_globals[number] = tuple(globals_next.items())
-            self.on_locals[number] = tuple((p, position, value) for (p, position), value in locals_next.items())
+            self.on_locals[number] = tuple(tuple((position, value) for (q, position), value in locals_next.items()
+                                                 if q == p) for p in range(processes))
             if number and isinstance(events[number - 1], Observation):
                 self._note(events[number - 1], processes, globals_next, locals_next)
 
@@ -130,9 +131,6 @@ class Lookahead:
                     if isinstance(entry, int) and p < processes:
                         locals_next[(p, self.local_positions[name])] = entry
 
-    @property
-    def positions(self) -> tuple:
-        return tuple(self.global_positions.values()), tuple(self.local_positions.values())
 
 
 class Factored:
@@ -168,9 +166,9 @@ class Factored:
         self._globals_states: dict = {}  # g -> globals_state(g)
         self._local_states: dict = {}  # lid -> local_state(lid)
         self._prepare_liveness()
+        self.lookahead: Lookahead | None = None  # where `follow` may rely on NoRegression
         self.globals_limits: tuple = ()  # the lookahead's limits after the current event
-        self.locals_limits: tuple = ()
-        self.lookahead_positions: tuple = ((), ())
+        self.locals_limits: tuple = ((),) * self.P  # per process
 
     def _refuse_whole_properties(self) -> None:
         model = self.model
@@ -339,6 +337,12 @@ class Factored:
 
     # ----------------------------------------------------------- lookahead
 
+    def look_ahead_from(self, number: int) -> None:
+        """Bound the frontiers by the values the log shows after event `number` (0: the header)."""
+        if self.lookahead is not None:
+            self.globals_limits = self.lookahead.on_globals[number]
+            self.locals_limits = self.lookahead.on_locals[number]
+
     def passed_globals(self, g: int) -> bool:
         """Whether globals g have a rising frontier past the value the log shows of it next."""
         values = self.engine.globals[g]
@@ -346,28 +350,33 @@ class Factored:
 
     def passed_local(self, p: int, lid: int) -> bool:
         values = self.engine.locals[lid]
-        return any(passed(values[position], limit) for q, position, limit in self.locals_limits if q == p)
+        return any(passed(values[position], limit) for position, limit in self.locals_limits[p])
 
     def drop_passed(self, cell: Cell) -> bool:
         """Drop from each process's set the local ids past a limit; False where a set empties.
         A local id kept must not have been reached within the cell from one dropped: that step
         lowered a rising frontier."""
-        for p in {q for q, _, _ in self.locals_limits}:
-            coord = cell.coords[p]
-            passed = [lid for lid in coord if self.passed_local(p, lid)]
-            if not passed:
+        for p, limits in enumerate(self.locals_limits):
+            if not limits:
                 continue
-            if len(passed) == len(coord):
+            coord = cell.coords[p]
+            dropped = {lid for lid in coord if self.passed_local(p, lid)}
+            if not dropped:
+                continue
+            if len(dropped) == len(coord):
                 return False
-            kept_ = {lid: origin for lid, origin in cell.own(p).items() if lid not in passed}
-            if any(label is not None and previous in passed for label, previous in kept_.values()):
+            kept_ = {lid: origin for lid, origin in cell.own(p).items() if lid not in dropped}
+            if any(label is not None and previous in dropped for label, previous in kept_.values()):
                 raise Exact("a step lowered a rising frontier")
             cell.coords[p] = kept_
         return True
 
     def check_rising(self) -> None:
         """No step taken lowered a frontier the lookahead bounds (else it would not be sound)."""
-        on_globals, on_locals = self.lookahead_positions
+        if self.lookahead is None:
+            return
+        on_globals = tuple(self.lookahead.global_positions.values())
+        on_locals = tuple(self.lookahead.local_positions.values())
         globals_, locals_ = self.engine.globals, self.engine.locals
         for g, after in self.global_steps:
             if any(passed(globals_[g][i], globals_[after][i]) for i in on_globals):
@@ -389,7 +398,7 @@ class Factored:
                 if not label_ids:
                     continue
             frontier = [(lid, label_ids) for lid in cell.coords[p]]
-            limited = any(q == p for q, _, _ in self.locals_limits)
+            limited = bool(self.locals_limits[p])
             every = self.silent_local[p]
             coord = None
             while frontier:
@@ -642,18 +651,15 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     search = Factored(cfg, log.silent, labels)
     search.bound = bound
     engine = search.engine
-    lookahead = Lookahead(log.events, engine.global_names, engine.local_names, cfg.P) \
-        if frontiers_never_fall(cfg, search.model) else None
-    if lookahead is not None:
-        search.lookahead_positions = lookahead.positions
-        search.globals_limits, search.locals_limits = lookahead.on_globals[0], lookahead.on_locals[0]
+    if frontiers_never_fall(cfg, search.model):
+        search.lookahead = Lookahead(log.events, engine.global_names, engine.local_names, cfg.P)
+    search.look_ahead_from(0)
     initial = Cell(engine.unpack(engine.initial)[0], [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
                    None, None)
     cells = search.close([initial], "the header")
     sizes = [search.count(cells)]
     for number, event in enumerate(log.events, 1):
-        if lookahead is not None:
-            search.globals_limits, search.locals_limits = lookahead.on_globals[number], lookahead.on_locals[number]
+        search.look_ahead_from(number)
         if isinstance(event, Observation):
             observe = search.observer(event)
             seeds = [found for cell in cells if (found := observe(cell)) is not None]
