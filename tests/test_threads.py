@@ -14,6 +14,7 @@ import pytest
 from helpers import publish_blind_to_standing, replace_action
 from protocol.engine.vector import helpers, threads
 from protocol.engine.vector import search as vector_module
+from protocol.engine.vector import liveness as vector_liveness
 from protocol.engine.vector.liveness import VectorGraph
 from protocol.engine.vector.search import explore_vector
 from protocol.model import actions
@@ -31,6 +32,7 @@ def shared(monkeypatch) -> list:
     jobs of each sharing (the tests see that there were some)."""
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 1)
     monkeypatch.setattr(helpers, "SHARED_AT_LEAST", 1)
+    monkeypatch.setattr(vector_liveness, "SHARED_AT_LEAST", 1)
     jobs = []
     share = threads.Share.map
     monkeypatch.setattr(threads.Share, "map",

@@ -1,6 +1,8 @@
 """The vector liveness counts a large graph's in-degrees a slice of targets at a time
 (vector_liveness.in_degrees): the counts are np.bincount's whatever the slices, and the
-cycles found with slices as small as one state are those found without."""
+cycles found with slices as small as one state are those found without. With threads,
+the stalled regions of an acyclic graph are swept a part of each round per thread: the
+regions are those found pair by pair."""
 
 from contextlib import contextmanager
 
@@ -8,6 +10,7 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from protocol.engine.vector import liveness as vector_liveness
+from protocol.engine.vector.threads import Share
 from protocol.engine.vector.liveness import VectorGraph, in_degrees
 
 
@@ -18,6 +21,28 @@ def graphs(draw):
     targets = draw(st.lists(st.integers(0, n - 1), min_size=sum(degree), max_size=sum(degree)))
     offsets = np.concatenate([[0], np.cumsum(degree)]).astype(np.int64)
     return offsets, np.array(targets, dtype=np.int32)
+
+
+@st.composite
+def acyclic_graphs(draw):
+    """Edges only to later states, with two or more leads-to pairs (triggers within unmet)."""
+    n = draw(st.integers(2, 20))
+    targets = [draw(st.lists(st.integers(v + 1, n - 1), max_size=4)) if v + 1 < n else [] for v in range(n)]
+    offsets = np.concatenate([[0], np.cumsum([len(out) for out in targets])]).astype(np.int64)
+    pairs = {}
+    for number in range(draw(st.integers(2, 9))):
+        unmet = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        pairs[number] = (unmet & np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))), unmet)
+    return offsets, np.array(sum(targets, []), dtype=np.int32), pairs
+
+
+@contextmanager
+def shared_at_least(size: int):
+    original, vector_liveness.SHARED_AT_LEAST = vector_liveness.SHARED_AT_LEAST, size
+    try:
+        yield
+    finally:
+        vector_liveness.SHARED_AT_LEAST = original
 
 
 @contextmanager
@@ -49,3 +74,20 @@ def test_the_cycles_do_not_depend_on_the_slices(graph):
     with chunks_of(1):
         sliced = VectorGraph(offsets, labels, targets, ["a"], ["a"]).cyclic()
     assert sliced.tolist() == whole.tolist()
+
+
+@given(acyclic_graphs())
+def test_the_stalled_regions_swept_by_threads_are_those_found_pair_by_pair(graph):
+    offsets, targets, pairs = graph
+    labels = np.zeros(len(targets), dtype=np.uint8)
+    share = Share(2)
+    try:
+        with shared_at_least(1):  # every round split between the two threads
+            swept = VectorGraph(offsets, labels, targets, ["a"], ["a"], share=share)
+            assert not swept.cyclic().any()
+            regions = swept.stalled_regions(pairs)
+    finally:
+        share.close()
+    alone = VectorGraph(offsets, labels, targets, ["a"], ["a"])
+    for number, masks in pairs.items():
+        assert regions[number].tolist() == alone.stalled_region(*masks).tolist()

@@ -259,18 +259,32 @@ class VectorGraph:
             return {number: self.stalled_region(*masks) for number, masks in pairs.items()}
         numbers = list(pairs)
         dtype = smallest_unsigned(len(numbers))
-        reached = pair_bits([pairs[number][0] for number in numbers], dtype)
         unmet_bits = pair_bits([pairs[number][1] for number in numbers], dtype)
-        for nodes in self._rounds:
-            nodes = nodes[reached[nodes] != 0]
-            if not len(nodes):
-                continue
+        # one array of bits per thread, each or'ed into by its own part of a round (no two
+        # threads write one array): a state's bits are what all of them hold
+        reached = [pair_bits([pairs[number][0] for number in numbers], dtype)]
+        reached += [np.zeros(self.n, dtype=dtype) for _ in range(1, 1 if self.share is None else self.share.workers)]
+
+        def spread(k: int, nodes: np.ndarray, bits: np.ndarray) -> None:
             index, counts = edge_index(self.offsets, nodes)
             target = self.targets[index]
-            bits = np.repeat(reached[nodes], counts)
-            bits &= unmet_bits[target]
-            or_at(reached, target, bits)
-        return {number: (reached & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
+            reaching = np.repeat(bits, counts)
+            reaching &= unmet_bits[target]
+            or_at(reached[k], target, reaching)
+
+        for nodes in self._rounds:
+            bits = reached[0][nodes]
+            for other in reached[1:]:
+                bits |= other[nodes]
+            live = np.flatnonzero(bits)
+            if not len(live):
+                continue
+            width = len(reached) if len(live) >= SHARED_AT_LEAST else 1
+            parts = list(zip(np.array_split(nodes[live], width), np.array_split(bits[live], width)))
+            self.mapped(lambda k: spread(k, *parts[k]), list(range(width)))
+        for other in reached[1:]:
+            reached[0] |= other
+        return {number: (reached[0] & dtype(1 << bit)) != 0 for bit, number in enumerate(numbers)}
 
     def stalled_region(self, triggers: np.ndarray, unmet: np.ndarray) -> np.ndarray:
         """The states where the conclusion fails, reachable from a trigger without it holding."""
