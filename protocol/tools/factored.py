@@ -169,6 +169,7 @@ class Factored:
         self.lookahead: Lookahead | None = None  # where `follow` may rely on NoRegression
         self.globals_limits: tuple = ()  # the lookahead's limits after the current event
         self.locals_limits: tuple = ((),) * self.P  # per process
+        self._passed: list = [{} for _ in range(self.P)]  # per process: local id -> past its limits
 
     def _refuse_whole_properties(self) -> None:
         model = self.model
@@ -341,7 +342,9 @@ class Factored:
         """Bound the frontiers by the values the log shows after event `number` (0: the header)."""
         if self.lookahead is not None:
             self.globals_limits = self.lookahead.on_globals[number]
-            self.locals_limits = self.lookahead.on_locals[number]
+            limits = self.lookahead.on_locals[number]
+            self._passed = [known if limits[p] == self.locals_limits[p] else {} for p, known in enumerate(self._passed)]
+            self.locals_limits = limits
 
     def passed_globals(self, g: int) -> bool:
         """Whether globals g have a rising frontier past the value the log shows of it next."""
@@ -349,8 +352,13 @@ class Factored:
         return any(passed(values[position], limit) for position, limit in self.globals_limits)
 
     def passed_local(self, p: int, lid: int) -> bool:
-        values = self.engine.locals[lid]
-        return any(passed(values[position], limit) for position, limit in self.locals_limits[p])
+        """Whether process p's locals lid have a rising frontier past its limit (kept until the limits change)."""
+        known = self._passed[p]
+        found = known.get(lid)
+        if found is None:
+            values = self.engine.locals[lid]
+            found = known[lid] = any(passed(values[position], limit) for position, limit in self.locals_limits[p])
+        return found
 
     def drop_passed(self, cell: Cell) -> bool:
         """Drop from each process's set the local ids past a limit; False where a set empties.
