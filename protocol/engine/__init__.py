@@ -68,6 +68,10 @@ EACH = "each"
 class Footprint:
     kind: str
     reads: tuple = ()  # with LOCAL: the global variables it also reads
+    # With LOCAL: local variables it neither reads nor writes. The packed engine then runs
+    # it once per value of the others, whatever these hold (each write, and a sample of
+    # the values it is not run on, is checked: fast.py, `local_next`).
+    untouched: tuple = ()
 
 
 @attrs.frozen

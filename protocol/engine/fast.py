@@ -44,6 +44,7 @@ from typing import Callable, NamedTuple, Protocol
 
 from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, Model, ModelError, Refusal, pair_permutation
 from protocol.engine.checker import Exploration, Guarded, explore
+from protocol.engine.cores import DISABLED, Cores
 
 class Successor(NamedTuple):
     """One successor in the generated successor code (`Engine.successor_body`): each field
@@ -211,6 +212,7 @@ class Engine:
         self.local_instances: dict = {}  # family -> (p, step) of its first local instance
         self.family_steps: dict = {}  # family -> {p: step}, each process's instance
         self.local_reads: dict = {}  # family -> positions of the globals it reads
+        self.core_memos: dict = {}  # family -> its Cores, where its footprint leaves locals untouched
         for label_id, instance in enumerate(instances):
             kind = instance.footprint.kind
             if kind in (WHOLE, EACH):  # an each instance too: run whole, it is exact
@@ -229,6 +231,12 @@ class Engine:
                     if family not in self.local_instances:  # memoised for every process
                         self.local_instances[family] = (instance.process, instance.step)
                         self.local_reads[family] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
+                        if instance.footprint.untouched:
+                            self.core_memos[family] = Cores(self.local_names, instance.footprint.untouched,
+                                                            family_text(family))
+            if kind != LOCAL and instance.footprint.untouched:
+                raise ModelError(f"{instance.label} declares untouched locals, which only a local footprint may: "
+                                 "remove `untouched` from its footprint")
         # segment index -> global id -> [(label id, next global id, append id)]
         self.controller_memos: list[list] = [[] for _ in self.controller_segments]
         # family -> projection id -> local id -> next local id, or -1 where disabled
@@ -327,13 +335,32 @@ class Engine:
         under the globals it reads given by `projection`, or -1 when disabled. The same for
         every process whose instance is local, so it is computed once, on the first such process.
         (`next_local`: what `local_next` answers, where a helper evaluated it.)"""
-        if next_local is UNEVALUATED:
-            next_local = self.local_next(family, lid, projection)
-        found = -1 if next_local is None else self.intern_local(next_local)
+        cores = self.core_memos.get(family)
+        if next_local is UNEVALUATED and cores is not None:
+            found = self._successor_by_core(family, cores, lid, projection)
+        else:
+            if next_local is UNEVALUATED:
+                next_local = self.local_next(family, lid, projection)
+            found = -1 if next_local is None else self.intern_local(next_local)
         if lid & (lid - 1) == 0:  # a sample of locals, ever sparser: the hot path never pays
             self._check_footprint(family, lid, projection, found)
             self._check_alike(family, lid, self._reading(family, projection), found)
         self.local_memos[family][projection][lid] = found
+        return found
+
+    def _successor_by_core(self, family, cores: Cores, lid: int, projection: int) -> int:
+        """`local_successor` where the family's core memo knows the step from lid's core (but at
+        the sample `local_next` runs, ever sparser): lid's untouched values put back."""
+        core, rest = cores.parts_of(lid, self.locals[lid])
+        known = cores.memo.get((projection, core))
+        if known is None or lid & (lid - 1) == 0:
+            next_local = self.local_next(family, lid, projection)
+            return -1 if next_local is None else self.intern_local(next_local)
+        if known == DISABLED:
+            return -1
+        found = cores.joined.get((known, rest))
+        if found is None:
+            found = cores.joined[(known, rest)] = self.intern_local(cores.value(known, rest))
         return found
 
     def local_next(self, family, lid: int, projection: int, record: bool = True):
@@ -341,25 +368,46 @@ class Engine:
         None where the step is disabled. It records the by-component transition properties
         the step fails, and raises where the step writes outside its process's locals;
         with `record` false (a helper's evaluation, which leaves the engine as it was) it
-        answers UNEVALUATED there instead, and the recording engine runs the step again."""
+        answers UNEVALUATED there instead, and the recording engine runs the step again.
+
+        A family whose footprint leaves some locals untouched runs once per value of the
+        others (its core, cores.py). So that this is never silently wrong, every step run
+        must leave the untouched values as they were, and locals at a sample of ids (ever
+        sparser) are run even where their core is known, and must agree with the memo."""
+        cores = self.core_memos.get(family)
+        if cores is None:
+            return self._local_next(family, lid, projection, record)[0]
+        core, rest = cores.parts_of(lid, self.locals[lid])
+        known = cores.memo.get((projection, core))
+        if known is not None and lid & (lid - 1):
+            return None if known == DISABLED else cores.value(known, rest)
+        found, failing = self._local_next(family, lid, projection, record)
+        if found is not UNEVALUATED:
+            cores.learn((projection, core), rest, found, failing)
+        return found
+
+    def _local_next(self, family, lid: int, projection: int, record: bool) -> tuple:
+        """`local_next` run: (its answer, the transition properties the step fails)."""
         p, step = self.local_instances[family]
         globals_ = self._reading(family, projection)
         local = self.locals[lid]
         before = self.assemble(globals_, [local] * self.P)
         after = step(before)
         if after is None:
-            return None
+            return None, []
+        failing = self._failing_step(before, after)
         if record:
-            self._check_step(before, after)
-        elif self._failing_step(before, after):
-            return UNEVALUATED
+            for name in failing:
+                self.failures[name].append((before, after))
+        elif failing:
+            return UNEVALUATED, failing
         next_globals, next_locals = self.split(after)
         if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
             if not record:
-                return UNEVALUATED
+                return UNEVALUATED, failing
             raise ModelError(f"{family_text(family)} wrote outside its process's locals: "
                              "give it a wide footprint")
-        return next_locals[p]
+        return next_locals[p], failing
 
     def _reading(self, family, projection: int) -> tuple:
         """The globals a local step of `family` under `projection` runs on (memoised)."""

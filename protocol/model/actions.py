@@ -1345,8 +1345,17 @@ def inter_step_footprint(cfg, p) -> Footprint:
     return Footprint(LOCAL, tuple(reads))
 
 
+# What no publisher or reclamation reads: the runtimes' queues. Runs that differ only in
+# what is queued share one evaluation of these steps.
+QUEUES = ("mq", "iq")
+
+
+def reclaim_footprint(cfg, p) -> Footprint:
+    return Footprint(LOCAL, untouched=QUEUES)
+
+
 def publish_footprint(cfg, p) -> Footprint:
-    return Footprint(LOCAL, ("upper",))  # physical compaction is bounded by upper
+    return Footprint(LOCAL, ("upper",), QUEUES)  # physical compaction is bounded by upper
 
 
 def seal_footprint(cfg, p) -> Footprint:
@@ -1383,7 +1392,7 @@ ACTIONS = (
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.
-    Action("Reclaim", reclaim, processes, True, local, where=with_acquisition),
+    Action("Reclaim", reclaim, processes, True, reclaim_footprint, where=with_acquisition),
     Action("Publish", publish, processes, True, publish_footprint),
     Action("Seal", seal, processes, True, seal_footprint, where=with_seal),
     Action("Wake", wake, processes, True, wake_footprint, where=with_seal),
