@@ -550,11 +550,30 @@ class Factored:
             if kind in (WHOLE, EACH) or (kind != CONTROLLER and instance.process is None):
                 raise Exact("a fair action reads the whole state")
             found.setdefault(instance.process if kind != CONTROLLER else None, []).append(index)
+        # index -> the engine's family for a local instance it memoises (else None)
+        self.memoised_family = [family_of(instance.label) if instance.footprint.kind == LOCAL
+                                and family_of(instance.label) in self.engine.local_memos else None
+                                for instance in self.instances_all]
         return found
 
     def _stops(self, fair: dict, g: int, p: int, lid: int) -> bool:
-        state = self.pair_state(g, lid)
-        return not any(fair_step(self.instances_all[i], state) for i in fair.get(p, ()))
+        """No fair instance of process p is enabled at globals g and its locals lid: a local
+        one is asked of the engine's memo (most were run while closing), the others run."""
+        state = None
+        for index in fair.get(p, ()):
+            family = self.memoised_family[index]
+            if family is not None:
+                projection = self.engine.projection_of[family][g] if self.engine.local_reads[family] else 0
+                found = self.engine.local_memos[family][projection][lid]
+                if found is None:
+                    found = self.engine.local_successor(family, lid, projection)
+                if found >= 0:
+                    return False
+                continue
+            state = state or self.pair_state(g, lid)
+            if fair_step(self.instances_all[index], state):
+                return False
+        return True
 
     def _pending_somewhere(self, g: int, stopping: list) -> bool:
         globals_ = self.globals_state(g)
