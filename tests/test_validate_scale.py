@@ -347,3 +347,18 @@ def test_a_step_that_lowers_a_frontier_sends_the_log_to_the_exact_search(monkeyp
     with pytest.raises(factored.Exact, match="lowered a rising frontier"):
         follow(log)
     assert "NoRegression" in validate(log).violations
+
+
+def test_the_bench_keeps_the_least_of_a_few_runs_of_a_short_validation_and_one_of_a_long_one():
+    from protocol.tools.bench import REPEAT_UNDER, VALIDATE_REPEATS, measure_validate_least
+
+    def measured(seconds: list):
+        taken = iter(seconds)
+        return lambda request, timeout: {**request, "cpu_seconds": next(taken)}
+
+    short = measure_validate_least({"case": "1x"}, measure=measured([0.9, 0.6, 0.7]))
+    assert (short["cpu_seconds"], short["runs"]) == (0.6, VALIDATE_REPEATS)
+    long = measure_validate_least({"case": "1x"}, measure=measured([REPEAT_UNDER + 1]))
+    assert (long["cpu_seconds"], long["runs"]) == (REPEAT_UNDER + 1, 1)
+    failed = measure_validate_least({"case": "1x"}, measure=lambda request, timeout: {**request, "error": "no"})
+    assert (failed["error"], failed["runs"]) == ("no", 1)

@@ -255,9 +255,13 @@ def note(*records: dict | None) -> str:
 
 def validate_table(records: list[dict], machine: dict) -> Table:
     """`bench --validate`: one row per log, with its verdict, seconds and peak memory."""
+    from protocol.tools.bench import REPEAT_UNDER, VALIDATE_REPEATS
+
     caption = (f"{machine['cpus']} CPUs, load average {machine['load_average_1min']} (wall seconds grow with it; "
                f"CPU seconds beside them), Python {machine['python']}. Each log is a seeded random run "
-               "written as a log; the silent actions are declared in its header." + linearity_text(records))
+               "written as a log; the silent actions are declared in its header. A log followed in under "
+               f"{REPEAT_UNDER:.0f} CPU seconds is followed {VALIDATE_REPEATS} times, each in a fresh process, "
+               "and the run of least CPU is shown." + linearity_text(records))
     table = Table(box=box.SIMPLE_HEAD, title=Text("validate", style="bold"), title_justify="left",
                   caption=caption, caption_justify="left")
     for header in ("log", "constants", "silent", "lines", "verdict", "most states\nfitting", "s", "CPU s",

@@ -302,6 +302,11 @@ VALIDATE_LADDERS = (("Publish", "Ingest"), ("Publish", "MaintStep"))
 # Header-only logs at wide constants (D x (MaxTime + 1) may not pass 1,048,576 instances).
 VALIDATE_HEADERS = ({"P": 2, "MaxTime": 1_000_000}, {"P": 8, "D": 1, "MaxTime": 1_000_000})
 VALIDATE_TIMEOUT = 120  # seconds a measurement may take before it is reported as not finished
+# A measurement under REPEAT_UNDER CPU seconds is taken up to VALIDATE_REPEATS times and the
+# least kept: on a shared machine single runs of a second vary by a third, which hides whether
+# the ladders' cost is linear.
+VALIDATE_REPEATS = 3
+REPEAT_UNDER = 5.0
 # A runtime step is drawn this many times as often as a controller step, so that the queues
 # stay short, as in a system whose runtimes keep up with its controller.
 RUNTIME_WEIGHT = 4
@@ -402,10 +407,22 @@ def measure_validate_fresh(request: dict, timeout: float = VALIDATE_TIMEOUT) -> 
     return json.loads(done.stdout)
 
 
+def measure_validate_least(request: dict, timeout: float = VALIDATE_TIMEOUT, measure=measure_validate_fresh) -> dict:
+    """The run of least CPU seconds among up to VALIDATE_REPEATS (one where a run takes
+    REPEAT_UNDER seconds or more, or fails); `runs` says how many were taken."""
+    least, runs = measure(request, timeout), 1
+    while "error" not in least and least["cpu_seconds"] < REPEAT_UNDER and runs < VALIDATE_REPEATS:
+        again, runs = measure(request, timeout), runs + 1
+        if "error" in again:
+            return {**again, "runs": runs}
+        least = min(least, again, key=lambda record: record["cpu_seconds"])
+    return {**least, "runs": runs}
+
+
 def validate_ladder(on_record=None, timeout: float = VALIDATE_TIMEOUT) -> list[dict]:
     records = []
     for request in validate_requests():
-        record = measure_validate_fresh(request, timeout)
+        record = measure_validate_least(request, timeout)
         records.append(record)
         if on_record is not None:
             on_record(record)
