@@ -1346,8 +1346,11 @@ def inter_step_footprint(cfg, p) -> Footprint:
 
 
 # What no publisher or reclamation reads: the runtimes' queues. Runs that differ only in
-# what is queued share one evaluation of these steps.
+# what is queued share one evaluation of these steps. A seal, a wake and a reader's
+# downgrade read whether Export is still queued on maintenance (`exported`), never the
+# interactive queue.
 QUEUES = ("mq", "iq")
+INTERACTIVE_QUEUE = ("iq",)
 
 
 def reclaim_footprint(cfg, p) -> Footprint:
@@ -1360,12 +1363,12 @@ def publish_footprint(cfg, p) -> Footprint:
 
 def seal_footprint(cfg, p) -> Footprint:
     """Sealing reads upper, and its notification which index each parked peek reads."""
-    return Footprint(LOCAL, ("upper", "ix") if cfg.alias != "none" else ("upper",))
+    return Footprint(LOCAL, ("upper", "ix") if cfg.alias != "none" else ("upper",), INTERACTIVE_QUEUE)
 
 
 def wake_footprint(cfg, p) -> Footprint:
     """Waking reads each parked peek's as_of (and index)."""
-    return Footprint(LOCAL, ("as_of", "ix") if cfg.alias != "none" else ("as_of",))
+    return Footprint(LOCAL, ("as_of", "ix") if cfg.alias != "none" else ("as_of",), INTERACTIVE_QUEUE)
 
 
 def ingest_footprint(cfg, p) -> Footprint:
@@ -1376,7 +1379,7 @@ def ingest_footprint(cfg, p) -> Footprint:
 
 def reader_downgrade_footprint(cfg, p) -> Footprint:
     """Downgrading reads p's locals and, with an alias, which index the peek reads (backed)."""
-    return Footprint(LOCAL, ("ix",) if cfg.alias != "none" else ())
+    return Footprint(LOCAL, ("ix",) if cfg.alias != "none" else (), INTERACTIVE_QUEUE)
 
 
 # ------------------------------------------------------------ the actions
