@@ -362,3 +362,32 @@ def test_the_bench_keeps_the_least_of_a_few_runs_of_a_short_validation_and_one_o
     assert (long["cpu_seconds"], long["runs"]) == (REPEAT_UNDER + 1, 1)
     failed = measure_validate_least({"case": "1x"}, measure=lambda request, timeout: {**request, "error": "no"})
     assert (failed["error"], failed["runs"]) == ("no", 1)
+
+
+def test_a_by_pair_invariant_is_judged_once_per_value_of_the_globals_it_reads_and_a_wrong_declaration_is_one_line(
+        monkeypatch):
+    import attrs
+
+    from protocol import properties as props
+    from protocol.engine import ModelError
+
+    text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 12}, 200, 1, ("Publish", "Ingest"))
+    assert validate(parse(text)).is_behaviour  # SinceAllowed judged per value of sent (its declared reads)
+    wrong = tuple(attrs.evolve(prop, pair_reads=("upper",)) if prop.name == "SinceAllowed" else prop
+                  for prop in props.PROPERTIES)
+    monkeypatch.setattr(props, "PROPERTIES", wrong)
+    with pytest.raises(ModelError, match=r"^SinceAllowed reads globals it does not declare .*: add them to its pair_reads$"):
+        follow(parse(text))
+
+
+@pytest.mark.parametrize("pair_reads, words", [({"SinceAllowed": ("sant",)}, "'sant' is not a global variable"),
+                                               ({"TypeOK": ("sent",)}, "it is not by_pair")])
+def test_a_declaration_of_a_by_pair_invariant_s_reads_that_cannot_hold_is_refused_when_the_model_is_built(
+        pair_reads, words):
+    import attrs
+
+    from protocol.engine import ModelError
+
+    model = model_for(lookup("Holds").config)
+    with pytest.raises(ModelError, match=words):
+        attrs.evolve(model, pair_reads=pair_reads)

@@ -208,12 +208,22 @@ class Model:
     # The invariants that are a conjunction, over the processes, of a check reading the
     # globals and that process's locals: the packed engine checks each pair once.
     by_pair: frozenset = frozenset()
+    # by-pair invariant name -> the globals it reads, where it declares them (else every global):
+    # validation by components judges it once per value of those and a process's locals,
+    # checking the declaration on a sample (tools/factored.py)
+    pair_reads: dict = attrs.Factory(dict)
 
     def __attrs_post_init__(self) -> None:
         for instance in self.instances:
             problem = instance_problem(instance, self.processes)
             if problem is not None:
                 raise ModelError(f"{instance.label}: {problem}")
+        for name, reads in self.pair_reads.items():
+            unknown = [read for read in reads if read not in self.layout.globals]
+            if name not in self.by_pair or unknown:
+                raise ModelError(f"{name} declares the globals it reads as a by-pair invariant, but "
+                                 + (f"{unknown[0]!r} is not a global variable" if unknown else "it is not by_pair")
+                                 + ": name only globals, and only for a by-pair invariant")
         labels = [instance.label for instance in self.instances]
         if len(set(labels)) < len(labels):
             twice = next(label for label in labels if labels.count(label) > 1)

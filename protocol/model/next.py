@@ -89,6 +89,7 @@ def model_with(cfg, table: list, lazy_liveness: bool = False) -> Model:
         transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.TRANSITION},
         by_component=frozenset(p.name for p in bound if p.by_component),
         by_pair=frozenset(p.name for p in bound if p.by_pair),
+        pair_reads={p.name: p.pair_reads for p in bound if p.by_pair and p.pair_reads is not None},
         liveness=Listed(liveness) if lazy_liveness else {name: pairs() for name, pairs in liveness.items()},
         fair_families=[i.family for i in table if i.family is not None],
         symmetry_refusal=symmetry_refusal(cfg),

@@ -53,6 +53,7 @@ class Property:
     witnesses: Callable | None = None  # the same arguments -> [sentence]
     by_component: bool = False  # a conjunction of per-component checks (see engine.Model)
     by_pair: bool = False  # a conjunction over p of checks on the globals and p's locals (engine.Model)
+    pair_reads: tuple | None = None  # with by_pair: the globals it reads (None: any of them)
     where: Callable = everywhere  # cfg -> whether the property belongs to the configuration (model/where.py)
     # cfg -> why the property, which the summary would otherwise list, does not apply here
     # (shown in its place, rather than "holds"), or None
@@ -75,7 +76,7 @@ PROPERTIES = (
     Property("I1", STATE, i1, i1_witnesses, by_component=True, guards=guarding.I1),
     Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
              where=without_cuts, not_applicable=physical_from_cuts, guards=guarding.PHYSICAL_LE_SINCE),
-    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True,
+    Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True, pair_reads=("sent",),
              guards=guarding.SINCE_ALLOWED),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
              where=with_standing_hold, guards=guarding.EVERYWHERE),

@@ -38,7 +38,7 @@ from math import prod
 import attrs
 
 from protocol import properties as props
-from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE
+from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE, ModelError
 from protocol.engine.fast import BITS, family_of
 from protocol.model import state as schema
 from protocol.model.actions import ACTIONS
@@ -443,7 +443,7 @@ class Factored:
         between such components by the transition properties, on the component it rewrites."""
         model = self.model
         on_components = [holds for name, holds in model.invariants.items() if name in model.by_component]
-        on_pairs = [holds for name, holds in model.invariants.items() if name in model.by_pair]
+        on_pairs = [name for name in model.invariants if name in model.by_pair]
         on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
         globals_ = {cell.g for cell in alive}
         locals_ = {p: set() for p in range(self.P)}
@@ -453,7 +453,7 @@ class Factored:
                 locals_[p].update(coord)
                 if on_pairs:
                     pairs.update((cell.g, lid) for lid in coord)
-        if not all(holds(self.pair_state(g, lid)) for g, lid in pairs for holds in on_pairs):
+        if not all(self.pairs_hold(name, pairs) for name in on_pairs):
             raise Exact("a state may violate a property")
         every_local = set().union(*locals_.values())
         if not all(holds(self.globals_state(g)) for g in globals_ for holds in on_components):
@@ -469,6 +469,36 @@ class Factored:
         for _, lid, after in self.local_steps:
             if not all(holds(self.local_state(lid), self.local_state(after)) for holds in on_steps):
                 raise Exact("a step may violate a property")
+
+    def pairs_hold(self, name: str, pairs: set) -> bool:
+        """By-pair invariant `name` on every (globals id, local id) pair: once per value of the
+        globals it declares it reads (`Model.pair_reads`) and local, on the initial globals but
+        those. A failing verdict, and a sample of the others (local ids that are powers of two),
+        is judged on the pair's own globals too, and must agree, or the declaration is wrong."""
+        holds = self.model.invariants[name]
+        reads = self.model.pair_reads.get(name)
+        if reads is None:
+            return all(holds(self.pair_state(g, lid)) for g, lid in pairs)
+        engine = self.engine
+        positions = [engine.global_names.index(read) for read in reads]
+        judged: dict = {}
+        read_of: dict = {}  # globals id -> the values read
+        for g, lid in pairs:
+            read = read_of.get(g)
+            if read is None:
+                read = read_of[g] = tuple(engine.globals[g][i] for i in positions)
+            verdict = judged.get((read, lid))
+            if verdict is None:
+                values = list(engine.initial_globals)
+                for position, value in zip(positions, read):
+                    values[position] = value
+                verdict = judged[(read, lid)] = bool(holds(engine.assemble(tuple(values), [engine.locals[lid]] * self.P)))
+            if (not verdict or lid & (lid - 1) == 0) and bool(holds(self.pair_state(g, lid))) != verdict:
+                raise ModelError(f"{name} reads globals it does not declare (it judges otherwise with the globals "
+                                 f"but {', '.join(reads)} as they were first): add them to its pair_reads")
+            if not verdict:
+                return False
+        return True
 
     def _prepare_liveness(self) -> None:
         """The leads-to pairs, each family by its form, the rest listed; refuse a pair whose
