@@ -10,6 +10,8 @@ the declaration as it goes (fast.py, `local_next`)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from protocol.engine import ModelError
 
 DISABLED = -1
@@ -19,12 +21,13 @@ class Cores:
     """One family's memo: locals split into (core id, rest id), the step's effect per
     (projection id, core id), and the locals rebuilt from (core id, rest id)."""
 
-    def __init__(self, names: tuple, untouched: tuple, action: str):
+    def __init__(self, names: tuple, untouched: tuple, action: str, intern: Callable):
         unknown = [name for name in untouched if name not in names]
         if unknown:
             raise ModelError(f"{action} leaves {unknown[0]!r} untouched, which is not a local variable: "
                              f"name only some of {', '.join(names)}")
         self.names, self.action = names, action
+        self.intern = intern  # (values, ids, value) -> (id, new): the engine's intern tables
         self.touched = tuple(i for i, name in enumerate(names) if name not in untouched)
         self.untouched = tuple(i for i, name in enumerate(names) if name in untouched)
         self.cores: list = []  # core id -> the values at the touched positions
@@ -38,11 +41,11 @@ class Cores:
     def parts_of(self, lid: int, local: tuple) -> tuple[int, int]:
         found = self.parts.get(lid)
         if found is None:
-            found = self.parts[lid] = (self.core_id(local), interned(self.rests, self.rest_ids, self.rest(local)))
+            found = self.parts[lid] = (self.core_id(local), self.intern(self.rests, self.rest_ids, self.rest(local))[0])
         return found
 
     def core_id(self, local: tuple) -> int:
-        return interned(self.cores, self.core_ids, tuple(local[i] for i in self.touched))
+        return self.intern(self.cores, self.core_ids, tuple(local[i] for i in self.touched))[0]
 
     def rest(self, local: tuple) -> tuple:
         return tuple(local[i] for i in self.untouched)
@@ -62,7 +65,7 @@ class Cores:
         as they were and, where the core was known, did what the memo says. A step that
         fails a transition property is never memoised: it must be recorded each time."""
         if found is not None and self.rest(found) != self.rests[rest]:
-            name = next(self.names[i] for i in self.untouched if found[i] != self.rests[rest][self.untouched.index(i)])
+            name = next(self.names[i] for i, was in zip(self.untouched, self.rests[rest]) if found[i] != was)
             raise ModelError(f"{self.action} wrote {name}, which its footprint leaves untouched: "
                              f"remove {name!r} from its footprint's untouched")
         core = DISABLED if found is None else self.core_id(found)
@@ -75,10 +78,3 @@ class Cores:
             raise ModelError(f"{self.action} acts otherwise on locals that differ only in {names}, which its "
                              "footprint leaves untouched: remove those it reads from its footprint's untouched")
 
-
-def interned(values: list, ids: dict, value) -> int:
-    found = ids.get(value)
-    if found is None:
-        found = ids[value] = len(values)
-        values.append(value)
-    return found

@@ -233,7 +233,7 @@ class Engine:
                         self.local_reads[family] = tuple(self.global_names.index(g) for g in instance.footprint.reads)
                         if instance.footprint.untouched:
                             self.core_memos[family] = Cores(self.local_names, instance.footprint.untouched,
-                                                            family_text(family))
+                                                            family_text(family), intern)
             if kind != LOCAL and instance.footprint.untouched:
                 raise ModelError(f"{instance.label} declares untouched locals, which only a local footprint may: "
                                  "remove `untouched` from its footprint")
@@ -325,20 +325,16 @@ class Engine:
 
     def _globals_reading(self, family, projection: int, globals_: tuple | None = None) -> tuple:
         """`globals_` (the initial globals by default) with what `family` reads set to `projection`."""
-        values = list(self.initial_globals if globals_ is None else globals_)
-        for position, value in zip(self.local_reads[family], self.projections[family][projection]):
-            values[position] = value
-        return tuple(values)
+        return with_values(self.initial_globals if globals_ is None else globals_, self.local_reads[family],
+                           self.projections[family][projection])
 
     def local_successor(self, family, lid: int, projection: int = 0, next_local=UNEVALUATED) -> int:
         """The next local of a process after an instance of `family` on it from local lid,
         under the globals it reads given by `projection`, or -1 when disabled. The same for
         every process whose instance is local, so it is computed once, on the first such process.
         (`next_local`: what `local_next` answers, where a helper evaluated it.)"""
-        cores = self.core_memos.get(family)
-        if next_local is UNEVALUATED and cores is not None:
-            found = self._successor_by_core(family, cores, lid, projection)
-        else:
+        found = self._known_by_core(family, lid, projection) if next_local is UNEVALUATED else None
+        if found is None:
             if next_local is UNEVALUATED:
                 next_local = self.local_next(family, lid, projection)
             found = -1 if next_local is None else self.intern_local(next_local)
@@ -348,14 +344,17 @@ class Engine:
         self.local_memos[family][projection][lid] = found
         return found
 
-    def _successor_by_core(self, family, cores: Cores, lid: int, projection: int) -> int:
-        """`local_successor` where the family's core memo knows the step from lid's core (but at
-        the sample `local_next` runs, ever sparser): lid's untouched values put back."""
+    def _known_by_core(self, family, lid: int, projection: int) -> int | None:
+        """`local_successor` where the family's core memo knows the step from lid's core, with
+        lid's untouched values put back; None where it does not, or lid is one of the sample
+        that `local_next` runs regardless."""
+        cores = self.core_memos.get(family)
+        if cores is None:
+            return None
         core, rest = cores.parts_of(lid, self.locals[lid])
         known = cores.memo.get((projection, core))
         if known is None or lid & (lid - 1) == 0:
-            next_local = self.local_next(family, lid, projection)
-            return -1 if next_local is None else self.intern_local(next_local)
+            return None
         if known == DISABLED:
             return -1
         found = cores.joined.get((known, rest))
@@ -395,11 +394,8 @@ class Engine:
         after = step(before)
         if after is None:
             return None, []
-        failing = self._failing_step(before, after)
-        if record:
-            for name in failing:
-                self.failures[name].append((before, after))
-        elif failing:
+        failing = self._check_step(before, after) if record else self._failing_step(before, after)
+        if failing and not record:
             return UNEVALUATED, failing
         next_globals, next_locals = self.split(after)
         if next_globals != globals_ or any(next_locals[q] != local for q in range(self.P) if q != p):
@@ -615,9 +611,12 @@ class Engine:
         return tuple(name for name, holds in self.readable_invariants.items()
                      if name in self.by_component and not holds(probe))
 
-    def _check_step(self, before, after) -> None:
-        for name in self._failing_step(before, after):
+    def _check_step(self, before, after) -> list:
+        """Record the step's failures of the by-component transition properties; they are answered."""
+        failing = self._failing_step(before, after)
+        for name in failing:
             self.failures[name].append((before, after))
+        return failing
 
     def _failing_step(self, before, after) -> list:
         return [name for name, holds in self.readable_transitions.items()
@@ -706,6 +705,14 @@ def family_text(family: tuple) -> str:
 
 def indent(lines: list[str], spaces: int) -> list[str]:
     return [" " * spaces + line for line in lines]
+
+
+def with_values(values: tuple, positions, replaced) -> tuple:
+    """`values` with the entries at `positions` replaced, in order, by `replaced`."""
+    found = list(values)
+    for position, value in zip(positions, replaced):
+        found[position] = value
+    return tuple(found)
 
 
 def intern(values: list, ids: dict, value) -> tuple[int, bool]:

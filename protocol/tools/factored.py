@@ -39,7 +39,7 @@ import attrs
 
 from protocol import properties as props
 from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE, ModelError
-from protocol.engine.fast import BITS, family_of
+from protocol.engine.fast import BITS, family_of, with_values
 from protocol.model import state as schema
 from protocol.model.actions import ACTIONS
 from protocol.model.commands import command_text
@@ -489,10 +489,8 @@ class Factored:
                 read = read_of[g] = tuple(engine.globals[g][i] for i in positions)
             verdict = judged.get((read, lid))
             if verdict is None:
-                values = list(engine.initial_globals)
-                for position, value in zip(positions, read):
-                    values[position] = value
-                verdict = judged[(read, lid)] = bool(holds(engine.assemble(tuple(values), [engine.locals[lid]] * self.P)))
+                globals_ = with_values(engine.initial_globals, positions, read)
+                verdict = judged[(read, lid)] = bool(holds(engine.assemble(globals_, [engine.locals[lid]] * self.P)))
             if (not verdict or lid & (lid - 1) == 0) and bool(holds(self.pair_state(g, lid))) != verdict:
                 raise ModelError(f"{name} reads globals it does not declare (it judges otherwise with the globals "
                                  f"but {', '.join(reads)} as they were first): add them to its pair_reads")
@@ -580,10 +578,9 @@ class Factored:
             if kind in (WHOLE, EACH) or (kind != CONTROLLER and instance.process is None):
                 raise Exact("a fair action reads the whole state")
             found.setdefault(instance.process if kind != CONTROLLER else None, []).append(index)
-        # index -> the engine's family for a local instance it memoises (else None)
-        self.memoised_family = [family_of(instance.label) if instance.footprint.kind == LOCAL
-                                and family_of(instance.label) in self.engine.local_memos else None
-                                for instance in self.instances_all]
+        # index -> the label id of the same local instance among the engine's (else None)
+        self.local_label = [label_id if label_id in self.local_family else None
+                            for label_id in (self.label_ids.get(instance.label) for instance in self.instances_all)]
         return found
 
     def _stops(self, fair: dict, g: int, p: int, lid: int) -> bool:
@@ -591,13 +588,9 @@ class Factored:
         one is asked of the engine's memo (most were run while closing), the others run."""
         state = None
         for index in fair.get(p, ()):
-            family = self.memoised_family[index]
-            if family is not None:
-                projection = self.engine.projection_of[family][g] if self.engine.local_reads[family] else 0
-                found = self.engine.local_memos[family][projection][lid]
-                if found is None:
-                    found = self.engine.local_successor(family, lid, projection)
-                if found >= 0:
+            label_id = self.local_label[index]
+            if label_id is not None:
+                if self.local_next(label_id, g, lid) >= 0:
                     return False
                 continue
             state = state or self.pair_state(g, lid)
