@@ -18,7 +18,7 @@ import sys
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
-from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted  # noqa: E402
+from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted, missing_dependency  # noqa: E402
 
 
 def exit_with(code: int):
@@ -38,6 +38,11 @@ def load_and_run() -> None:
             catch_signals()
             from protocol.cli import main
     except BaseException as error:
+        # A dependency missing from this Python: one line, as from any command (cli/main.py).
+        line = missing_dependency(error) if isinstance(error, ModuleNotFoundError) else None
+        if line is not None:
+            print(f"protocol: {line}", file=sys.stderr)
+            exit_with(2)
         # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
         # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
         if not (isinstance(error, KeyboardInterrupt) or interrupted()):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -247,3 +248,14 @@ def stop_executor(pool, grace: float = 0.5) -> None:
     end_processes(processes, grace)
     if manager is not None:
         manager.join(5 * grace)  # it sees the processes gone, fails what was pending and closes the pool
+
+
+def missing_dependency(error: ModuleNotFoundError) -> str | None:
+    """The one line for a module the project needs that this Python lacks (an install step
+    skipped, or another Python than the one it was installed in); None where the missing
+    module is the project's own, which is a bug to show whole."""
+    name = error.name or ""
+    if not name or name.partition(".")[0] == "protocol":
+        return None
+    return (f"the module {name!r} is not installed in this Python ({sys.executable}): install the project "
+            "and what it needs with `python -m pip install .` (the README's quick start)")

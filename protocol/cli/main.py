@@ -15,7 +15,7 @@ import sys
 
 from protocol.model.config import ConfigError
 from protocol.engine import ModelError
-from protocol.lifecycle import deferred, how, interrupted, run_lifecycle
+from protocol.lifecycle import deferred, how, interrupted, missing_dependency, run_lifecycle
 from protocol.cli.options import typed
 from protocol.cli.common import (
     EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, guard_closed_output,
@@ -111,6 +111,13 @@ def dispatch(argv: list[str]) -> int:
     except KeyboardInterrupt:  # before any result was there to report
         warn(f"interrupted ({how()}) before any result; nothing written")
         return EXIT_NOT_AS_EXPECTED
+    except ModuleNotFoundError as error:  # imported where first needed (rich, numpy, scipy, ...)
+        line = missing_dependency(error)
+        if line is None:
+            raise
+        warn(line)
+        silence_stdout()
+        return EXIT_USAGE
     except MemoryError:  # the search outgrew the memory (or a limit set on it): no verdict
         warn("out of memory: the run needs more than this process may have; give --max-states N, "
              "smaller constants, --symmetry or --fingerprints (docs/checker.md)")
