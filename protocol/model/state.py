@@ -68,6 +68,15 @@ def _id_ok(value, bound: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < bound
 
 
+def _ints_within(low: int, high: int) -> Callable:
+    """A quick test of an int in low..high (a bool is not one, as in `_time_ok`)."""
+    return lambda value: type(value) is int and low <= value <= high
+
+
+def _tuples_of(size: int, entry_ok: Callable) -> Callable:
+    return lambda value: type(value) is tuple and len(value) == size and all(map(entry_ok, value))
+
+
 def _argument_ok(name: str, value, cfg) -> bool:
     """A command argument in its domain: d a peek id, i an index id, t and f times."""
     if name == "d":
@@ -116,6 +125,13 @@ class Time:
     def problem(self, value, cfg) -> str | None:
         return None if _time_ok(value, cfg) else f"is not a time 0..{cfg.MaxTime}"
 
+    # `accepts(cfg)`, on each domain: a quick test of a value, with the configuration's
+    # constants bound once, that never accepts what `problem` refuses. TypeOK asks `problem`
+    # only where it says no, so it may say no to a rare valid value (a bool that `problem`
+    # takes as a status): it need only be quick on the values a search makes.
+    def accepts(self, cfg) -> Callable:
+        return _ints_within(0, cfg.MaxTime)
+
     def text(self, value) -> str:
         return str(value)
 
@@ -157,6 +173,10 @@ class Frontier(Time):
 
     def _entry_ok(self, value, cfg) -> bool:
         return _time_ok(value, cfg) or (value == BOTTOM and type(value) is int and self.bottom(cfg))
+
+    def accepts(self, cfg) -> Callable:
+        entry_ok = _ints_within(BOTTOM if self.bottom(cfg) else 0, cfg.MaxTime)
+        return _tuples_of(index_count(cfg), entry_ok) if self.per_index(cfg) else entry_ok
 
     def problem(self, value, cfg) -> str | None:
         if not self.per_index(cfg):
@@ -207,6 +227,10 @@ class PerPeek:
             return None
         return f"is not a {self.what} per peek id"
 
+    def accepts(self, cfg) -> Callable:
+        highest = {"status": len(DF_NAMES) - 1, "time": cfg.MaxTime, "count": cfg.P}.get(self.what)
+        return _tuples_of(cfg.D, _ints_within(0, index_count(cfg) - 1 if highest is None else highest))
+
     def text(self, value) -> str:
         shown = (DF_NAMES[v] for v in value) if self.what == "status" else map(str, value)
         return "<" + ", ".join(shown) + ">"
@@ -232,6 +256,13 @@ class PeekSet:
             return None
         return "is not a set of peek ids"
 
+    def accepts(self, cfg) -> Callable:
+        id_ok = _ints_within(0, self.bound(cfg) - 1)
+        return lambda value: type(value) is frozenset and all(map(id_ok, value))
+
+    def bound(self, cfg) -> int:
+        return cfg.D
+
     def text(self, value) -> str:
         return "{" + ", ".join(map(str, sorted(value))) + "}"
 
@@ -250,6 +281,9 @@ class IndexSet(PeekSet):
             return None
         return "is not a set of index ids"
 
+    def bound(self, cfg) -> int:
+        return index_count(cfg)
+
 
 class PartialMap:
     """A partial map peek id -> hold time, stored as a tuple per peek id with None for no entry."""
@@ -261,6 +295,10 @@ class PartialMap:
         if isinstance(value, tuple) and len(value) == cfg.D and all(v is None or _time_ok(v, cfg) for v in value):
             return None
         return "is not a map peek id -> time"
+
+    def accepts(self, cfg) -> Callable:
+        time_ok = _ints_within(0, cfg.MaxTime)
+        return _tuples_of(cfg.D, lambda entry: entry is None or time_ok(entry))
 
     def text(self, value) -> str:
         return "{" + ", ".join(f"{d}: {t}" for d, t in enumerate(value) if t is not None) + "}"
@@ -289,6 +327,21 @@ class Queue:
             if not all(_argument_ok(name, v, cfg) for name, v in zip(names, command[1:])):
                 return f"holds {command_text(command)}, an argument of which is out of range"
         return None
+
+    def accepts(self, cfg) -> Callable:
+        seen = set()  # commands of plain ints that `problem` found in range
+
+        def command_ok(command) -> bool:
+            if not (type(command) is tuple and command and type(command[0]) is str
+                    and all(type(argument) is int for argument in command[1:])):
+                return False  # not a command of plain ints (a bool argument): `problem` decides
+            if command not in seen:
+                if self.problem((command,), cfg) is not None:
+                    return False
+                seen.add(command)
+            return True
+
+        return lambda value: type(value) is tuple and all(map(command_ok, value))
 
     def text(self, value) -> str:
         return "[" + ", ".join(command_text(c) for c in value) + "]"

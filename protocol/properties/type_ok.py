@@ -4,6 +4,8 @@ Derived from the schema (`protocol.model.state.VARIABLES`): each variable's doma
 checks its value; a variable the configuration does not have must be None.
 """
 
+import operator
+
 from protocol.model import state as schema
 from protocol.model.state import GLOBAL, UNBORN
 
@@ -50,15 +52,56 @@ def type_ok(s, cfg) -> bool:
     A state outside its domain means the model itself is wrong, so every
     other verdict on it would be meaningless.
     """
-    for variable in schema.VARIABLES:  # the quick pass; `_problems` says what is wrong
-        value, problem = getattr(s, variable.name), variable.domain.problem
-        if not variable.where(cfg):
-            values = (value,) if variable.scope == GLOBAL else value
-            if not isinstance(values, tuple) or any(v is not None for v in values):
-                return False
-        elif variable.scope == GLOBAL:
-            if problem(value, cfg) is not None:
-                return False
-        elif not isinstance(value, tuple) or len(value) != cfg.P or any(problem(v, cfg) for v in value):
+    read, checks = _quick_checks(cfg)
+    for value, (accepts, problem) in zip(read(s), checks):
+        if not accepts(value) and problem(value):
             return False
     return not any(status == UNBORN and t != 0 for status, t in zip(s.df, s.as_of))
+
+
+# The checks of the last configuration (and schema) asked about: a search asks about one
+# configuration millions of times, so each domain's bounds are read from it once.
+_LAST: tuple = (None, None, None)
+
+
+def _quick_checks(cfg) -> tuple:
+    """(the variables' values of a state, in schema order; per variable, a quick test and the
+    exact one): the quick test never accepts a value the exact one refuses."""
+    variables, last_cfg, checks = _LAST
+    if variables is not schema.VARIABLES or last_cfg is not cfg:
+        checks = _build_checks(schema.VARIABLES, cfg)
+        globals()["_LAST"] = (schema.VARIABLES, cfg, checks)
+    return checks
+
+
+def _build_checks(variables, cfg) -> tuple:
+    read = operator.attrgetter(*(variable.name for variable in variables))
+    return (lambda s: read(s) if len(variables) > 1 else (read(s),)), \
+        tuple(_checks(variable, cfg) for variable in variables)
+
+
+def _checks(variable, cfg) -> tuple:
+    """(quick test, exact test) of a variable's whole value; the exact one says whether it fails."""
+    exact = lambda value: not _variable_ok(value, variable, cfg)  # noqa: E731
+    if not variable.where(cfg):
+        if variable.scope == GLOBAL:
+            return (lambda value: value is None), exact
+        absent = (None,) * cfg.P
+        return (lambda value: type(value) is tuple and value == absent), exact
+    quick = getattr(variable.domain, "accepts", None)
+    entry_ok = quick(cfg) if quick is not None else (lambda value: variable.domain.problem(value, cfg) is None)
+    if variable.scope == GLOBAL:
+        return entry_ok, exact
+    P = cfg.P
+    return (lambda value: type(value) is tuple and len(value) == P and all(map(entry_ok, value))), exact
+
+
+def _variable_ok(value, variable, cfg) -> bool:
+    """TypeOK on one variable, as the spec says it (the quick tests are checked against this)."""
+    problem = variable.domain.problem
+    if not variable.where(cfg):
+        values = (value,) if variable.scope == GLOBAL else value
+        return isinstance(values, tuple) and all(v is None for v in values)
+    if variable.scope == GLOBAL:
+        return problem(value, cfg) is None
+    return isinstance(value, tuple) and len(value) == cfg.P and not any(problem(v, cfg) for v in value)
