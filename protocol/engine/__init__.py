@@ -72,6 +72,12 @@ class Footprint:
     # it once per value of the others, whatever these hold (each write, and a sample of
     # the values it is not run on, is checked: fast.py, `local_next`).
     untouched: tuple = ()
+    # With LOCAL: (a global it reads, bound(state, cfg, p)): the action reads that global
+    # only up to the bound, which it computes from p's locals: every value at or above it
+    # gives the same step (None: no bound). Only validate uses it, to share the closure of
+    # one set of locals among globals that differ in that value alone; each such sharing is
+    # checked on a sample of the locals (tools/factored.py, `same_steps`).
+    ceiling: tuple = ()
 
 
 @attrs.frozen

@@ -174,6 +174,13 @@ class Engine:
                 observe(GLOBALS_KIND, gid, value)
         return gid
 
+    def local_successor_at(self, family, lid: int, globals_: tuple) -> int:
+        """`local_successor` under globals values `globals_`, interned or not (validate asks
+        what a step does at a value of a global no state it holds has)."""
+        projection = self._projection(family, globals_, self.local_reads[family])
+        found = self.local_memos[family][projection][lid]
+        return self.local_successor(family, lid, projection) if found is None else found
+
     def _projection(self, family, value: tuple, positions: tuple) -> int:
         """The id of what instance family `family` reads of globals `value`; a new one gets its memo row."""
         pid, new = intern(self.projections[family], self.projection_ids[family], tuple(value[i] for i in positions))
@@ -237,6 +244,9 @@ class Engine:
             if kind != LOCAL and instance.footprint.untouched:
                 raise ModelError(f"{instance.label} declares untouched locals, which only a local footprint may: "
                                  "remove `untouched` from its footprint")
+            ceiling_problem = self._ceiling_problem(instance.footprint)
+            if ceiling_problem:
+                raise ModelError(f"{instance.label} {ceiling_problem}")
         # segment index -> global id -> [(label id, next global id, append id)]
         self.controller_memos: list[list] = [[] for _ in self.controller_segments]
         # family -> projection id -> local id -> next local id, or -1 where disabled
@@ -253,6 +263,20 @@ class Engine:
         self.appends: list[tuple] = [nothing]  # append id -> per local field, what is appended
         self.append_ids: dict = {nothing: 0}
         self.appended: list[dict] = [{}]  # append id -> {local id: local id with it appended}
+
+    @staticmethod
+    def _ceiling_problem(footprint) -> str | None:
+        """What is wrong with a footprint's `ceiling`, with the fix; None where nothing is."""
+        if not footprint.ceiling:
+            return None
+        if footprint.kind != LOCAL:
+            return "declares a ceiling, which only a local footprint may: remove `ceiling` from its footprint"
+        if len(footprint.ceiling) != 2 or not callable(footprint.ceiling[1]):
+            return "declares a ceiling that is not (a global it reads, a bound): give it as (name, function)"
+        if footprint.ceiling[0] not in footprint.reads:
+            return (f"declares a ceiling on {footprint.ceiling[0]!r}, which its footprint does not read: "
+                    "name a global among its reads")
+        return None
 
     def controller_successors(self, segment: int, g: int) -> list:
         """The enabled steps of one segment of the controller's instances from globals g:

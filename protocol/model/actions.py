@@ -615,8 +615,7 @@ def hold_words(kind: str, whose, t: int) -> str:
 def publish(s: State, cfg, p: int, record: list | None = None) -> State | None:
     """Publish(p): process p's publisher raises since and physical compaction to its bound
     (physical compaction to the least reader's cut, or the coverage, with `from_cuts`)."""
-    bound = publish_bound(s, cfg, p)
-    since = s.since[p] if bound is None else max(s.since[p], bound)
+    since = published_since(s, cfg, p)
     cuts = None
     if cfg.physical == "from_since":
         physical = max(s.physical[p], min(since, s.upper))
@@ -1358,7 +1357,17 @@ def reclaim_footprint(cfg, p) -> Footprint:
 
 
 def publish_footprint(cfg, p) -> Footprint:
-    return Footprint(LOCAL, ("upper",), QUEUES)  # physical compaction is bounded by upper
+    """Physical compaction is bounded by upper, read through min(since, upper) with physical
+    from since: every upper at or above the since it publishes gives the same step."""
+    if cfg.physical == "from_since":
+        return Footprint(LOCAL, ("upper",), QUEUES, ("upper", published_since))
+    return Footprint(LOCAL, ("upper",), QUEUES)
+
+
+def published_since(s: State, cfg, p: int) -> int:
+    """The since Publish(p) leaves: the published one raised to the least hold, if any."""
+    bound = publish_bound(s, cfg, p)
+    return s.since[p] if bound is None else max(s.since[p], bound)
 
 
 def seal_footprint(cfg, p) -> Footprint:

@@ -41,7 +41,7 @@ from protocol import properties as props
 from protocol.engine import CONTROLLER, EACH, GLOBALS, LOCAL, PAIR, PROCESS, WHOLE, WIDE, ModelError
 from protocol.engine.fast import BITS, family_of, with_values
 from protocol.model import state as schema
-from protocol.model.actions import ACTIONS
+from protocol.model import actions
 from protocol.model.commands import command_text
 from protocol.model.next import action_instances, model_with
 from protocol.model.trace import Step
@@ -56,6 +56,10 @@ MAX_CELLS = 100_000
 # states that fit pass the exact search's bound and what holds them passes this many times it.
 HELD_PER_STATE_BOUND = 10
 OBSERVED = -1  # a cell's label where an observation made it: no step
+# Whose a cell's set of a process is (Cell.shared): its own, to grow in place; its parent's
+# closed set, each id reached as itself; or one that other cells hold too (made once for
+# cells that differ only in globals no step on it reads), each id reached as it records.
+OWN, PARENTS, BORROWED = 0, 1, 2
 
 
 class Exact(Exception):
@@ -66,26 +70,26 @@ class Cell:
     """A product of states: globals `g` and, per process, the local ids it may have. Each local
     id maps to how it was reached: (label id, previous local id) by a silent step of its process
     within the cell, or (None, the local id in the parent cell it came from). A process's set
-    left as the parent's closed set (`shared[p]`) is the parent's own dict, each id reached as
-    itself; it is copied before it grows."""
+    left as the parent's closed set (`shared[p]` is PARENTS) is the parent's own dict, each id
+    reached as itself; one BORROWED is held by other cells too. Either is copied before it grows."""
 
     __slots__ = ("g", "coords", "parent", "label", "shared")
 
     def __init__(self, g: int, coords: list, parent, label, shared=None):
         self.g, self.coords, self.parent, self.label = g, coords, parent, label
-        self.shared = shared or [False] * len(coords)
+        self.shared = shared or [OWN] * len(coords)
 
     def within(self, other: "Cell") -> bool:
         return all(mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
 
     def origin(self, p: int, lid: int) -> tuple:
-        return (None, lid) if self.shared[p] else self.coords[p][lid]
+        return (None, lid) if self.shared[p] == PARENTS else self.coords[p][lid]
 
     def own(self, p: int) -> dict:
-        """Process p's set, to grow: a copy where it is the parent's."""
-        if self.shared[p]:
-            self.coords[p] = entries(self.coords[p])
-            self.shared[p] = False
+        """Process p's set, to grow: a copy where it is the parent's or borrowed."""
+        if self.shared[p] != OWN:
+            self.coords[p] = entries(self.coords[p]) if self.shared[p] == PARENTS else dict(self.coords[p])
+            self.shared[p] = OWN
         return self.coords[p]
 
 
@@ -93,11 +97,12 @@ def entries(lids) -> dict:
     return {lid: (None, lid) for lid in lids}
 
 
-def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = None, label=None) -> "Cell":
-    """The cell `cell` becomes where only process `touched`'s set changes (to `coord`), and
-    perhaps its globals: every other process's set is shared with it."""
+def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = None, label=None,
+         whose: int = OWN) -> "Cell":
+    """The cell `cell` becomes where only process `touched`'s set changes (to `coord`, `whose` it
+    is), and perhaps its globals: every other process's set is shared with it."""
     coords = [coord if q == touched else c for q, c in enumerate(cell.coords)]
-    shared = [q != touched for q in range(len(coords))]
+    shared = [whose if q == touched else PARENTS for q in range(len(coords))]
     return Cell(cell.g if g is None else g, coords, cell, label, shared)
 
 
@@ -160,6 +165,17 @@ class Factored:
             if instance.footprint.kind == LOCAL:
                 family = family_of(instance.label)
                 self.local_family[label_id] = (family, engine.projection_of[family] if engine.local_reads[family] else None)
+        # label id -> (position of the global it reads up to a bound, the bound, the positions
+        # of the other globals it reads), for the local instances whose footprint has a ceiling
+        self.ceilings: dict = {}
+        for label_id, instance in enumerate(self.instances):
+            if instance.footprint.kind == LOCAL and instance.footprint.ceiling:
+                name, bound = instance.footprint.ceiling
+                others = tuple(engine.global_names.index(read) for read in instance.footprint.reads if read != name)
+                self.ceilings[label_id] = (engine.global_names.index(name), bound, others)
+        self._bounds: dict = {}  # (label id, local id) -> its ceiling's bound there
+        self._samples: dict = {}  # id of a set of local ids -> (the set, its ids that are powers of two)
+        self._shared_sets: dict = {}  # what the cells of one event made once: see `once`
         self.global_steps: set = set()  # (g, next g) of every step taken
         self.local_steps: set = set()  # (p, lid, next lid) of every step taken
         self._applied: dict = {}
@@ -199,6 +215,10 @@ class Factored:
         return self.engine.wide_successor(index, g, lid) if found == 0 else found
 
     def appended(self, app: int, coord: dict, p: int) -> dict:
+        """Process p's set with append `app` made (once for every cell that holds it: BORROWED)."""
+        return self.once(("append", app, p), coord, -1, (), lambda: (self._appended(app, coord, p), ()))
+
+    def _appended(self, app: int, coord: dict, p: int) -> dict:
         if not app:
             return entries(coord)
         found = {}
@@ -222,6 +242,86 @@ class Factored:
             self._applied[key] = None if command is None else command_text(command)
         return self._applied[key]
 
+    # ----------------------------------------------------------- sets made once
+
+    # The cells of one layer often hold the same set of a process's local ids under globals
+    # that differ only in a value no step on that set reads (`upper` past every publisher's
+    # since, with Ingest silent): what a step, an observation or the closure makes of such a
+    # set is then made once and held by each of those cells (BORROWED), never grown in place.
+
+    def forget(self) -> None:
+        """A new event: the sets made for the last one are not shared with this one's."""
+        self._shared_sets = {}
+
+    def once(self, key: tuple, held: dict, g: int, label_ids, make):
+        """What `make()` makes of set `held` at globals g (keyed by `key` and the set's identity),
+        made once for every globals value at which each instance of `label_ids` steps alike on
+        the local ids `make()` names beside what it makes (those it steps from)."""
+        _, entries_ = self._shared_sets.setdefault((key, id(held)), (held, []))  # held alive: its id is the key
+        for made_at, bounds, (made, over) in entries_:
+            if all(self.steps_alike(label_id, made_at, g, bounds.get(label_id), over) for label_id in label_ids):
+                return made
+        made, over = make()
+        bounds = {label_id: self.bound_over(label_id, g, over) for label_id in label_ids if label_id in self.ceilings}
+        entries_.append((g, bounds, (made, over)))
+        return made
+
+    def bound_over(self, label_id: int, g: int, lids) -> int | None:
+        """The greatest bound of instance `label_id`'s ceiling over local ids `lids` (None: no bound),
+        each checked where it is first asked for, at globals g (`_check_bound`)."""
+        position, bound, _ = self.ceilings[label_id]
+        p = self.instances[label_id].process
+        greatest = -1
+        for lid in lids:
+            found = self._bounds.get((label_id, lid), -2)
+            if found == -2:
+                found = self._bounds[(label_id, lid)] = bound(self.local_state(lid), self.cfg, p)
+                if not (found is None or type(found) is int):
+                    raise ModelError(f"{self.instances[label_id].label}'s ceiling gave {found!r}, not a time or None: "
+                                     "make its bound return one")
+                self._check_bound(label_id, g, lid, found)
+            if found is None:
+                return None
+            greatest = max(greatest, found)
+        return greatest
+
+    def _check_bound(self, label_id: int, g: int, lid: int, bound: int | None) -> None:
+        """Where globals g hold the ceiling's global above the bound on local id lid, the step
+        there must be the step at the bound itself, or the declared bound is wrong."""
+        position = self.ceilings[label_id][0]
+        value = self.engine.globals[g][position]
+        if bound is None or not isinstance(value, int) or value <= bound:
+            return
+        family = self.local_family[label_id][0]
+        at_bound = self.engine.local_successor_at(family, lid, with_values(self.engine.globals[g], (position,), (bound,)))
+        if at_bound != self.local_next(label_id, g, lid):
+            self._wrong_ceiling(label_id, position, value, bound, bound)
+
+    def _wrong_ceiling(self, label_id: int, position: int, one, two, bound: int):
+        name = self.engine.global_names[position]
+        raise ModelError(f"{self.instances[label_id].label} steps otherwise with {name} = {one} than with {name} = {two}, "
+                         f"both at or above its ceiling's bound {bound}: correct the bound, or remove `ceiling` "
+                         "from its footprint")
+
+    def steps_alike(self, label_id: int, g: int, other: int, bound: int | None, lids) -> bool:
+        """Whether local instance `label_id` steps alike at globals g and `other` on local ids
+        `lids`, whose ceiling's greatest bound is `bound`: it reads the same of both, or they
+        differ only in the global it reads up to its bound, at or above it in both. The second is
+        checked on a sample of `lids` (ids that are powers of two), or the ceiling is wrong."""
+        if label_id not in self.local_family or self.reading(label_id, g) == self.reading(label_id, other):
+            return True
+        if bound is None or label_id not in self.ceilings:
+            return False
+        position, _, others = self.ceilings[label_id]
+        one, two = self.engine.globals[g], self.engine.globals[other]
+        if not (isinstance(one[position], int) and isinstance(two[position], int)
+                and min(one[position], two[position]) >= bound and all(one[i] == two[i] for i in others)):
+            return False
+        for lid in lids:
+            if lid & (lid - 1) == 0 and self.local_next(label_id, g, lid) != self.local_next(label_id, other, lid):
+                self._wrong_ceiling(label_id, position, one[position], two[position], bound)
+        return True
+
     # ----------------------------------------------------------- cell steps
 
     def step(self, cell: Cell, label_id: int, command: str | None = None) -> list:
@@ -229,15 +329,10 @@ class Factored:
         instance = self.instances[label_id]
         kind, p = instance.footprint.kind, instance.process
         if kind == LOCAL:
-            coord = {}
-            for lid in cell.coords[p]:
-                after = self.local_next(label_id, cell.g, lid)
-                if after >= 0 and (command is None or self.applied_text(label_id, cell.g, lid) == command):
-                    self.local_steps.add((p, lid, after))
-                    coord.setdefault(after, (None, lid))
-            if not coord:
-                return []
-            return [kept(cell, p, coord, label=label_id)]
+            held = cell.coords[p]
+            coord = self.once(("step", label_id, command), held, cell.g, (label_id,),
+                              lambda: (self._local_step(cell, label_id, command), held))
+            return [kept(cell, p, coord, label=label_id, whose=BORROWED)] if coord else []
         if kind == CONTROLLER:
             if command is not None and self.applied_text(label_id, cell.g, None) != command:
                 return []
@@ -245,7 +340,8 @@ class Factored:
             for _, after, app in self.controller_next(label_id, cell.g):
                 self.global_steps.add((cell.g, after))
                 if app:
-                    found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id))
+                    found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id,
+                                      [BORROWED] * self.P))
                 else:
                     found.append(kept(cell, None, None, after, label_id))
             return found
@@ -260,8 +356,18 @@ class Factored:
                 self.local_steps.add((p, lid, local))
                 groups.setdefault((after, app), {}).setdefault(local, (None, lid))
             return [Cell(after, [coord if q == p else self.appended(app, c, q) for q, c in enumerate(cell.coords)],
-                         cell, label_id) for (after, app), coord in groups.items()]
+                         cell, label_id, [OWN if q == p else BORROWED for q in range(self.P)])
+                    for (after, app), coord in groups.items()]
         raise Exact(f"{instance.label} reads the whole state")  # (a seal's tap: PeeksServed asks the exact search anyway)
+
+    def _local_step(self, cell: Cell, label_id: int, command: str | None) -> dict:
+        p, coord = self.instances[label_id].process, {}
+        for lid in cell.coords[p]:
+            after = self.local_next(label_id, cell.g, lid)
+            if after >= 0 and (command is None or self.applied_text(label_id, cell.g, lid) == command):
+                self.local_steps.add((p, lid, after))
+                coord.setdefault(after, (None, lid))
+        return coord
 
     def observer(self, event: Observation):
         """cell -> the cell of its states that have every observed value, or None."""
@@ -280,14 +386,15 @@ class Factored:
                 facts = on_locals[p]
                 if not facts:
                     coords.append(coord)
-                    shared.append(True)
+                    shared.append(PARENTS)
                     continue
-                found = {lid: (None, lid) for lid in coord
-                         if all(locals_[lid][position] == value for position, value in facts)}
+                found = self.once(("observe", p), coord, cell.g, (), lambda: ({
+                    lid: (None, lid) for lid in coord if all(locals_[lid][position] == value for position, value in facts)},
+                    ()))
                 if not found:
                     return None
                 coords.append(found)
-                shared.append(False)
+                shared.append(BORROWED)
             return Cell(cell.g, coords, cell, OBSERVED, shared)
 
         return observe
@@ -367,17 +474,26 @@ class Factored:
         for p, limits in enumerate(self.locals_limits):
             if not limits:
                 continue
-            coord = cell.coords[p]
-            dropped = {lid for lid in coord if self.passed_local(p, lid)}
-            if not dropped:
-                continue
-            if len(dropped) == len(coord):
+            held = cell.coords[p]
+            kept_ = self.once(("drop", p, cell.shared[p]), held, cell.g, (), lambda: (self._unpassed(cell, p), ()))
+            if kept_ is None:
                 return False
-            kept_ = {lid: origin for lid, origin in cell.own(p).items() if lid not in dropped}
-            if any(label is not None and previous in dropped for label, previous in kept_.values()):
-                raise Exact("a step lowered a rising frontier")
-            cell.coords[p] = kept_
+            if kept_ is not held:
+                cell.coords[p], cell.shared[p] = kept_, BORROWED
         return True
+
+    def _unpassed(self, cell: Cell, p: int) -> dict | None:
+        """Process p's set of the cell without the ids past a limit (None where none is left)."""
+        coord = cell.coords[p]
+        dropped = {lid for lid in coord if self.passed_local(p, lid)}
+        if not dropped:
+            return coord
+        if len(dropped) == len(coord):
+            return None
+        kept_ = {lid: cell.origin(p, lid) for lid in coord if lid not in dropped}
+        if any(label is not None and previous in dropped for label, previous in kept_.values()):
+            raise Exact("a step lowered a rising frontier")
+        return kept_
 
     def check_rising(self) -> None:
         """No step taken lowered a frontier the lookahead bounds (else it would not be sound)."""
@@ -394,33 +510,42 @@ class Factored:
                 raise Exact("a step lowered a rising frontier")
 
     def _close_locally(self, cell: Cell) -> None:
-        """Each process's set closed under its own silent steps (apart: they commute). A set
-        shared with the parent is closed already under the steps that read the same globals
-        there as here: only the others run on it."""
+        """Each process's set closed under its own silent steps (apart: they commute), once for
+        every cell that holds the same set under globals its steps read alike."""
         for p, label_ids in enumerate(self.silent_local):
             if not label_ids:
                 continue
-            if cell.shared[p]:
-                label_ids = [label_id for label_id in label_ids
-                             if self.reading(label_id, cell.g) != self.reading(label_id, cell.parent.g)]
-                if not label_ids:
-                    continue
-            frontier = [(lid, label_ids) for lid in cell.coords[p]]
-            limited = bool(self.locals_limits[p])
-            every = self.silent_local[p]
-            coord = None
-            while frontier:
-                reached = []
-                for lid, running in frontier:
-                    for label_id in running:
-                        after = self.local_next(label_id, cell.g, lid)
-                        if after >= 0:
-                            self.local_steps.add((p, lid, after))
-                            if after not in cell.coords[p] and not (limited and self.passed_local(p, after)):
-                                coord = cell.own(p)
-                                coord[after] = (label_id, lid)
-                                reached.append((after, every))
-                frontier = reached
+            held = cell.coords[p]
+            closed = self.once(("close", p, cell.shared[p]), held, cell.g, label_ids,
+                               lambda: (self._closed(cell, p, label_ids),) * 2)
+            if closed is not held:
+                cell.coords[p], cell.shared[p] = closed, BORROWED
+
+    def _closed(self, cell: Cell, p: int, label_ids: list) -> dict:
+        """Process p's set of the cell closed under its silent steps `label_ids`. A set shared
+        with the parent is closed already under the steps that read the same globals there as
+        here: only the others run on it."""
+        if cell.shared[p] == PARENTS:
+            label_ids = [label_id for label_id in label_ids
+                         if self.reading(label_id, cell.g) != self.reading(label_id, cell.parent.g)]
+            if not label_ids:
+                return cell.coords[p]
+        frontier = [(lid, label_ids) for lid in cell.coords[p]]
+        limited = bool(self.locals_limits[p])
+        every = self.silent_local[p]
+        while frontier:
+            reached = []
+            for lid, running in frontier:
+                for label_id in running:
+                    after = self.local_next(label_id, cell.g, lid)
+                    if after >= 0:
+                        self.local_steps.add((p, lid, after))
+                        if after not in cell.coords[p] and not (limited and self.passed_local(p, after)):
+                            coord = cell.own(p)
+                            coord[after] = (label_id, lid)
+                            reached.append((after, every))
+            frontier = reached
+        return cell.coords[p]
 
     def reading(self, label_id: int, g: int) -> int:
         """What local instance `label_id` reads of globals g (its projection's id; 0 where nothing)."""
@@ -447,13 +572,13 @@ class Factored:
         on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
         globals_ = {cell.g for cell in alive}
         locals_ = {p: set() for p in range(self.P)}
-        pairs = set()  # (globals, one process's locals): many cells share them
+        held = {}  # (globals, id of one process's set) -> the set: many cells share both
         for cell in alive:
             for p, coord in enumerate(cell.coords):
-                locals_[p].update(coord)
-                if on_pairs:
-                    pairs.update((cell.g, lid) for lid in coord)
-        if not all(self.pairs_hold(name, pairs) for name in on_pairs):
+                if (cell.g, id(coord)) not in held:
+                    held[(cell.g, id(coord))] = coord
+                    locals_[p].update(coord)
+        if not all(self.pairs_hold(name, held) for name in on_pairs):
             raise Exact("a state may violate a property")
         every_local = set().union(*locals_.values())
         if not all(holds(self.globals_state(g)) for g in globals_ for holds in on_components):
@@ -470,33 +595,48 @@ class Factored:
             if not all(holds(self.local_state(lid), self.local_state(after)) for holds in on_steps):
                 raise Exact("a step may violate a property")
 
-    def pairs_hold(self, name: str, pairs: set) -> bool:
-        """By-pair invariant `name` on every (globals id, local id) pair: once per value of the
-        globals it declares it reads (`Model.pair_reads`) and local, on the initial globals but
-        those. A failing verdict, and a sample of the others (local ids that are powers of two),
+    def pairs_hold(self, name: str, held: dict) -> bool:
+        """By-pair invariant `name` on every (globals id, local id) pair of `held` ((globals id, key)
+        -> a set of local ids): once per value of the globals it declares it reads
+        (`Model.pair_reads`) and local, on the initial globals but those, and once per such value
+        and set. A failing verdict, and a sample of the others (local ids that are powers of two),
         is judged on the pair's own globals too, and must agree, or the declaration is wrong."""
         holds = self.model.invariants[name]
         reads = self.model.pair_reads.get(name)
         if reads is None:
+            pairs = {(g, lid) for (g, _), coord in held.items() for lid in coord}
             return all(holds(self.pair_state(g, lid)) for g, lid in pairs)
         engine = self.engine
         positions = [engine.global_names.index(read) for read in reads]
-        judged: dict = {}
-        read_of: dict = {}  # globals id -> the values read
-        for g, lid in pairs:
-            read = read_of.get(g)
-            if read is None:
-                read = read_of[g] = tuple(engine.globals[g][i] for i in positions)
-            verdict = judged.get((read, lid))
-            if verdict is None:
-                globals_ = with_values(engine.initial_globals, positions, read)
-                verdict = judged[(read, lid)] = bool(holds(engine.assemble(globals_, [engine.locals[lid]] * self.P)))
-            if (not verdict or lid & (lid - 1) == 0) and bool(holds(self.pair_state(g, lid))) != verdict:
-                raise ModelError(f"{name} reads globals it does not declare (it judges otherwise with the globals "
-                                 f"but {', '.join(reads)} as they were first): add them to its pair_reads")
-            if not verdict:
-                return False
+        judged: dict = {}  # (values read, local id) -> verdict
+        sets_judged: set = set()  # (values read, id of a set) whose every local id holds
+        for (g, key), coord in held.items():
+            read = tuple(engine.globals[g][i] for i in positions)
+            if (read, key) not in sets_judged:
+                for lid in coord:
+                    verdict = judged.get((read, lid))
+                    if verdict is None:
+                        globals_ = with_values(engine.initial_globals, positions, read)
+                        verdict = judged[(read, lid)] = bool(holds(engine.assemble(globals_, [engine.locals[lid]] * self.P)))
+                    if not verdict:
+                        self._check_pair_reads(name, reads, holds, g, lid, verdict)
+                        return False
+                sets_judged.add((read, key))
+            for lid in self._sample(coord):
+                self._check_pair_reads(name, reads, holds, g, lid, True)
         return True
+
+    def _sample(self, coord: dict) -> list:
+        """The local ids of a set that are powers of two (kept per set: many cells hold it)."""
+        found = self._samples.get(id(coord))
+        if found is None or found[0] is not coord:
+            found = self._samples[id(coord)] = (coord, [lid for lid in coord if lid & (lid - 1) == 0])
+        return found[1]
+
+    def _check_pair_reads(self, name: str, reads, holds, g: int, lid: int, verdict: bool) -> None:
+        if bool(holds(self.pair_state(g, lid))) != verdict:
+            raise ModelError(f"{name} reads globals it does not declare (it judges otherwise with the globals "
+                             f"but {', '.join(reads)} as they were first): add them to its pair_reads")
 
     def _prepare_liveness(self) -> None:
         """The leads-to pairs, each family by its form, the rest listed; refuse a pair whose
@@ -568,7 +708,7 @@ class Factored:
 
     def _fair_instances(self) -> dict:
         """process (None: the controller's) -> indices into `instances_all` of the fair instances."""
-        self.instances_all = [instance for action in ACTIONS if action.fair and action.where(self.cfg)
+        self.instances_all = [instance for action in actions.ACTIONS if action.fair and action.where(self.cfg)
                               for instance in action_instances(self.cfg, action)] if self.cfg.fairness else []
         found: dict = {None: []}
         for index, instance in enumerate(self.instances_all):
@@ -710,6 +850,7 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     sizes = [search.count(cells)]
     for number, event in enumerate(log.events, 1):
         search.look_ahead_from(number)
+        search.forget()
         if isinstance(event, Observation):
             observe = search.observer(event)
             seeds = [found for cell in cells if (found := observe(cell)) is not None]
