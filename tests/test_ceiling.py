@@ -60,7 +60,7 @@ def test_sets_shared_past_the_ceiling_give_the_exhaustive_search_s_counts(monkey
 
 def test_sharing_changes_nothing_the_search_finds(monkeypatch):
     """The same log followed with every set made anew for each cell."""
-    text = walk_log("Holds", {"P": 2, "D": 6, "MaxTime": 30}, 150, 5, EVERY_RUNTIME_STEP)
+    text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 20}, 80, 5, EVERY_RUNTIME_STEP)
     with_sharing = factored.follow(parse(text))
     monkeypatch.setattr(factored.Factored, "once", lambda search, key, held, g, label_ids, make: make()[0])
     assert outcome(factored.follow(parse(text))) == outcome(with_sharing)

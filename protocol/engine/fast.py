@@ -129,7 +129,7 @@ class Engine:
 
     def assemble(self, globals_: tuple, locals_: list[tuple]):
         """The readable state with these globals and these per-process locals."""
-        return self.state_type(*globals_, *(tuple(column) for column in zip(*locals_)))
+        return self.state_type(*globals_, *zip(*locals_))  # zip gives each column as a tuple
 
     def pack(self, g: int, local_ids: list[int]) -> int:
         packed = g << (self.P * BITS)
