@@ -103,3 +103,17 @@ def test_publish_declares_its_ceiling_only_where_physical_compaction_follows_sin
         model = model_for(lookup("Holds").config.evolve(physical=physical))
         publish = next(instance for instance in model.instances if instance.label.name == "Publish")
         assert bool(publish.footprint.ceiling) is (physical == "from_since")
+
+
+@pytest.mark.slow
+def test_the_bench_log_with_its_runtime_steps_silent_is_followed_alike_with_and_without_sharing(monkeypatch):
+    """The bench's 1,039-line log (`bench --validate`), whose end holds 150 values of upper."""
+    from protocol.tools.bench import VALIDATE_SEED, VALIDATE_STATES
+
+    text = walk_log("Holds", {"P": 2, "D": 60, "MaxTime": 200}, VALIDATE_STATES, VALIDATE_SEED,
+                    ["Publish", "Ingest", "MaintStep"])
+    shared = shared_past_the_bound(monkeypatch)
+    with_sharing = factored.follow(parse(text))
+    assert shared
+    monkeypatch.setattr(factored.Factored, "once", lambda search, key, held, g, label_ids, make: make()[0])
+    assert outcome(factored.follow(parse(text))) == outcome(with_sharing)
