@@ -60,6 +60,10 @@ OBSERVED = -1  # a cell's label where an observation made it: no step
 # closed set, each id reached as itself; or one that other cells hold too (made once for
 # cells that differ only in globals no step on it reads), each id reached as it records.
 OWN, PARENTS, BORROWED = 0, 1, 2
+# How many of the sets made last for other globals `Factored.once` tries to lend past a ceiling
+# before making its own: the cells of a layer come in order of the global the ceiling bounds,
+# so the first made at or above every bound lends to the rest; a few bound the cost per cell.
+BOUNDED_TRIED = 4
 
 
 class Exact(Exception):
@@ -257,14 +261,28 @@ class Factored:
         """What `make()` makes of set `held` at globals g (keyed by `key` and the set's identity),
         made once for every globals value at which each instance of `label_ids` steps alike on
         the local ids `make()` names beside what it makes (those it steps from)."""
-        _, entries_ = self._shared_sets.setdefault((key, id(held)), (held, []))  # held alive: its id is the key
-        for made_at, bounds, (made, over) in entries_:
+        # held is kept alive (its id is the key); what was made, by what the steps read of the
+        # globals, and the latest made where a ceiling may lend it to other globals too
+        _, by_reading, bounded = self._shared_sets.setdefault((key, id(held)), (held, {}, []))
+        reading = tuple(self.reading(label_id, g) for label_id in label_ids)
+        made = by_reading.get(reading)
+        if made is not None:
+            return made
+        for made_at, bounds, made, over in reversed(bounded[-BOUNDED_TRIED:]):
             if all(self.steps_alike(label_id, made_at, g, bounds.get(label_id), over) for label_id in label_ids):
+                by_reading[reading] = made
                 return made
         made, over = make()
+        by_reading[reading] = made
         bounds = {label_id: self.bound_over(label_id, g, over) for label_id in label_ids if label_id in self.ceilings}
-        entries_.append((g, bounds, (made, over)))
+        if bounds and all(self.past_bound(label_id, g, bound) for label_id, bound in bounds.items()):
+            bounded.append((g, bounds, made, over))  # may be lent: g is at or above every bound
         return made
+
+    def past_bound(self, label_id: int, g: int, bound: int | None) -> bool:
+        """Whether globals g hold the global instance `label_id`'s ceiling bounds at or above `bound`."""
+        value = self.engine.globals[g][self.ceilings[label_id][0]]
+        return bound is not None and isinstance(value, int) and value >= bound
 
     def bound_over(self, label_id: int, g: int, lids) -> int | None:
         """The greatest bound of instance `label_id`'s ceiling over local ids `lids` (None: no bound),
@@ -310,12 +328,12 @@ class Factored:
         checked on a sample of `lids` (ids that are powers of two), or the ceiling is wrong."""
         if label_id not in self.local_family or self.reading(label_id, g) == self.reading(label_id, other):
             return True
-        if bound is None or label_id not in self.ceilings:
+        if label_id not in self.ceilings:
             return False
         position, _, others = self.ceilings[label_id]
         one, two = self.engine.globals[g], self.engine.globals[other]
-        if not (isinstance(one[position], int) and isinstance(two[position], int)
-                and min(one[position], two[position]) >= bound and all(one[i] == two[i] for i in others)):
+        if not (self.past_bound(label_id, g, bound) and self.past_bound(label_id, other, bound)
+                and all(one[i] == two[i] for i in others)):
             return False
         for lid in lids:
             if lid & (lid - 1) == 0 and self.local_next(label_id, g, lid) != self.local_next(label_id, other, lid):
@@ -572,11 +590,11 @@ class Factored:
         on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
         globals_ = {cell.g for cell in alive}
         locals_ = {p: set() for p in range(self.P)}
-        held = {}  # (globals, id of one process's set) -> the set: many cells share both
+        held = {}  # (globals, process, id of its set) -> the set: many cells share them
         for cell in alive:
             for p, coord in enumerate(cell.coords):
-                if (cell.g, id(coord)) not in held:
-                    held[(cell.g, id(coord))] = coord
+                if (cell.g, p, id(coord)) not in held:
+                    held[(cell.g, p, id(coord))] = coord
                     locals_[p].update(coord)
         if not all(self.pairs_hold(name, held) for name in on_pairs):
             raise Exact("a state may violate a property")
@@ -596,21 +614,22 @@ class Factored:
                 raise Exact("a step may violate a property")
 
     def pairs_hold(self, name: str, held: dict) -> bool:
-        """By-pair invariant `name` on every (globals id, local id) pair of `held` ((globals id, key)
-        -> a set of local ids): once per value of the globals it declares it reads
+        """By-pair invariant `name` on every (globals id, local id) pair of `held` ((globals id,
+        process, key) -> a set of local ids): once per value of the globals it declares it reads
         (`Model.pair_reads`) and local, on the initial globals but those, and once per such value
         and set. A failing verdict, and a sample of the others (local ids that are powers of two),
         is judged on the pair's own globals too, and must agree, or the declaration is wrong."""
         holds = self.model.invariants[name]
         reads = self.model.pair_reads.get(name)
         if reads is None:
-            pairs = {(g, lid) for (g, _), coord in held.items() for lid in coord}
+            pairs = {(g, lid) for (g, *_), coord in held.items() for lid in coord}
             return all(holds(self.pair_state(g, lid)) for g, lid in pairs)
         engine = self.engine
         positions = [engine.global_names.index(read) for read in reads]
         judged: dict = {}  # (values read, local id) -> verdict
         sets_judged: set = set()  # (values read, id of a set) whose every local id holds
-        for (g, key), coord in held.items():
+        for (g, *key), coord in held.items():
+            key = tuple(key)
             read = tuple(engine.globals[g][i] for i in positions)
             if (read, key) not in sets_judged:
                 for lid in coord:
