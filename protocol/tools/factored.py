@@ -84,7 +84,7 @@ class Cell:
         self.shared = shared or [OWN] * len(coords)
 
     def within(self, other: "Cell") -> bool:
-        return all(mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
+        return all(mine is theirs or mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
 
     def origin(self, p: int, lid: int) -> tuple:
         return (None, lid) if self.shared[p] == PARENTS else self.coords[p][lid]
