@@ -335,8 +335,8 @@ class Factored:
         if not (self.past_bound(label_id, g, bound) and self.past_bound(label_id, other, bound)
                 and all(one[i] == two[i] for i in others)):
             return False
-        for lid in lids:
-            if lid & (lid - 1) == 0 and self.local_next(label_id, g, lid) != self.local_next(label_id, other, lid):
+        for lid in self._sample(lids):
+            if self.local_next(label_id, g, lid) != self.local_next(label_id, other, lid):
                 self._wrong_ceiling(label_id, position, one[position], two[position], bound)
         return True
 
@@ -646,11 +646,11 @@ class Factored:
         return True
 
     def _sample(self, coord: dict) -> list:
-        """The local ids of a set that are powers of two (kept per set: many cells hold it)."""
+        """The local ids of a set that are powers of two (kept per set and size: many cells hold it)."""
         found = self._samples.get(id(coord))
-        if found is None or found[0] is not coord:
-            found = self._samples[id(coord)] = (coord, [lid for lid in coord if lid & (lid - 1) == 0])
-        return found[1]
+        if found is None or found[0] is not coord or found[1] != len(coord):
+            found = self._samples[id(coord)] = (coord, len(coord), [lid for lid in coord if lid & (lid - 1) == 0])
+        return found[2]
 
     def _check_pair_reads(self, name: str, reads, holds, g: int, lid: int, verdict: bool) -> None:
         if bool(holds(self.pair_state(g, lid))) != verdict:
@@ -716,8 +716,9 @@ class Factored:
         if not self.families and not self.pairs:
             return
         fair = self._fair_instances()
+        self.forget()
         for cell in cells:
-            stopping = [[lid for lid in coord if self._stops(fair, cell.g, p, lid)] for p, coord in enumerate(cell.coords)]
+            stopping = [self._stopping(fair, cell.g, p, coord) for p, coord in enumerate(cell.coords)]
             if not all(stopping):
                 continue
             if any(fair_step(self.instances_all[i], self.globals_state(cell.g)) for i in fair[None]):
@@ -741,6 +742,15 @@ class Factored:
         self.local_label = [label_id if label_id in self.local_family else None
                             for label_id in (self.label_ids.get(instance.label) for instance in self.instances_all)]
         return found
+
+    def _stopping(self, fair: dict, g: int, p: int, coord: dict) -> list:
+        """The local ids of process p's set where none of its fair instances is enabled at globals
+        g; found once for every cell that holds the set where they are all local and read alike."""
+        label_ids = [self.local_label[index] for index in fair.get(p, ())]
+        make = lambda: ([lid for lid in coord if self._stops(fair, g, p, lid)], coord)  # noqa: E731
+        if None in label_ids:
+            return make()[0]
+        return self.once(("stops", p), coord, g, label_ids, make)
 
     def _stops(self, fair: dict, g: int, p: int, lid: int) -> bool:
         """No fair instance of process p is enabled at globals g and its locals lid: a local
