@@ -36,6 +36,7 @@ completes the set is seen by the reporting process's step alone.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Callable, NamedTuple
 
 import attrs
@@ -352,19 +353,22 @@ class Queue:
         return None
 
     def accepts(self, cfg) -> Callable:
-        seen = set()  # commands of plain ints that `problem` found in range
+        seen = set()  # commands `problem` found in range: a kind and plain ints
 
-        def command_ok(command) -> bool:
-            if not (type(command) is tuple and command and type(command[0]) is str
-                    and all(type(argument) is int for argument in command[1:])):
-                return False  # not a command of plain ints (a bool argument): `problem` decides
-            if command not in seen:
-                if self.problem((command,), cfg) is not None:
-                    return False
-                seen.add(command)
+        def queue_ok(value) -> bool:
+            if type(value) is not tuple or not set(map(type, value)) <= {tuple}:
+                return False
+            if not set(map(type, chain.from_iterable(value))) <= {str, int}:
+                return False  # a bool (equal to 1 or 0, so `seen` would take it) or other: `problem` decides
+            if not seen.issuperset(value):
+                for command in value:
+                    if command not in seen:
+                        if self.problem((command,), cfg) is not None:
+                            return False
+                        seen.add(command)
             return True
 
-        return lambda value: type(value) is tuple and all(map(command_ok, value))
+        return queue_ok
 
     def text(self, value) -> str:
         return "[" + ", ".join(command_text(c) for c in value) + "]"
