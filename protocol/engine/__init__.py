@@ -75,8 +75,8 @@ class Footprint:
     # With LOCAL: (a global it reads, bound(state, cfg, p)): the action reads that global
     # only up to the bound, which it computes from p's locals: every value at or above it
     # gives the same step (None: no bound). Only validate uses it, to share the closure of
-    # one set of locals among globals that differ in that value alone; each such sharing is
-    # checked on a sample of the locals (tools/factored.py, `same_steps`).
+    # one set of locals among globals that differ in that value alone; each bound and each
+    # such sharing is checked (tools/factored.py, `bound_over`, `steps_alike`).
     ceiling: tuple = ()
 
 

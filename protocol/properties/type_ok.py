@@ -75,9 +75,9 @@ def _quick_checks(cfg) -> tuple:
 
 
 def _build_checks(variables, cfg) -> tuple:
-    read = operator.attrgetter(*(variable.name for variable in variables))
-    return (lambda s: read(s) if len(variables) > 1 else (read(s),)), \
-        tuple(_checks(variable, cfg) for variable in variables)
+    names = [variable.name for variable in variables]
+    read = operator.attrgetter(*names) if len(names) > 1 else (lambda s: (getattr(s, names[0]),))
+    return read, tuple(_checks(variable, cfg) for variable in variables)
 
 
 def _checks(variable, cfg) -> tuple:

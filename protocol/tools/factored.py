@@ -265,8 +265,8 @@ class Factored:
         # globals, and the latest made where a ceiling may lend it to other globals too
         _, by_reading, bounded = self._shared_sets.setdefault((key, id(held)), (held, {}, []))
         reading = tuple(self.reading(label_id, g) for label_id in label_ids)
-        made = by_reading.get(reading)
-        if made is not None:
+        made = by_reading.get(reading, by_reading)  # the dict itself: nothing made yet (None is a result)
+        if made is not by_reading:
             return made
         for made_at, bounds, made, over in reversed(bounded[-BOUNDED_TRIED:]):
             if all(self.steps_alike(label_id, made_at, g, bounds.get(label_id), over) for label_id in label_ids):
@@ -287,7 +287,7 @@ class Factored:
     def bound_over(self, label_id: int, g: int, lids) -> int | None:
         """The greatest bound of instance `label_id`'s ceiling over local ids `lids` (None: no bound),
         each checked where it is first asked for, at globals g (`_check_bound`)."""
-        position, bound, _ = self.ceilings[label_id]
+        bound = self.ceilings[label_id][1]
         p = self.instances[label_id].process
         greatest = -1
         for lid in lids:
@@ -326,7 +326,7 @@ class Factored:
         `lids`, whose ceiling's greatest bound is `bound`: it reads the same of both, or they
         differ only in the global it reads up to its bound, at or above it in both. The second is
         checked on a sample of `lids` (ids that are powers of two), or the ceiling is wrong."""
-        if label_id not in self.local_family or self.reading(label_id, g) == self.reading(label_id, other):
+        if self.reading(label_id, g) == self.reading(label_id, other):
             return True
         if label_id not in self.ceilings:
             return False
@@ -622,16 +622,15 @@ class Factored:
         holds = self.model.invariants[name]
         reads = self.model.pair_reads.get(name)
         if reads is None:
-            pairs = {(g, lid) for (g, *_), coord in held.items() for lid in coord}
+            pairs = {(g, lid) for (g, _, _), coord in held.items() for lid in coord}
             return all(holds(self.pair_state(g, lid)) for g, lid in pairs)
         engine = self.engine
         positions = [engine.global_names.index(read) for read in reads]
         judged: dict = {}  # (values read, local id) -> verdict
         sets_judged: set = set()  # (values read, id of a set) whose every local id holds
-        for (g, *key), coord in held.items():
-            key = tuple(key)
+        for (g, _, set_id), coord in held.items():
             read = tuple(engine.globals[g][i] for i in positions)
-            if (read, key) not in sets_judged:
+            if (read, set_id) not in sets_judged:
                 for lid in coord:
                     verdict = judged.get((read, lid))
                     if verdict is None:
@@ -640,7 +639,7 @@ class Factored:
                     if not verdict:
                         self._check_pair_reads(name, reads, holds, g, lid, verdict)
                         return False
-                sets_judged.add((read, key))
+                sets_judged.add((read, set_id))
             for lid in self._sample(coord):
                 self._check_pair_reads(name, reads, holds, g, lid, True)
         return True
