@@ -198,27 +198,31 @@ class VectorGraph:
         return cyclic
 
     def after_cycles(self) -> np.ndarray:
-        """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves."""
+        """Per state, True when it lies on a cycle or after one: what Kahn's peeling leaves.
+        A round's edges are gathered a part per thread and taken off the in-degrees by
+        `np.subtract.at` (its fast loop); a state peeled is marked -1, so the next round is
+        the states at 0, found by a scan of the ids its edges hit (ascending, each once)."""
         ids = np.int32 if self.n < 2**31 else np.int64  # the rounds are kept: as narrow as they fit
         incoming = in_degrees(self.targets, self.n, ids)
         ready = np.flatnonzero(incoming == 0).astype(ids)
-        self._rounds = []
-        def hits(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        one, self._rounds = ids(1), []
+
+        def hits(part: np.ndarray) -> np.ndarray:
             index, _ = edge_index(self.offsets, part)
-            return sorted_counts(self.targets[index])  # a state hit by several edges, once
+            return self.targets[index]
 
         while len(ready):
             self._rounds.append(ready)
-            freed = []
-            # a round has no edge inside: its parts may go one by one, their hits counted
-            # side by side where threads share the work (as many at a time as there are)
+            incoming[ready] = -1
+            low, high = self.n, -1
             parts = list(chunks(ready, self.part_size(len(ready))))
             width = 1 if self.share is None else self.share.workers
             for first in range(0, len(parts), width):
-                for hit, times in self.mapped(hits, parts[first:first + width]):
-                    incoming[hit] -= times.astype(ids)
-                    freed.append(hit[incoming[hit] == 0])
-            ready = (freed[0] if len(freed) == 1 else sorted_unique(np.concatenate(freed))).astype(ids)
+                for hit in self.mapped(hits, parts[first:first + width]):
+                    np.subtract.at(incoming, hit, one)  # one thread: no two write one count
+                    if len(hit):
+                        low, high = min(low, int(hit.min())), max(high, int(hit.max()))
+            ready = (low + np.flatnonzero(incoming[low:high + 1] == 0)).astype(ids)
         return incoming > 0
 
     def part_size(self, size: int) -> int:
@@ -532,14 +536,6 @@ def pair_bits(masks: Sequence[np.ndarray], dtype) -> np.ndarray:
     for j, mask in enumerate(masks):
         bits |= mask.view(np.uint8).astype(dtype) << dtype(j)
     return bits
-
-
-def sorted_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values, sorted, and how many times each occurs: one sort (on int32
-    ids cheaper than `np.subtract.at` and deduplicating the freed after it)."""
-    values = np.sort(values)
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1]))) if len(values) else values[:0]
-    return values[starts], np.diff(np.append(starts, len(values)))
 
 
 def smallest_unsigned(bits: int):
