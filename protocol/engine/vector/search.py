@@ -868,8 +868,8 @@ class VectorExploration(ReducedLiveness, Exploration):
             else:
                 verdicts[name] = Liveness(True, premises=settled)
         if open_:
-            # one property alone takes its masks while the cycles are found; several do not
-            # (each would take them whether its decision needs them or not)
+            # one property alone takes its masks while the cycles are found; of several, those
+            # whose decision will want them whatever the cycles (`needs_masks`)
             self._alone = len(open_) == 1
             share = self._share = Share(self.workers)  # the cycles' frontiers, a part per thread
             try:
@@ -905,9 +905,17 @@ class VectorExploration(ReducedLiveness, Exploration):
 
         self.note_per_state(name, pairs)
         masks = LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
-        if self._alone and self._graph is not None and self._graph.finding_cycles:
-            masks.arrays()  # all of them, while the cycles are found beside: the decision may want them
+        graph = self._graph
+        if graph is not None and graph.finding_cycles and (self._alone or self.needs_masks(graph, masks)):
+            masks.arrays()  # all of them, while the cycles are found beside: the decision wants them
         return masks
+
+    @staticmethod
+    def needs_masks(graph, masks) -> bool:
+        """Whether `find_violation` will want every mask whatever the cycles: it does once a
+        conclusion fails in a state that stutters (there a stall may last), which is told
+        on those few states alone, before the cycles are known."""
+        return any(masks.unmet_in(np.flatnonzero(graph.stutters())))
 
     def note_per_state(self, name: str, pairs) -> None:
         """Say, in the engine choice (`--json`, `bench`), which liveness properties are
