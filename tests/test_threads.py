@@ -185,7 +185,7 @@ def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
 def test_liveness_properties_decided_side_by_side_as_one(shared, monkeypatch):
     decided = []  # per decision, the properties decided side by side
     side_by_side = threads.side_by_side
-    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
     named = lookup("HoldsSealReportSilent").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
     assert summary(two) == summary(one) and decided == [3]
@@ -202,9 +202,9 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     # and the properties are decided side by side
     beside, decided = [], []
     find = VectorGraph.find_cycles_beside
-    monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph, told: beside.append(graph) or find(graph, told))
+    monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph: beside.append(graph) or find(graph))
     side_by_side = threads.side_by_side
-    monkeypatch.setattr(threads, "side_by_side", lambda jobs, workers: decided.append(len(jobs)) or side_by_side(jobs, workers))
+    monkeypatch.setattr(threads, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
@@ -212,6 +212,18 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     assert summary(two) == summary(one)
     assert len(beside) == 1 and beside[0]._beside is None  # started, and waited for
     assert decided == [1]  # the other properties hold in place
+    # the cycles' thread's CPU seconds are kept, to be counted beside the property's
+    assert beside[0].cycles_beside_seconds > 0 and two.parallel["overlapped_cpu_seconds"] >= 0
+
+
+@pytest.mark.parametrize("spent, workers, beside", [
+    ([3.0, 1.0], 2, 1.0),  # the shorter ran entirely beside the longer
+    ([2.0, 2.0, 2.0], 2, 3.0),  # two cores: half the total on each at best
+    ([2.0, 2.0, 2.0], 1, 0.0),  # one core: nothing beside
+    ([5.0], 2, 0.0),
+])
+def test_threads_spend_beside_one_another_at_most_what_the_cores_allow(spent, workers, beside):
+    assert threads.beside_one_another(spent, workers) == beside
 
 
 class AtOnce(ThreadPoolExecutor):

@@ -104,7 +104,8 @@ class VectorGraph:
         with self.timed("liveness:enabled"):
             self.enabled = self._enabled_masks()
         self._cyclic = self._stutters = None
-        self._beside = None  # (thread, its answer, this thread's CPU seconds when it started)
+        self._beside = None  # (the thread finding the cycles, its answer)
+        self.cycles_beside_seconds = 0.0
         self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
 
     @contextmanager
@@ -150,11 +151,11 @@ class VectorGraph:
                     self._cyclic = self._find_cyclic()
         return self._cyclic
 
-    def find_cycles_beside(self, overlapped: Callable[[float], None]) -> None:
+    def find_cycles_beside(self) -> None:
         """Start finding the states on cycles (`cyclic`) in a thread of its own, while this
         one goes on with what needs no cycles (the leads-to masks, in Python): the peeling's
-        sorts and gathers let go of the interpreter's lock. `overlapped(seconds)` is told
-        the CPU seconds the two spent side by side, once `cyclic` has waited for it."""
+        sorts and gathers let go of the interpreter's lock. Once `cyclic` has waited for it,
+        `cycles_beside_seconds` holds the CPU seconds that thread spent."""
         answer: dict = {}
 
         def find() -> None:
@@ -168,7 +169,7 @@ class VectorGraph:
 
         # a daemon: a Ctrl-C in this thread does not wait for it to finish
         thread = threading.Thread(target=find, name="vector-cycles", daemon=True)
-        self._beside = (thread, answer, time.thread_time(), overlapped)
+        self._beside = (thread, answer)
         thread.start()
 
     @property
@@ -177,11 +178,11 @@ class VectorGraph:
         return self._beside is not None
 
     def _cycles_found_beside(self) -> np.ndarray:
-        thread, answer, started, overlapped = self._beside
+        thread, answer = self._beside
         thread.join()
         self._beside = None
         self.parts["liveness:cycles"] = self.parts.get("liveness:cycles", 0.0) + answer["seconds"]
-        overlapped(min(answer["seconds"], time.thread_time() - started))
+        self.cycles_beside_seconds = answer["seconds"]
         if "error" in answer:
             raise answer["error"]
         return answer["cyclic"]

@@ -858,7 +858,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         if self.workers == 1 or not self.liveness_decidable:
             return super().decide_liveness(model)
         from protocol.engine.interface import Liveness
-        from protocol.engine.vector.threads import Share, side_by_side
+        from protocol.engine.vector.threads import Share, beside_one_another, side_by_side
 
         verdicts, open_ = {}, []
         for name, pairs in model.liveness.items():
@@ -874,13 +874,14 @@ class VectorExploration(ReducedLiveness, Exploration):
             share = self._share = Share(self.workers)  # the cycles' frontiers, a part per thread
             try:
                 graph, initial = self.fair_graph(model), self.initial_ids()
-                decided, overlapped = side_by_side(
-                    [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_],
-                    self.workers)
+                decided, spent = side_by_side(
+                    [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_])
             finally:
                 self._share = None
                 share.close()
-            self.overlapped += overlapped + share.overlapped
+            # the thread that found the cycles ran beside the properties' threads
+            spent.append(graph.cycles_beside_seconds)
+            self.overlapped += beside_one_another(spent, self.workers) + share.overlapped
             verdicts.update(zip([name for name, _ in open_], decided))
         return {name: verdicts[name] for name in model.liveness}
 
@@ -893,11 +894,7 @@ class VectorExploration(ReducedLiveness, Exploration):
                             [family_of.get(label) for label in self.labels], parts=self.parts, share=self._share)
         self._graph = graph
         if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
-
-            def overlapped(seconds: float) -> None:
-                self.overlapped += seconds
-
-            graph.find_cycles_beside(overlapped)
+            graph.find_cycles_beside()
         return graph
 
     def pair_masks(self, name: str, pairs):

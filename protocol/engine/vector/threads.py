@@ -95,10 +95,9 @@ class Share:
         self.pool.shutdown(wait=True)
 
 
-def side_by_side(jobs: list[Callable], workers: int) -> tuple[list, float]:
+def side_by_side(jobs: list[Callable]) -> tuple[list, list[float]]:
     """[job() for job in jobs], the first in the calling thread, each other in a daemon
-    thread of its own (a Ctrl-C here does not wait for them), and the CPU seconds they
-    spent beside one another on `workers` cores (as `Share` counts them)."""
+    thread of its own (a Ctrl-C here does not wait for them), and the CPU seconds each spent."""
     answers, spent = [None] * len(jobs), [0.0] * len(jobs)
 
     def run(k: int) -> None:
@@ -120,8 +119,14 @@ def side_by_side(jobs: list[Callable], workers: int) -> tuple[list, float]:
     for ok, answer in answers:
         if not ok:
             raise answer
+    return [answer for _, answer in answers], spent
+
+
+def beside_one_another(spent: list[float], workers: int) -> float:
+    """Of threads that ran at once and spent `spent` CPU seconds, the seconds spent beside
+    one another on `workers` cores: all but the longest, or but an even share of `workers`."""
     total = sum(spent)
-    return [answer for _, answer in answers], total - max(max(spent), total / workers)
+    return total - max(max(spent, default=0.0), total / workers)
 
 
 def bounds(size: int, parts: int) -> list[tuple[int, int]]:
