@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -154,7 +154,8 @@ class VectorGraph:
     def find_cycles_beside(self) -> None:
         """Start finding the states on cycles (`cyclic`) in a thread of its own, while this
         one goes on with what needs no cycles (the leads-to masks, in Python): the peeling's
-        sorts and gathers let go of the interpreter's lock. Once `cyclic` has waited for it,
+        gathers let go of the interpreter's lock (its `subtract.at` does not). Once `cyclic`
+        has waited for it,
         `cycles_beside_seconds` holds the CPU seconds that thread spent."""
         answer: dict = {}
 

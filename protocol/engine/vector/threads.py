@@ -126,7 +126,7 @@ def beside_one_another(spent: list[float], workers: int) -> float:
     """Of threads that ran at once and spent `spent` CPU seconds, the seconds spent beside
     one another on `workers` cores: all but the longest, or but an even share of `workers`."""
     total = sum(spent)
-    return total - max(max(spent, default=0.0), total / workers)
+    return total - max(max(spent), total / workers)
 
 
 def bounds(size: int, parts: int) -> list[tuple[int, int]]:
