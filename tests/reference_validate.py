@@ -224,3 +224,18 @@ def passed_next(state, limits: dict) -> bool:
         if isinstance(value, int) and value > limit:
             return True
     return False
+
+
+def outcome(validation) -> tuple:
+    """What a test compares of a verdict (protocol.tools.validate's Validation)."""
+    return (validation.is_behaviour, validation.violations, validation.possible, validation.final_states,
+            validation.layer_states)
+
+
+def reference_outcome(text: str) -> tuple:
+    """`outcome` of the exhaustive search on a log that is a behaviour."""
+    from protocol.tools.log import parse
+
+    expected = reference_verdict(parse(text))
+    return (True, expected["violations"], expected["possible"], expected["final_states"],
+            expected["layer_states_ahead"])

@@ -18,7 +18,7 @@ from protocol.run import explore_config
 from protocol.tools import factored
 from protocol.tools.bench import walk_log
 from protocol.tools.log import parse
-from reference_validate import reference_verdict
+from reference_validate import outcome, reference_outcome
 
 EVERY_RUNTIME_STEP = ["Publish", "Ingest", "MaintStep", "InterStep"]
 
@@ -43,19 +43,12 @@ def shared_past_the_bound(monkeypatch) -> list:
     return shared
 
 
-def outcome(validation) -> tuple:
-    return (validation.is_behaviour, validation.violations, validation.possible, validation.final_states,
-            validation.layer_states)
-
-
 def test_sets_shared_past_the_ceiling_give_the_exhaustive_search_s_counts(monkeypatch):
     text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 20}, 60, 3, ["Publish", "Ingest", "MaintStep"])
     shared = shared_past_the_bound(monkeypatch)
     decided = factored.follow(parse(text))
     assert shared, "no set was shared between two values of upper: the test no longer tests the ceiling"
-    expected = reference_verdict(parse(text))
-    assert outcome(decided) == (True, expected["violations"], expected["possible"], expected["final_states"],
-                                expected["layer_states_ahead"])
+    assert outcome(decided) == reference_outcome(text)
 
 
 def test_sharing_changes_nothing_the_search_finds(monkeypatch):

@@ -103,7 +103,8 @@ def test_a_wrong_declaration_is_one_line_naming_the_action_and_the_fix(step, wor
 
 @pytest.mark.parametrize("model, words", [
     (toy(untouched=("z",)), "Bump(p, 1) leaves 'z' untouched, which is not a local variable: name only some of x, y"),
-    (toy(controller_untouched=("y",)), "Raise declares untouched locals, which only a local footprint may"),
+    # a controller's untouched variables are globals (tests/test_controller_untouched.py)
+    (toy(controller_untouched=("y",)), "Raise leaves 'y' untouched, which is not a global variable: name only some of g"),
 ])
 def test_a_declaration_that_cannot_hold_is_refused_when_the_engine_is_built(model, words):
     with pytest.raises(ModelError) as breach:

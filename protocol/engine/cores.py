@@ -1,4 +1,4 @@
-"""A local step memoised on the locals it touches. Knows nothing of the protocol.
+"""A step memoised on the variables it touches. Knows nothing of the protocol.
 
 A local footprint may name local variables its step neither reads nor writes
 (`Footprint.untouched`). Two locals that agree on every other variable (their
@@ -6,7 +6,9 @@ A local footprint may name local variables its step neither reads nor writes
 untouched values stay as they were. The packed engine runs such a step once per
 core and projection of the globals, and builds the next local of every other
 local with that core by putting its untouched values back. The engine checks
-the declaration as it goes (fast.py, `local_next`)."""
+the declaration as it goes (fast.py, `local_next`). A controller footprint may
+name globals the same way; validate's engine splits the globals by them
+(tools/log_engine.py, `controller_successors`)."""
 
 from __future__ import annotations
 
@@ -18,15 +20,15 @@ DISABLED = -1
 
 
 class Cores:
-    """One family's memo: locals split into (core id, rest id), the step's effect per
-    (projection id, core id), and the locals rebuilt from (core id, rest id)."""
+    """One family's memo: values (locals, or globals: `kind`) split into (core id, rest id),
+    the step's effect per (projection id, core id), and the values rebuilt from (core id, rest id)."""
 
-    def __init__(self, names: tuple, untouched: tuple, action: str, intern: Callable):
+    def __init__(self, names: tuple, untouched: tuple, action: str, intern: Callable, kind: str = "local"):
         unknown = [name for name in untouched if name not in names]
         if unknown:
-            raise ModelError(f"{action} leaves {unknown[0]!r} untouched, which is not a local variable: "
+            raise ModelError(f"{action} leaves {unknown[0]!r} untouched, which is not a {kind} variable: "
                              f"name only some of {', '.join(names)}")
-        self.names, self.action = names, action
+        self.names, self.action, self.kind = names, action, kind
         self.intern = intern  # (values, ids, value) -> (id, new): the engine's intern tables
         self.touched = tuple(i for i, name in enumerate(names) if name not in untouched)
         self.untouched = tuple(i for i, name in enumerate(names) if name in untouched)
@@ -51,7 +53,7 @@ class Cores:
         return tuple(local[i] for i in self.untouched)
 
     def value(self, core: int, rest: int) -> tuple:
-        """The local made of a core and a rest."""
+        """The value made of a core and a rest."""
         values = [None] * len(self.names)
         for position, value in zip(self.touched, self.cores[core]):
             values[position] = value
@@ -75,6 +77,6 @@ class Cores:
                 self.memo[key] = core
         elif known != core or failing:
             names = ", ".join(self.names[i] for i in self.untouched)
-            raise ModelError(f"{self.action} acts otherwise on locals that differ only in {names}, which its "
+            raise ModelError(f"{self.action} acts otherwise on {self.kind}s that differ only in {names}, which its "
                              "footprint leaves untouched: remove those it reads from its footprint's untouched")
 

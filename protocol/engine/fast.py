@@ -241,9 +241,7 @@ class Engine:
                         if instance.footprint.untouched:
                             self.core_memos[family] = Cores(self.local_names, instance.footprint.untouched,
                                                             family_text(family), intern)
-            if kind != LOCAL and instance.footprint.untouched:
-                raise ModelError(f"{instance.label} declares untouched locals, which only a local footprint may: "
-                                 "remove `untouched` from its footprint")
+            self._check_untouched(instance)
             ceiling_problem = self._ceiling_problem(instance.footprint)
             if ceiling_problem:
                 raise ModelError(f"{instance.label} {ceiling_problem}")
@@ -263,6 +261,21 @@ class Engine:
         self.appends: list[tuple] = [nothing]  # append id -> per local field, what is appended
         self.append_ids: dict = {nothing: 0}
         self.appended: list[dict] = [{}]  # append id -> {local id: local id with it appended}
+
+    def _check_untouched(self, instance) -> None:
+        """A local footprint's untouched variables are locals (cores.py checks them); a
+        controller's are globals, which validate's engine splits by (log_engine.py); no
+        other footprint may name any."""
+        untouched, kind = instance.footprint.untouched, instance.footprint.kind
+        if not untouched or kind == LOCAL:
+            return
+        if kind != CONTROLLER:
+            raise ModelError(f"{instance.label} declares untouched variables, which only a local or controller "
+                             "footprint may: remove `untouched` from its footprint")
+        unknown = [name for name in untouched if name not in self.global_names]
+        if unknown:
+            raise ModelError(f"{instance.label} leaves {unknown[0]!r} untouched, which is not a global variable: "
+                             f"name only some of {', '.join(self.global_names)}")
 
     @staticmethod
     def _ceiling_problem(footprint) -> str | None:

@@ -25,6 +25,7 @@ from typing import Callable
 import attrs
 
 from protocol.model import commands as cmd
+from protocol.model import state as schema
 from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, INTERACTIVE, MAINTENANCE, RELEASE, command_text
 from protocol.engine import CONTROLLER, EACH, LOCAL, WIDE, Footprint
 from protocol.model.events import (
@@ -1315,8 +1316,14 @@ def processes(cfg):
 # ------------------------------------------------------------ footprints
 
 
+# No controller command reads or writes the write frontier: only Ingest moves it. Validate
+# then runs a command once for all the globals that differ only in `upper` (a silent Ingest
+# leaves one per value); the engine checks the declaration as it goes.
+UNREAD_BY_COMMANDS = ("upper",)
+
+
 def controller(cfg, p) -> Footprint:
-    return Footprint(CONTROLLER)
+    return Footprint(CONTROLLER, untouched=UNREAD_BY_COMMANDS)
 
 
 def local(cfg, p) -> Footprint:
@@ -1382,8 +1389,11 @@ def wake_footprint(cfg, p) -> Footprint:
 
 def ingest_footprint(cfg, p) -> Footprint:
     """With a tap, Ingest notifies every process of what it has parked: each process's
-    notification reads the globals and that process's locals alone."""
-    return Footprint(EACH) if cfg.seal == "tap" else Footprint(CONTROLLER)
+    notification reads the globals and that process's locals alone. Without one it reads
+    and writes `upper` alone."""
+    if cfg.seal == "tap":
+        return Footprint(EACH)
+    return Footprint(CONTROLLER, untouched=tuple(name for name in schema.GLOBAL_VARIABLES if name != "upper"))
 
 
 def reader_downgrade_footprint(cfg, p) -> Footprint:

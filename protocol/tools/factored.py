@@ -264,7 +264,7 @@ class Factored:
         # held is kept alive (its id is the key); what was made, by what the steps read of the
         # globals, and the latest made where a ceiling may lend it to other globals too
         _, by_reading, bounded = self._shared_sets.setdefault((key, id(held)), (held, {}, []))
-        reading = tuple(self.reading(label_id, g) for label_id in label_ids)
+        reading = tuple([self.reading(label_id, g) for label_id in label_ids]) if label_ids else ()
         made = by_reading.get(reading, by_reading)  # the dict itself: nothing made yet (None is a result)
         if made is not by_reading:
             return made

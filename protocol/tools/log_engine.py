@@ -8,8 +8,9 @@ from typing import Callable
 
 import attrs
 
-from protocol.engine import Label
-from protocol.engine.fast import Engine, Successor
+from protocol.engine import Label, ModelError
+from protocol.engine.cores import DISABLED, Cores
+from protocol.engine.fast import Engine, Successor, intern
 from protocol.model import actions
 from protocol.model.actions import Applied
 from protocol.model.config import Config
@@ -120,6 +121,40 @@ class LogEngine(Engine):
         # globals id -> the segment's steps from there, filled as asked: one instance's memo
         # per segment, so a row per new globals value would be a list append per instance
         self.controller_memos = [MemoRow() for _ in segments]
+        # per segment, where its instance leaves some globals untouched: the globals split
+        # by them (cores.py), and per core id the append its step makes
+        self.controller_cores = [self._cores_of(instances[segment[0][0]]) for segment in segments]
+        self.core_appends: list[dict] = [{} for _ in segments]
+
+    def _cores_of(self, instance) -> Cores | None:
+        untouched = instance.footprint.untouched
+        return Cores(self.global_names, untouched, str(instance.label), intern, "global") if untouched else None
+
+    def controller_successors(self, segment: int, g: int) -> list:
+        """The engine's, run once per core of the globals where the segment's instance leaves
+        some untouched (a silent Ingest leaves one globals value per upper, which no other
+        controller step reads): the step from another value with that core, with g's
+        untouched values put back. So that this is never silently wrong, every step run
+        must leave the untouched values as they were, and the globals at a sample of ids
+        (ever sparser) are run even where their core is known, and must agree."""
+        cores = self.controller_cores[segment]
+        if cores is None:
+            return super().controller_successors(segment, g)
+        core, rest = cores.parts_of(g, self.globals[g])
+        known = cores.memo.get((0, core))
+        if known is not None and g & (g - 1):
+            found = [] if known == DISABLED else [
+                (self.controller_segments[segment][0][0], self.intern_global(cores.value(known, rest)),
+                 self.core_appends[segment][core])]
+            self.controller_memos[segment][g] = found
+            return found
+        found = super().controller_successors(segment, g)
+        cores.learn((0, core), rest, self.globals[found[0][1]] if found else None, [])
+        if found and self.core_appends[segment].setdefault(core, found[0][2]) != found[0][2]:
+            raise ModelError(f"{cores.action} appends otherwise to the queues from globals that differ only in "
+                             f"{', '.join(cores.names[i] for i in cores.untouched)}, which its footprint leaves "
+                             "untouched: remove those it reads from its footprint's untouched")
+        return found
 
     def intern_global(self, value: tuple) -> int:
         """The engine's, without growing every controller memo by a row (they fill as asked)."""
