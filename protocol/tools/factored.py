@@ -4,12 +4,18 @@ The silent actions a recorder cannot see are mostly the runtimes' own steps, eac
 reads and writes one process's locals (and reads a few globals). Between two logged events
 any number of them may happen on every process, so the states that fit are, for each
 globals value, every combination of what each process may have done: a product. This
-search keeps that product as it is (a `Cell`: one globals id and, per process, a set of
-local ids), closes each process's set under its own silent steps apart, and multiplies
+search keeps that product as it is (a `Cell`: a set of globals ids and, per process, a set
+of local ids), closes each process's set under its own silent steps apart, and multiplies
 nothing out. A controller step maps a cell's globals and appends alike to every local; an
 observation filters the globals and each process's set; a wide step (one that reads and
 writes the globals and its process's locals) splits a cell by the globals it reaches. The count of
 states is exact (a union of products, counted without listing it).
+
+A cell holds several globals values where the same sets fit each: a silent controller step
+that appends nothing (`Ingest` without a tap) moves the globals alone, so the values a run
+of it reaches join the cell they start from (`_spread`) rather than each making a cell, and
+a step, an observation or the closure splits the cell only where its globals values make
+the sets differ (`split`; past a ceiling, by comparing the value the ceiling bounds).
 
 A frontier the schema marks as rising never falls (NoRegression), so a state whose frontier has
 passed the value the log shows of it next cannot meet that observation: the cells and local ids
@@ -19,7 +25,8 @@ until the next `upper` the log shows. That rests on NoRegression: every step tak
 not to lower a rising frontier, and the exact search decides the log where one does.
 
 It answers where its answer is plain: the log is a behaviour and, on every state and step
-the log can reach, no property can fail. That is decided per component too: each globals
+the log can reach (every state held after each event, not only those on the way to its end:
+judging more only sends a log to the exact search), no property can fail. That is decided per component too: each globals
 and local value is checked once by the properties declared a conjunction over components
 (`by_component`), each pair of globals and one process's locals by those declared `by_pair`;
 a liveness pair is pending only where its premise holds and its conclusion does not, as
@@ -64,6 +71,9 @@ OWN, PARENTS, BORROWED = 0, 1, 2
 # before making its own: the cells of a layer come in order of the global the ceiling bounds,
 # so the first made at or above every bound lends to the rest; a few bound the cost per cell.
 BOUNDED_TRIED = 4
+# How many globals values a cell must hold for `Factored.split` to lend past a ceiling by
+# comparing values rather than asking `once` for each: below it the sort costs more than it saves.
+LENDING_FROM = 8
 
 
 class Exact(Exception):
@@ -71,17 +81,40 @@ class Exact(Exception):
 
 
 class Cell:
-    """A product of states: globals `g` and, per process, the local ids it may have. Each local
-    id maps to how it was reached: (label id, previous local id) by a silent step of its process
-    within the cell, or (None, the local id in the parent cell it came from). A process's set
-    left as the parent's closed set (`shared[p]` is PARENTS) is the parent's own dict, each id
-    reached as itself; one BORROWED is held by other cells too. Either is copied before it grows."""
+    """A product of states: globals values `gs` (a tuple of ids) and, per process, the local ids
+    it may have; every globals value holds every combination. Each local id maps to how it was
+    reached: (label id, previous local id) by a silent step of its process within the cell, or
+    (None, the local id in the parent cell it came from). A process's set left as the parent's
+    closed set (`shared[p]` is PARENTS) is the parent's own dict, each id reached as itself; one
+    BORROWED is held by other cells too. Either is copied before it grows. `came` maps each
+    globals id to how it was reached: (None, the parent's globals id it came from by the cell's
+    own step), or (label id, a globals id of this cell) by a silent controller step that
+    appended nothing, within the cell. None: each came from the parent's same globals id."""
 
-    __slots__ = ("g", "coords", "parent", "label", "shared")
+    __slots__ = ("gs", "coords", "parent", "label", "shared", "came")
 
-    def __init__(self, g: int, coords: list, parent, label, shared=None):
-        self.g, self.coords, self.parent, self.label = g, coords, parent, label
+    def __init__(self, gs: tuple, coords: list, parent, label, shared=None, came=None):
+        self.gs, self.coords, self.parent, self.label, self.came = gs, coords, parent, label, came
         self.shared = shared or [OWN] * len(coords)
+
+    @property
+    def g(self) -> int:
+        """The first of its globals values: the one a set is made at for all (see `Factored.split`)."""
+        return self.gs[0]
+
+    def parent_globals(self, g: int) -> int:
+        """The parent's globals id that g came from, through the silent steps within the cell."""
+        if self.came is None:
+            return g
+        label, g = self.came[g]
+        while label is not None:
+            label, g = self.came[g]
+        return g
+
+    def sibling(self, gs: tuple) -> "Cell":
+        """The same cell at some of its globals values only, its sets shared, not to be grown."""
+        shared = [BORROWED if whose == OWN else whose for whose in self.shared]
+        return Cell(gs, list(self.coords), self.parent, self.label, shared, self.came)
 
     def within(self, other: "Cell") -> bool:
         return all(mine is theirs or mine.keys() <= theirs.keys() for mine, theirs in zip(self.coords, other.coords))
@@ -101,13 +134,14 @@ def entries(lids) -> dict:
     return {lid: (None, lid) for lid in lids}
 
 
-def kept(cell: "Cell", touched: int | None, coord: dict | None, g: int | None = None, label=None,
-         whose: int = OWN) -> "Cell":
+def kept(cell: "Cell", touched: int | None, coord: dict | None, gs: tuple | None = None, label=None,
+         whose: int = OWN, came: dict | None = None) -> "Cell":
     """The cell `cell` becomes where only process `touched`'s set changes (to `coord`, `whose` it
-    is), and perhaps its globals: every other process's set is shared with it."""
+    is), and perhaps its globals (to `gs`, from those `came` names): every other process's set
+    is shared with it."""
     coords = [coord if q == touched else c for q, c in enumerate(cell.coords)]
     shared = [whose if q == touched else PARENTS for q in range(len(coords))]
-    return Cell(cell.g if g is None else g, coords, cell, label, shared)
+    return Cell(cell.gs if gs is None else gs, coords, cell, label, shared, came)
 
 
 class Lookahead:
@@ -158,12 +192,15 @@ class Factored:
         self.wide_of = {entry[0]: index for index, entry in enumerate(engine.wide_steps)}
         self.silent_local = [[] for _ in range(self.P)]  # p -> [label id]
         self.silent_other = []  # label ids of the silent controller, wide and whole instances
+        self.silent_controller = []  # those of the controller's
         for label_id, instance in enumerate(self.instances):
             if instance.label.name in silent:
                 if instance.footprint.kind == LOCAL:
                     self.silent_local[instance.process].append(label_id)
                 else:
                     self.silent_other.append(label_id)
+                    if instance.footprint.kind == CONTROLLER:
+                        self.silent_controller.append(label_id)
         self.local_family = {}  # label id -> (its family, globals id -> projection id, or None)
         for label_id, instance in enumerate(self.instances):
             if instance.footprint.kind == LOCAL:
@@ -180,6 +217,7 @@ class Factored:
         self._bounds: dict = {}  # (label id, local id) -> its ceiling's bound there
         self._samples: dict = {}  # id of a set of local ids -> (the set, its ids that are powers of two)
         self._shared_sets: dict = {}  # what the cells of one event made once: see `once`
+        self._one_ceiling: dict = {}  # label ids -> `one_ceiling`
         self.global_steps: set = set()  # (g, next g) of every step taken
         self.local_steps: set = set()  # (p, lid, next lid) of every step taken
         self._applied: dict = {}
@@ -279,6 +317,88 @@ class Factored:
             bounded.append((g, bounds, made, over))  # may be lent: g is at or above every bound
         return made
 
+    def split(self, gs: tuple, key: tuple, held: dict, label_ids, make) -> list:
+        """[(globals ids, what `make(g)` makes of set `held` at them)] over `gs`: `once` for each
+        group of them that the instances `label_ids` read alike, groups given the same set joined."""
+        if len(gs) == 1 or not label_ids:
+            return [(gs, self.once(key, held, gs[0], label_ids, lambda: make(gs[0])))]
+        ceiling = self.one_ceiling(label_ids) if len(gs) >= LENDING_FROM else None
+        if ceiling is not None:
+            return self._split_past_ceiling(gs, key, held, label_ids, make, *ceiling)
+        groups: dict = {}
+        if len(label_ids) == 1:
+            projection_of = self.local_family[label_ids[0]][1]
+            for g in gs:
+                groups.setdefault(projection_of[g] if projection_of is not None else 0, []).append(g)
+        else:
+            for g in gs:
+                groups.setdefault(tuple([self.reading(label_id, g) for label_id in label_ids]), []).append(g)
+        joined: dict = {}  # id of what was made -> (globals ids, it)
+        for members in groups.values():
+            first = members[0]
+            made = self.once(key, held, first, label_ids, lambda: make(first))
+            found = joined.get(id(made))
+            if found is None:
+                joined[id(made)] = (members, made)
+            else:
+                found[0].extend(members)
+        return [(tuple(members), made) for members, made in joined.values()]
+
+    def one_ceiling(self, label_ids) -> tuple | None:
+        """(position, positions of the other globals read) where every instance of `label_ids`
+        reads one global up to a ceiling, the same one, and nothing else of the globals but those."""
+        found = self._one_ceiling.get(tuple(label_ids), 0)
+        if found == 0:
+            ceilings = [self.ceilings.get(label_id) for label_id in label_ids]
+            found = None
+            if None not in ceilings and len({position for position, _, _ in ceilings}) == 1:
+                found = (ceilings[0][0], tuple(sorted({i for _, _, others in ceilings for i in others})))
+            self._one_ceiling[tuple(label_ids)] = found
+        return found
+
+    def _split_past_ceiling(self, gs, key, held, label_ids, make, position, others) -> list:
+        """`split` where the steps read one global up to a ceiling: the globals values that read
+        the rest alike, from the highest value of that global down, are lent what was made at
+        the highest once they are all at or above its bounds, checked (`steps_alike`) at the
+        lowest lent, so a run of `upper` costs a comparison per value, not a `once`."""
+        values = self.engine.globals
+        classes: dict = {}
+        for g in gs:
+            classes.setdefault(tuple([values[g][i] for i in others]), []).append(g)
+        joined: dict = {}  # id of what was made -> (globals ids, it)
+        for members in classes.values():
+            members.sort(key=lambda g: values[g][position], reverse=True)
+            lender, lowest = None, None  # (made at, bounds, made, over): see `once`
+            for g in members:
+                if lender is not None and all(values[g][position] >= bound for bound in lender[1].values()):
+                    joined[id(lender[2])][0].append(g)
+                    lowest = g
+                    continue
+                made = self.once(key, held, g, label_ids, lambda: make(g))
+                joined.setdefault(id(made), ([], made))[0].append(g)
+                if lender is not None and lowest is not None:
+                    self._check_lent(label_ids, lender, lowest)
+                lender, lowest = self._lender(key, held, made), None
+            if lender is not None and lowest is not None:
+                self._check_lent(label_ids, lender, lowest)
+        return [(tuple(members), made) for members, made in joined.values()]
+
+    def _lender(self, key: tuple, held: dict, made) -> tuple | None:
+        """The latest entry of `once` that may lend `made` past a ceiling (None: none may)."""
+        found = self._shared_sets.get((key, id(held)))
+        if found is not None:
+            for entry in reversed(found[2][-BOUNDED_TRIED:]):
+                if entry[2] is made and None not in entry[1].values():
+                    return entry
+        return None
+
+    def _check_lent(self, label_ids, lender: tuple, g: int) -> None:
+        made_at, bounds, _, over = lender
+        for label_id in label_ids:
+            if not self.steps_alike(label_id, made_at, g, bounds[label_id], over):
+                raise ModelError(f"{self.instances[label_id].label} was lent a set past its ceiling where it "
+                                 "does not step alike: report this as a bug in the search by components")
+
     def past_bound(self, label_id: int, g: int, bound: int | None) -> bool:
         """Whether globals g hold the global instance `label_id`'s ceiling bounds at or above `bound`."""
         value = self.engine.globals[g][self.ceilings[label_id][0]]
@@ -348,41 +468,52 @@ class Factored:
         kind, p = instance.footprint.kind, instance.process
         if kind == LOCAL:
             held = cell.coords[p]
-            coord = self.once(("step", label_id, command), held, cell.g, (label_id,),
-                              lambda: (self._local_step(cell, label_id, command), held))
-            return [kept(cell, p, coord, label=label_id, whose=BORROWED)] if coord else []
+            made = self.split(cell.gs, ("step", label_id, command), held, (label_id,),
+                              lambda g: (self._local_step(cell, label_id, command, g), held))
+            return [kept(cell, p, coord, gs, label_id, BORROWED) for gs, coord in made if coord]
         if kind == CONTROLLER:
-            if command is not None and self.applied_text(label_id, cell.g, None) != command:
-                return []
-            found = []
-            for _, after, app in self.controller_next(label_id, cell.g):
-                self.global_steps.add((cell.g, after))
-                if app:
-                    found.append(Cell(after, [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id,
-                                      [BORROWED] * self.P))
-                else:
-                    found.append(kept(cell, None, None, after, label_id))
-            return found
+            return self._controller_step(cell, label_id, command)
         if kind == WIDE:
-            groups: dict = {}
-            for lid in cell.coords[p]:
-                found = self.wide_next(label_id, cell.g, lid)
-                if found is None or (command is not None and self.applied_text(label_id, cell.g, lid) != command):
-                    continue
-                after, local, app = found
-                self.global_steps.add((cell.g, after))
-                self.local_steps.add((p, lid, local))
-                groups.setdefault((after, app), {}).setdefault(local, (None, lid))
-            return [Cell(after, [coord if q == p else self.appended(app, c, q) for q, c in enumerate(cell.coords)],
-                         cell, label_id, [OWN if q == p else BORROWED for q in range(self.P)])
-                    for (after, app), coord in groups.items()]
+            return [found for g in cell.gs for found in self._wide_step(cell, label_id, command, g)]
         raise Exact(f"{instance.label} reads the whole state")  # (a seal's tap: PeeksServed asks the exact search anyway)
 
-    def _local_step(self, cell: Cell, label_id: int, command: str | None) -> dict:
+    def _controller_step(self, cell: Cell, label_id: int, command: str | None, held=()) -> list:
+        """A controller step from each of the cell's globals values: one cell per append made,
+        holding every globals value it reaches with that append (but those of `held` reached
+        appending nothing: the cell holds their states already)."""
+        reached: dict = {}  # append -> {globals id reached: the one it came from}
+        for g in cell.gs:
+            if command is not None and self.applied_text(label_id, g, None) != command:
+                continue
+            for _, after, app in self.controller_next(label_id, g):
+                self.global_steps.add((g, after))
+                if not app and after in held:
+                    continue
+                reached.setdefault(app, {}).setdefault(after, (None, g))
+        return [Cell(tuple(came), [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id,
+                     [BORROWED] * self.P, came) if app else kept(cell, None, None, tuple(came), label_id, came=came)
+                for app, came in reached.items()]
+
+    def _wide_step(self, cell: Cell, label_id: int, command: str | None, g: int) -> list:
+        """A wide step from globals g of the cell: one cell per globals value and append it reaches."""
+        p, groups = self.instances[label_id].process, {}
+        for lid in cell.coords[p]:
+            found = self.wide_next(label_id, g, lid)
+            if found is None or (command is not None and self.applied_text(label_id, g, lid) != command):
+                continue
+            after, local, app = found
+            self.global_steps.add((g, after))
+            self.local_steps.add((p, lid, local))
+            groups.setdefault((after, app), {}).setdefault(local, (None, lid))
+        return [Cell((after,), [coord if q == p else self.appended(app, c, q) for q, c in enumerate(cell.coords)],
+                     cell, label_id, [OWN if q == p else BORROWED for q in range(self.P)], {after: (None, g)})
+                for (after, app), coord in groups.items()]
+
+    def _local_step(self, cell: Cell, label_id: int, command: str | None, g: int) -> dict:
         p, coord = self.instances[label_id].process, {}
         for lid in cell.coords[p]:
-            after = self.local_next(label_id, cell.g, lid)
-            if after >= 0 and (command is None or self.applied_text(label_id, cell.g, lid) == command):
+            after = self.local_next(label_id, g, lid)
+            if after >= 0 and (command is None or self.applied_text(label_id, g, lid) == command):
                 self.local_steps.add((p, lid, after))
                 coord.setdefault(after, (None, lid))
         return coord
@@ -396,9 +527,11 @@ class Factored:
         locals_ = engine.locals
 
         def observe(cell: Cell):
-            values = engine.globals[cell.g]
-            if any(values[position] != value for position, value in on_globals):
-                return None
+            gs = cell.gs
+            if on_globals:
+                gs = tuple([g for g in gs if all(engine.globals[g][position] == value for position, value in on_globals)])
+                if not gs:
+                    return None
             coords, shared = [], []
             for p, coord in enumerate(cell.coords):
                 facts = on_locals[p]
@@ -406,14 +539,14 @@ class Factored:
                     coords.append(coord)
                     shared.append(PARENTS)
                     continue
-                found = self.once(("observe", p), coord, cell.g, (), lambda: ({
+                found = self.once(("observe", p), coord, gs[0], (), lambda: ({
                     lid: (None, lid) for lid in coord if all(locals_[lid][position] == value for position, value in facts)},
                     ()))
                 if not found:
                     return None
                 coords.append(found)
                 shared.append(BORROWED)
-            return Cell(cell.g, coords, cell, OBSERVED, shared)
+            return Cell(gs, coords, cell, OBSERVED, shared)
 
         return observe
 
@@ -432,22 +565,38 @@ class Factored:
 
     def close(self, seeds: list, where: str) -> list:
         """Every cell the silent steps reach from `seeds`, none within another at the same globals."""
-        cells, at = [], defaultdict(list)
+        cells, at, products = [], defaultdict(list), 0
         work = list(seeds)
         while work:
-            cell = work.pop()
-            if self.passed_globals(cell.g) or not self.drop_passed(cell):
+            cell = work.pop()  # a cell just made: its globals and sets may still be narrowed
+            if self.globals_limits:
+                cell.gs = tuple([g for g in cell.gs if not self.passed_globals(g)])
+                if not cell.gs:
+                    continue
+            if not self.drop_passed(cell):
                 continue
-            if any(cell.within(other) for other in at[cell.g]):
-                continue
-            if len(cells) >= MAX_CELLS:
-                raise TooAmbiguous(f"{where}: more than {MAX_CELLS:,} products of model states fit the log here: "
-                                   "observe more variables or silence fewer actions")
-            self._close_locally(cell)
-            cells.append(cell)
-            at[cell.g].append(cell)
-            for label_id in self.silent_other:
-                work += self.step(cell, label_id)
+            if len(cell.gs) == 1:
+                if any(cell.within(other) for other in at[cell.gs[0]]):
+                    continue
+            else:
+                cell.gs = tuple([g for g in cell.gs if not any(cell.within(other) for other in at[g])])
+                if not cell.gs:
+                    continue
+            if self.silent_controller:
+                self._spread(cell, at)
+            for part in self._close_locally(cell):
+                products += len(part.gs)
+                if products > MAX_CELLS:
+                    raise TooAmbiguous(f"{where}: more than {MAX_CELLS:,} products of model states fit the log "
+                                       "here: observe more variables or silence fewer actions")
+                cells.append(part)
+                for g in part.gs:
+                    at[g].append(part)
+                for label_id in self.silent_other:
+                    if label_id in self.silent_controller:  # not to the part's own values: it holds them
+                        work += self._controller_step(part, label_id, None, part.gs if len(part.gs) < 8 else set(part.gs))
+                    else:
+                        work += self.step(part, label_id)
         self._bound(cells, where)
         return cells
 
@@ -456,7 +605,7 @@ class Factored:
         (validate.MAX_FITTING_STATES) and what holds them passes HELD_PER_STATE_BOUND times it:
         the log pins almost nothing down."""
         bound = self.bound
-        held = sum(1 + sum(map(len, cell.coords)) for cell in cells)
+        held = sum(len(cell.gs) * (1 + sum(map(len, cell.coords))) for cell in cells)
         if held > HELD_PER_STATE_BOUND * bound and self.count(cells) > bound:
             raise TooAmbiguous(f"{where}: more than {bound:,} model states fit the log here: "
                                "observe more variables or silence fewer actions")
@@ -527,43 +676,79 @@ class Factored:
             if any(passed(locals_[lid][i], locals_[after][i]) for i in on_locals):
                 raise Exact("a step lowered a rising frontier")
 
-    def _close_locally(self, cell: Cell) -> None:
+    def _spread(self, cell: Cell, at: dict) -> None:
+        """Add to the cell's globals every value the silent controller steps that append nothing
+        reach from them, before its sets are closed: they move the globals alone, so the cell
+        holds the states they reach (a globals value whose states other cells hold already ends
+        the walk there). A run of `Ingest` then fills one cell, not a cell per value of `upper`."""
+        gs, came = cell.gs, {}  # came: the values reached, each from which
+        frontier = gs
+        while frontier:
+            reached = []
+            for g in frontier:
+                for label_id in self.silent_controller:
+                    for _, after, app in self.controller_next(label_id, g):
+                        self.global_steps.add((g, after))
+                        if app or after in came or after in gs or (self.globals_limits and self.passed_globals(after)):
+                            continue
+                        if any(cell.within(other) for other in at[after]):
+                            continue
+                        came[after] = (label_id, g)
+                        reached.append(after)
+            frontier = reached
+        if came:
+            before = cell.came if cell.came is not None else {g: (None, g) for g in gs}
+            cell.gs, cell.came = gs + tuple(came), {**before, **came}
+
+    def _close_locally(self, cell: Cell) -> list:
         """Each process's set closed under its own silent steps (apart: they commute), once for
-        every cell that holds the same set under globals its steps read alike."""
+        every cell that holds the same set under globals its steps read alike: the cell, or its
+        globals values split where their closed sets differ."""
+        parts = [cell]
         for p, label_ids in enumerate(self.silent_local):
             if not label_ids:
                 continue
-            held = cell.coords[p]
-            closed = self.once(("close", p, cell.shared[p]), held, cell.g, label_ids,
-                               lambda: (self._closed(cell, p, label_ids),) * 2)
-            if closed is not held:
-                cell.coords[p], cell.shared[p] = closed, BORROWED
+            split = []
+            for part in parts:
+                held = part.coords[p]
+                made = self.split(part.gs, ("close", p, part.shared[p]), held, label_ids,
+                                  lambda g: (self._closed(part, p, label_ids, g),) * 2)
+                for gs, closed in made:
+                    piece = part if len(made) == 1 else part.sibling(gs)
+                    if closed is not held:
+                        piece.coords[p], piece.shared[p] = closed, BORROWED
+                    split.append(piece)
+            parts = split
+        return parts
 
-    def _closed(self, cell: Cell, p: int, label_ids: list) -> dict:
-        """Process p's set of the cell closed under its silent steps `label_ids`. A set shared
-        with the parent is closed already under the steps that read the same globals there as
-        here: only the others run on it."""
-        if cell.shared[p] == PARENTS:
-            label_ids = [label_id for label_id in label_ids
-                         if self.reading(label_id, cell.g) != self.reading(label_id, cell.parent.g)]
+    def _closed(self, cell: Cell, p: int, label_ids: list, g: int) -> dict:
+        """Process p's set of the cell closed under its silent steps `label_ids` at globals g
+        (a new set where it grows). A set shared with the parent is closed already under the
+        steps that read the same globals there as here: only the others run on it."""
+        held, shared = cell.coords[p], cell.shared[p]
+        if shared == PARENTS:
+            before = cell.parent_globals(g)
+            label_ids = [label_id for label_id in label_ids if self.reading(label_id, g) != self.reading(label_id, before)]
             if not label_ids:
-                return cell.coords[p]
-        frontier = [(lid, label_ids) for lid in cell.coords[p]]
+                return held
+        coord = held
+        frontier = [(lid, label_ids) for lid in held]
         limited = bool(self.locals_limits[p])
         every = self.silent_local[p]
         while frontier:
             reached = []
             for lid, running in frontier:
                 for label_id in running:
-                    after = self.local_next(label_id, cell.g, lid)
+                    after = self.local_next(label_id, g, lid)
                     if after >= 0:
                         self.local_steps.add((p, lid, after))
-                        if after not in cell.coords[p] and not (limited and self.passed_local(p, after)):
-                            coord = cell.own(p)
+                        if after not in coord and not (limited and self.passed_local(p, after)):
+                            if coord is held:
+                                coord = entries(held) if shared == PARENTS else dict(held)
                             coord[after] = (label_id, lid)
                             reached.append((after, every))
             frontier = reached
-        return cell.coords[p]
+        return coord
 
     def reading(self, label_id: int, g: int) -> int:
         """What local instance `label_id` reads of globals g (its projection's id; 0 where nothing)."""
@@ -574,28 +759,42 @@ class Factored:
         """How many distinct states the cells hold."""
         at = defaultdict(list)
         for cell in cells:
-            at[cell.g].append(cell)
-        return sum(union_size([cell.coords for cell in group]) for group in at.values())
+            for g in cell.gs:
+                at[g].append(cell)
+        sizes: dict = {}  # the cells at a globals value -> how many states they hold there
+        total = 0
+        for group in at.values():
+            key = tuple(map(id, group))
+            size = sizes.get(key)
+            if size is None:
+                size = sizes[key] = union_size([cell.coords for cell in group])
+            total += size
+        return total
 
     # ----------------------------------------------------------- properties
 
-    def check_safety(self, alive: list) -> None:
-        """No state or step of the cells that lead to the log's end may violate a property: each
-        globals and local value checked once by the properties declared per component, each
-        (globals, one process's locals) by those declared per pair, and each step taken
-        between such components by the transition properties, on the component it rewrites."""
+    def check_safety(self, held_products: list) -> None:
+        """No state or step the search held may violate a property (`held_products`: (globals
+        ids, sets) of every cell of every event, each state consistent with the log so far, so
+        every state on the way to the log's end among them): each globals and local value
+        checked once by the properties declared per component, each (globals, one process's
+        locals) by those declared per pair, and each step taken between such components by the
+        transition properties, on the component it rewrites."""
         model = self.model
         on_components = [holds for name, holds in model.invariants.items() if name in model.by_component]
         on_pairs = [name for name in model.invariants if name in model.by_pair]
         on_steps = list(model.transition_properties.values())  # each declared per component (or refused)
-        globals_ = {cell.g for cell in alive}
+        locals_seen: dict = {}  # id of a set -> it (kept while its id is a key)
+        globals_ = {g for gs, _ in held_products for g in gs}
         locals_ = {p: set() for p in range(self.P)}
         held = {}  # (globals, process, id of its set) -> the set: many cells share them
-        for cell in alive:
-            for p, coord in enumerate(cell.coords):
-                if (cell.g, p, id(coord)) not in held:
-                    held[(cell.g, p, id(coord))] = coord
+        for gs, coords in held_products:
+            for p, coord in enumerate(coords):
+                if id(coord) not in locals_seen:
+                    locals_seen[id(coord)] = coord
                     locals_[p].update(coord)
+                for g in gs:
+                    held[(g, p, id(coord))] = coord
         if not all(self.pairs_hold(name, held) for name in on_pairs):
             raise Exact("a state may violate a property")
         every_local = set().union(*locals_.values())
@@ -717,13 +916,14 @@ class Factored:
         fair = self._fair_instances()
         self.forget()
         for cell in cells:
-            stopping = [self._stopping(fair, cell.g, p, coord) for p, coord in enumerate(cell.coords)]
-            if not all(stopping):
-                continue
-            if any(fair_step(self.instances_all[i], self.globals_state(cell.g)) for i in fair[None]):
-                continue
-            if self._pending_somewhere(cell.g, stopping):
-                raise Exact("a liveness property may be violated where the run stops")
+            for g in cell.gs:
+                stopping = [self._stopping(fair, g, p, coord) for p, coord in enumerate(cell.coords)]
+                if not all(stopping):
+                    continue
+                if any(fair_step(self.instances_all[i], self.globals_state(g)) for i in fair[None]):
+                    continue
+                if self._pending_somewhere(g, stopping):
+                    raise Exact("a liveness property may be violated where the run stops")
 
     def _fair_instances(self) -> dict:
         """process (None: the controller's) -> indices into `instances_all` of the fair instances."""
@@ -788,34 +988,27 @@ class Factored:
 
     def behaviour(self, cell: Cell) -> tuple:
         """One behaviour that ends in the cell's first state: (label or None, readable state) steps."""
-        lids = [next(iter(coord)) for coord in cell.coords]
+        g, lids = cell.g, [next(iter(coord)) for coord in cell.coords]
         found = []
         while cell is not None:
             for p in reversed(range(self.P)):
                 label, previous = cell.origin(p, lids[p])
                 while label is not None:
-                    found.append((label, self.engine.pack(cell.g, lids)))
+                    found.append((label, self.engine.pack(g, lids)))
                     lids[p] = previous
                     label, previous = cell.origin(p, lids[p])
-            found.append((cell.label, self.engine.pack(cell.g, lids)))
+            while cell.came is not None and cell.came[g][0] is not None:  # silent controller steps within it
+                found.append((cell.came[g][0], self.engine.pack(g, lids)))
+                g = cell.came[g][1]
+            found.append((cell.label, self.engine.pack(g, lids)))
             lids = [cell.origin(p, lids[p])[1] for p in range(self.P)]
+            g = cell.parent_globals(g)
             cell = cell.parent
         found.reverse()
         steps = [Step(None, self.engine.decode(found[0][1]))]
         steps += [Step(self.instances[label].label, self.engine.decode(s)) for label, s in found[1:]
                   if label is not None and label != OBSERVED]
         return tuple(steps)
-
-
-def alive_cells(last: list) -> list:
-    """The cells on the way to the log's end: the last layer's and their ancestors."""
-    seen, found = set(), []
-    for cell in last:
-        while cell is not None and id(cell) not in seen:
-            seen.add(id(cell))
-            found.append(cell)
-            cell = cell.parent
-    return found
 
 
 def frontiers_never_fall(cfg, model) -> bool:
@@ -872,9 +1065,10 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     if frontiers_never_fall(cfg, search.model):
         search.lookahead = Lookahead(log.events, engine.global_names, engine.local_names, cfg.P)
     search.look_ahead_from(0)
-    initial = Cell(engine.unpack(engine.initial)[0], [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
+    initial = Cell((engine.unpack(engine.initial)[0],), [{lid: (None, None)} for lid in engine.unpack(engine.initial)[1]],
                    None, None)
     cells = search.close([initial], "the header")
+    held = [cells]
     sizes = [search.count(cells)]
     for number, event in enumerate(log.events, 1):
         search.look_ahead_from(number)
@@ -893,11 +1087,14 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
         if not seeds:
             raise Exact("refused")
         cells = search.close(seeds, event.where)
+        held.append(cells)
         sizes.append(search.count(cells))
         if progress is not None:
             progress(number, len(log.events), sizes[-1])
     search.check_rising()
-    search.check_safety(alive_cells(cells))
+    # every state held, not only those a chain of parents leads back from the end: two chains of
+    # silent steps may reach one state, and the one kept is not the only way through
+    search.check_safety([(cell.gs, cell.coords) for layer in held for cell in layer])
     search.check_premises_stay()
     search.check_stops(cells)
     events = len(log.events)
