@@ -326,22 +326,13 @@ class Factored:
         if ceiling is not None:
             return self._split_past_ceiling(gs, key, held, label_ids, make, *ceiling)
         groups: dict = {}
-        if len(label_ids) == 1:
-            projection_of = self.local_family[label_ids[0]][1]
-            for g in gs:
-                groups.setdefault(projection_of[g] if projection_of is not None else 0, []).append(g)
-        else:
-            for g in gs:
-                groups.setdefault(tuple([self.reading(label_id, g) for label_id in label_ids]), []).append(g)
+        for g in gs:
+            groups.setdefault(tuple([self.reading(label_id, g) for label_id in label_ids]), []).append(g)
         joined: dict = {}  # id of what was made -> (globals ids, it)
         for members in groups.values():
             first = members[0]
             made = self.once(key, held, first, label_ids, lambda: make(first))
-            found = joined.get(id(made))
-            if found is None:
-                joined[id(made)] = (members, made)
-            else:
-                found[0].extend(members)
+            joined.setdefault(id(made), ([], made))[0].extend(members)
         return [(tuple(members), made) for members, made in joined.values()]
 
     def one_ceiling(self, label_ids) -> tuple | None:
@@ -477,9 +468,9 @@ class Factored:
             return [found for g in cell.gs for found in self._wide_step(cell, label_id, command, g)]
         raise Exact(f"{instance.label} reads the whole state")  # (a seal's tap: PeeksServed asks the exact search anyway)
 
-    def _controller_step(self, cell: Cell, label_id: int, command: str | None, held=()) -> list:
+    def _controller_step(self, cell: Cell, label_id: int, command: str | None, covered=()) -> list:
         """A controller step from each of the cell's globals values: one cell per append made,
-        holding every globals value it reaches with that append (but those of `held` reached
+        holding every globals value it reaches with that append (but those of `covered` reached
         appending nothing: the cell holds their states already)."""
         reached: dict = {}  # append -> {globals id reached: the one it came from}
         for g in cell.gs:
@@ -487,7 +478,7 @@ class Factored:
                 continue
             for _, after, app in self.controller_next(label_id, g):
                 self.global_steps.add((g, after))
-                if not app and after in held:
+                if not app and after in covered:
                     continue
                 reached.setdefault(app, {}).setdefault(after, (None, g))
         return [Cell(tuple(came), [self.appended(app, c, q) for q, c in enumerate(cell.coords)], cell, label_id,
@@ -575,13 +566,9 @@ class Factored:
                     continue
             if not self.drop_passed(cell):
                 continue
-            if len(cell.gs) == 1:
-                if any(cell.within(other) for other in at[cell.gs[0]]):
-                    continue
-            else:
-                cell.gs = tuple([g for g in cell.gs if not any(cell.within(other) for other in at[g])])
-                if not cell.gs:
-                    continue
+            cell.gs = tuple([g for g in cell.gs if not any(cell.within(other) for other in at[g])])
+            if not cell.gs:
+                continue
             if self.silent_controller:
                 self._spread(cell, at)
             for part in self._close_locally(cell):
@@ -594,7 +581,7 @@ class Factored:
                     at[g].append(part)
                 for label_id in self.silent_other:
                     if label_id in self.silent_controller:  # not to the part's own values: it holds them
-                        work += self._controller_step(part, label_id, None, part.gs if len(part.gs) < 8 else set(part.gs))
+                        work += self._controller_step(part, label_id, None, set(part.gs))
                     else:
                         work += self.step(part, label_id)
         self._bound(cells, where)
@@ -682,6 +669,7 @@ class Factored:
         holds the states they reach (a globals value whose states other cells hold already ends
         the walk there). A run of `Ingest` then fills one cell, not a cell per value of `upper`."""
         gs, came = cell.gs, {}  # came: the values reached, each from which
+        start = set(gs)
         frontier = gs
         while frontier:
             reached = []
@@ -689,7 +677,7 @@ class Factored:
                 for label_id in self.silent_controller:
                     for _, after, app in self.controller_next(label_id, g):
                         self.global_steps.add((g, after))
-                        if app or after in came or after in gs or (self.globals_limits and self.passed_globals(after)):
+                        if app or after in came or after in start or (self.globals_limits and self.passed_globals(after)):
                             continue
                         if any(cell.within(other) for other in at[after]):
                             continue
