@@ -1116,23 +1116,25 @@ class Search:
         while not cut:
             level = run.levels[-1]
             offset, pieces, self.pending = level.offset + len(level), [], 0
-            if self.record_edges:
-                level.degree, level.targets, level.labels = [], [], []
+            expanded = []
             try:
                 size = max(SLICE >> 2 * (level.layout.words - 1), 1)
                 for start in range(0, len(level), size):
                     part = Slice(level, start, min(start + size, len(level)))
                     cut, piece = self.expand(part, offset + self.pending)
-                    if self.record_edges:
-                        level.degree.append(part.degree)
-                        level.targets.append(part.targets)
-                        level.labels.append(part.labels)
+                    expanded.append(part)
                     if piece is not None:
                         pieces.append(piece)
                         self.pending += len(piece[0])
                     if cut:
                         break
             finally:  # Ctrl-C too: the slices done count, as the states they found
+                if self.record_edges:
+                    self.edges_recorded()
+                    done = [part for part in expanded if part.degree is not None]
+                    level.degree = [part.degree for part in done]
+                    level.targets = [part.targets for part in done]
+                    level.labels = [part.labels for part in done]
                 if pieces:
                     run.levels.append(joined(pieces, offset))
                     run.level_weights.append(sum(piece[4] for piece in pieces))
@@ -1335,6 +1337,10 @@ class Search:
             piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
         return cut, piece
+
+    def edges_recorded(self) -> None:
+        """Wait for the edges of the slices expanded so far: here, recorded at once
+        (threads.py records a large slice's beside the next one's lookups)."""
 
     def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
         """What answers `job()` (on arrays of `size`) when called: here, run at once

@@ -18,7 +18,14 @@ threads sharing each slice of a level:
   its sort of the new keys into id order done by slots, and the edges'
   targets placed, a share per thread;
 - adding the new keys to the keys seen merges sorted runs in N pieces cut at
-  the same keys in both (`ThreadedSortedKeys`).
+  the same keys in both (`ThreadedSortedKeys`); for a large slice the pool does
+  it, and records the slice's edges, while the calling thread goes on to the
+  next slice's lookups (nothing reads either before the next slice's keys are
+  looked up in the keys seen, or the search ends).
+
+Work shared at once (`Share.map`) is taken item by item by whichever thread is
+free, so a thread busy with such a job, or a dearer piece, holds nothing back;
+the slice's keys are cut into pieces at quantiles of a sample of every part's.
 
 The readable actions and checks that fill the tables run in Python, which
 threads cannot share: N - 1 forked helper processes evaluate a share of each
@@ -33,6 +40,7 @@ stays for a cluster of machines (`--cluster`).
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +59,8 @@ THREADED_AT_LEAST = 1 << 14
 # A slice is cut into this many parts per thread: while the calling thread looks up a
 # part, the pool sorts those before it, and the last parts balance the threads' work.
 PARTS = 4
+# The keys that cut a slice's parts into pieces are quantiles of a sample of this many keys per piece.
+SAMPLES_PER_PIECE = 64
 
 
 class Share:
@@ -63,29 +73,74 @@ class Share:
 
     def __init__(self, workers: int):
         self.workers = workers
-        self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector")
+        self.pooled = threading.local()  # `busy` is set in the pool's own threads
+        self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector",
+                                       initializer=lambda: setattr(self.pooled, "busy", True))
         self.overlapped = 0.0
 
-    def map(self, job: Callable, items: list) -> list:
-        """[job(item) for item in items], the first in the calling thread, the others in the
-        pool; every job has finished when this returns or raises (no thread is left
-        writing into arrays the caller goes on to use)."""
-        spent = [0.0] * len(items)
+    def in_pool(self) -> bool:
+        return getattr(self.pooled, "busy", False)
 
-        def timed(k: int):
+    def map(self, job: Callable, items: list) -> list:
+        """[job(item) for item in items], shared by the calling thread and the pool: each
+        takes the next item not taken until none is left, so a thread busy elsewhere (a
+        `later` job) or an item dearer than the others does not hold the rest back.
+        Every job has finished when this returns or raises (no thread is left writing
+        into arrays the caller goes on to use). Called from a job of the pool, all in
+        that thread: a pool thread waiting for the pool could wait for itself."""
+        if self.in_pool() or len(items) < 2:
+            return [job(item) for item in items]
+        answers, taken, failed = [None] * len(items), itertools.count(), []
+
+        def drain() -> float:
+            """Take items until none is left (or one failed): the CPU seconds spent."""
             started = time.thread_time()
             try:
-                return job(items[k])
-            finally:
-                spent[k] = time.thread_time() - started
+                while not failed:
+                    k = next(taken)
+                    if k >= len(items):
+                        break
+                    answers[k] = job(items[k])
+            except BaseException:
+                failed.append(True)
+                raise
+            return time.thread_time() - started
 
-        futures = [self.pool.submit(timed, k) for k in range(1, len(items))]
+        helpers = [self.pool.submit(drain) for _ in range(min(self.workers - 1, len(items) - 1))]
+        mine = 0.0
         try:
-            first = timed(0)
-        finally:
-            rest = [future.result() for future in futures]
+            mine = drain()
+        finally:  # a helper not started yet has nothing left to take: it is not waited for
+            theirs = [helper.result() for helper in helpers if not helper.cancel()]
+        spent = [mine, *theirs]
         self.overlapped += sum(spent) - max(spent)
-        return [first, *rest]
+        return answers
+
+    def later(self, job: Callable[[], object]) -> Callable[[], object]:
+        """What answers `job()` when called (and raises what it raised), `job` run by the pool
+        meanwhile; its CPU seconds, up to the calling thread's in between, counted as spent
+        beside it."""
+        started, spent = time.thread_time(), []
+
+        def timed():
+            begun = time.thread_time()
+            try:
+                return job()
+            finally:
+                spent.append(time.thread_time() - begun)
+
+        future = self.pool.submit(timed)
+        counted = []
+
+        def answer():
+            try:
+                return future.result()
+            finally:
+                if not counted:  # asked again: counted once
+                    counted.append(True)
+                    self.overlapped += min(sum(spent), max(time.thread_time() - started, 0.0))
+
+        return answer
 
     def spans(self, size: int) -> list[tuple[int, int]]:
         """`size` items cut in one consecutive range per thread."""
@@ -136,11 +191,41 @@ def bounds(size: int, parts: int) -> list[tuple[int, int]]:
 
 
 class ThreadedSortedKeys(SortedKeys):
-    """`SortedKeys` whose merges of two runs are cut in pieces, merged one per thread."""
+    """`SortedKeys` whose merges of two runs are cut in pieces, merged one per thread; a
+    large slice's keys are added by the pool while the calling thread goes on (to the
+    next slice's lookups, which hold the interpreter's lock), and every other use of
+    the keys waits for that first."""
 
     def __init__(self, keys: np.ndarray, ids: np.ndarray | None, share: Share):
         super().__init__(keys, ids)
         self.share = share
+        self.adding: Callable[[], object] | None = None
+
+    def settle(self) -> None:
+        """Wait for the keys being added (raising what adding them raised). Threads
+        finding keys at once may each wait: the add is forgotten once done."""
+        adding = self.adding
+        if adding is not None:
+            adding()
+            self.adding = None
+
+    def __len__(self) -> int:
+        self.settle()
+        return super().__len__()
+
+    def find(self, unique: np.ndarray):
+        self.settle()
+        return super().find(unique)
+
+    def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
+        self.settle()
+        if len(keys) < THREADED_AT_LEAST:
+            return super().add(keys, ids)
+        self.adding = self.share.later(lambda: SortedKeys.add(self, keys, ids))
+
+    def rekey(self, old, new) -> None:
+        self.settle()
+        super().rekey(old, new)
 
     def merged(self, a, a_ids, b, b_ids):
         if len(a) + len(b) < THREADED_AT_LEAST or not len(a):
@@ -172,6 +257,7 @@ class ThreadedSearch(Search):
         self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)  # forked when first needed
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
+        self.recording: list[Callable[[], object]] = []  # the slices' edges the pool is recording
         self.run.workers = workers
 
     def timed(self, part: str, since: float) -> float:
@@ -205,24 +291,23 @@ class ThreadedSearch(Search):
         this thread's meanwhile, counted as spent beside it."""
         if size < THREADED_AT_LEAST:
             return super().in_background(size, job)
-        started, spent = time.thread_time(), []
+        return self.share.later(job)
 
-        def timed():
-            begun = time.thread_time()
-            try:
-                return job()
-            finally:
-                spent.append(time.thread_time() - begun)
+    def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
+               degree, row_start, total, edges, n) -> None:
+        """A large slice's edges recorded by the pool, beside the next slice's lookups
+        (`edges_recorded` waits for them): nothing reads them before the search ends."""
+        if total < THREADED_AT_LEAST:
+            return super().record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
+                                  degree, row_start, total, edges, n)
+        self.recording.append(self.share.later(lambda: Search.record(
+            self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
+            degree, row_start, total, edges, n)))
 
-        future = self.share.pool.submit(timed)
-
-        def answer():
-            try:
-                return future.result()
-            finally:
-                self.share.overlapped += min(sum(spent), time.thread_time() - started)
-
-        return answer
+    def edges_recorded(self) -> None:
+        recording, self.recording = self.recording, []
+        for answer in recording:
+            answer()
 
     def place_targets(self, pieces: list, ids: np.ndarray, targets: np.ndarray) -> None:
         if len(targets) < THREADED_AT_LEAST or len(pieces) < 2:
@@ -356,6 +441,18 @@ def steps_keys(search, laid: Laid, found: Deduplicated, layout, laid_layout) -> 
     return layout.rekey(in_order, search.layout)
 
 
+def cut_keys(runs: list[np.ndarray], pieces: int) -> np.ndarray:
+    """Keys that cut the sorted `runs` together into about `pieces` pieces of alike
+    size: quantiles of a sample of every run (one run's alone cut the others unevenly,
+    where their keys lie elsewhere)."""
+    total = sum(len(run) for run in runs)
+    if not total:
+        return np.zeros(0, dtype=runs[0].dtype)
+    stride = max(total // (pieces * SAMPLES_PER_PIECE), 1)
+    sample = np.sort(np.concatenate([run[::stride] for run in runs]))
+    return sample[[start for start, _ in bounds(len(sample), pieces)][1:]]
+
+
 def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share,
                  seen: SortedKeys) -> tuple[Laid, Deduplicated]:
     """The slice's `Laid` (what `admit` reads of it) and `Deduplicated` from its parts':
@@ -367,8 +464,7 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share,
     row_start = np.concatenate([part.row_start + start for part, start in zip(laid, starts)])
     whole = Laid(None, None, None, None, np.concatenate([part.labels for part in laid]),
                  np.concatenate([part.degree for part in laid]), row_start, int(starts[-1]), None)
-    longest = max(found, key=lambda part: len(part.unique)).unique
-    at_keys = longest[[start for start, _ in bounds(len(longest), share.workers)][1:] if len(longest) else []]
+    at_keys = cut_keys([part.unique for part in found], PARTS * share.workers)
     cuts = [[0, *np.searchsorted(part.unique, at_keys).tolist(), len(part.unique)] for part in found]
     first = [part.first + start for part, start in zip(found, starts)]
 
