@@ -559,6 +559,10 @@ class SortedKeys:
                 ids[hit] = run_ids[where[hit]]
         return known, ids
 
+    def add_from(self, size: int, make: Callable[[], tuple]) -> None:
+        """Add the `size` keys (and ids) `make()` gives (threads.py makes a large one beside)."""
+        self.add(*make())
+
     def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
         """Add the sorted `keys` (none seen before)."""
         self.runs.append((keys, ids))
@@ -1112,11 +1116,28 @@ class Search:
         run.depth, run.transitions, run.expanded = 1, 0, 0
         self.weight = 1  # the initial state is its own orbit (its processes start alike)
         run.level_weights.append(1)
+        expanded_levels = []  # (level, its slices expanded): their edges, where recorded
+        try:
+            self.level_loop(expanded_levels)
+        finally:  # Ctrl-C too: the slices done count, as the states they found
+            if self.record_edges:
+                self.edges_recorded()
+                for level, expanded in expanded_levels:
+                    done = [part for part in expanded if part.degree is not None]
+                    level.degree = [part.degree for part in done]
+                    level.targets = [part.targets for part in done]
+                    level.labels = [part.labels for part in done]
+
+    def level_loop(self, expanded_levels: list) -> None:
+        """Expand level after level until none is new or the search is cut, each
+        level's expanded slices appended to `expanded_levels` with it."""
+        run = self.run
         cut = (self.stop_on_violation and bool(run.violations)) or 1 >= self.limit
         while not cut:
             level = run.levels[-1]
             offset, pieces, self.pending = level.offset + len(level), [], 0
             expanded = []
+            expanded_levels.append((level, expanded))
             try:
                 size = max(SLICE >> 2 * (level.layout.words - 1), 1)
                 for start in range(0, len(level), size):
@@ -1129,12 +1150,6 @@ class Search:
                     if cut:
                         break
             finally:  # Ctrl-C too: the slices done count, as the states they found
-                if self.record_edges:
-                    self.edges_recorded()
-                    done = [part for part in expanded if part.degree is not None]
-                    level.degree = [part.degree for part in done]
-                    level.targets = [part.targets for part in done]
-                    level.labels = [part.labels for part in done]
                 if pieces:
                     run.levels.append(joined(pieces, offset))
                     run.level_weights.append(sum(piece[4] for piece in pieces))
@@ -1294,8 +1309,9 @@ class Search:
         unique, first, pieces, known, known_ids, step_keys = found
         labels, degree, row_start, total, L = laid.labels, laid.degree, laid.row_start, laid.total, laid.L
         fresh = np.flatnonzero(~known)  # the new keys, sorted
-        order = self.by_position(first[fresh], laid.total)
-        new_first = first[fresh][order]  # in id order
+        fresh_first = self.gathered(first, fresh)
+        order = self.by_position(fresh_first, laid.total)
+        new_first = self.gathered(fresh_first, order)  # in id order
         clock = self.timed("dedupe", clock)
         # each new state's parent and label, beside the checks where threads share the work
         came_from = self.in_background(len(new_first), lambda: (
@@ -1306,7 +1322,7 @@ class Search:
         def new_keys() -> np.ndarray:
             """The new keys in id order (taken once, when first asked for)."""
             if not in_id_order:
-                in_id_order.append(unique[fresh[order]])
+                in_id_order.append(self.gathered(unique, self.gathered(fresh, order)))
             return in_id_order[0]
 
         # where the search stops within this level: --max-states, --stop-on-violation
@@ -1324,23 +1340,42 @@ class Search:
         cut = counted < total or admitted < len(fresh) or (
             self.stop_on_violation and bool(run.violations)) or self.weight + admitted_weight >= self.limit
         self.weight += admitted_weight
-        rank = np.empty(len(fresh), dtype=np.int64)
-        rank[order] = np.arange(len(fresh))  # each new key's id, less `offset`
+        ranks = []
+
+        def rank() -> np.ndarray:
+            """Each new key's id, less `offset` (made once, when first asked for: by the
+            edges or the keys seen, which threads.py may add beside)."""
+            if not ranks:
+                ranked = np.empty(len(fresh), dtype=np.int64)
+                ranked[order] = np.arange(len(fresh))
+                ranks.append(ranked)
+            return ranks[0]
+
+        def admitted_keys() -> tuple[np.ndarray, np.ndarray | None]:
+            """The keys admitted, sorted, and their ids where edges are recorded."""
+            if admitted == len(fresh):
+                return self.gathered(unique, fresh), state_ids(offset + rank()) if self.record_edges else None
+            kept = rank() < admitted
+            return unique[fresh[kept]], state_ids(offset + rank()[kept]) if self.record_edges else None
+
         if self.record_edges:
             self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                         degree, row_start, total, edges, len(degree))
         piece = None
         if admitted:
-            kept = slice(None) if admitted == len(fresh) else rank < admitted
-            self.seen.add(unique[fresh[kept]], state_ids(offset + rank[kept]) if self.record_edges else None)
+            self.seen.add_from(admitted, admitted_keys)
             parent, via = came_from()
             piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
         return cut, piece
 
+    def gathered(self, source: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """source[index] (threads.py gathers a large one a range per thread)."""
+        return source[index]
+
     def edges_recorded(self) -> None:
-        """Wait for the edges of the slices expanded so far: here, recorded at once
-        (threads.py records a large slice's beside the next one's lookups)."""
+        """Wait for the edges of the slices expanded: here, recorded at once (threads.py
+        records a large slice's beside the next one's lookups)."""
 
     def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
         """What answers `job()` (on arrays of `size`) when called: here, run at once
@@ -1351,13 +1386,13 @@ class Search:
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
         """Keep this level's edges in the packed engine's order: each state's out-degree,
-        then its successors' ids and labels."""
+        then its successors' ids and labels (`rank()`: each new key's id, less `offset`)."""
         clock = self.clock()
         ids = np.empty(len(unique), dtype=np.int32 if offset + len(fresh) < 2**31 else np.int64)
         ids[known] = known_ids[known]
-        ids[fresh] = offset + rank
+        ids[fresh] = offset + rank()
         targets = np.empty(total, dtype=ids.dtype)
-        self.place_targets(pieces, ids, targets)
+        self.place_targets(list(pieces), ids, targets)
         rows = n
         if edges < total:
             rows = int(np.searchsorted(row_start, edges, side="left"))

@@ -217,11 +217,14 @@ class ThreadedSortedKeys(SortedKeys):
         self.settle()
         return super().find(unique)
 
-    def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
+    def add_from(self, size: int, make: Callable[[], tuple]) -> None:
         self.settle()
-        if len(keys) < THREADED_AT_LEAST:
-            return super().add(keys, ids)
-        self.adding = self.share.later(lambda: SortedKeys.add(self, keys, ids))
+        if size < THREADED_AT_LEAST:
+            return super().add(*make())
+        self.adding = self.share.later(lambda: SortedKeys.add(self, *make()))
+
+    def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
+        self.add_from(len(keys), lambda: (keys, ids))
 
     def rekey(self, old, new) -> None:
         self.settle()
@@ -273,15 +276,31 @@ class ThreadedSearch(Search):
         return KeyLayout.fitting(self.P, len(engine.globals), len(engine.locals), at_least=self.layout)
 
     def by_position(self, positions: np.ndarray, total: int) -> np.ndarray:
-        """As one thread's, without a sort: each position's index put in a slot per position
-        (they are distinct), then the slots read in order, a range of positions per thread."""
+        """As one thread's, without a sort: a range of positions per thread, each of its
+        positions' indices put in a slot per position (they are distinct), then its slots
+        read in order."""
         if len(positions) < THREADED_AT_LEAST:
             return super().by_position(positions, total)
-        slot = np.full(total, -1, dtype=np.int32 if len(positions) < 2**31 else np.int64)
-        slot[positions] = np.arange(len(positions), dtype=slot.dtype)
-        ranges = bounds(total, self.share.workers)
-        return np.concatenate(self.share.map(lambda span: (lambda part: part[part >= 0])(slot[span[0]:span[1]]),
-                                             ranges)).astype(np.int64)
+
+        def in_order(span: tuple[int, int]) -> np.ndarray:
+            start, stop = span
+            inside = np.flatnonzero((positions >= start) & (positions < stop))
+            slot = np.full(stop - start, -1, dtype=np.int64)
+            slot[positions[inside] - start] = inside
+            return slot[slot >= 0]
+
+        return np.concatenate(self.share.map(in_order, bounds(total, self.share.workers)))
+
+    def gathered(self, source: np.ndarray, index: np.ndarray) -> np.ndarray:
+        if len(index) < THREADED_AT_LEAST:
+            return source[index]
+        out = np.empty(len(index), dtype=source.dtype)
+
+        def piece(span: tuple[int, int]) -> None:
+            out[span[0]:span[1]] = source[index[span[0]:span[1]]]
+
+        self.share.map(piece, self.share.spans(len(index)))
+        return out
 
     def pieces_share(self, size: int):
         return self.share if size >= THREADED_AT_LEAST else None
@@ -441,6 +460,21 @@ def steps_keys(search, laid: Laid, found: Deduplicated, layout, laid_layout) -> 
     return layout.rekey(in_order, search.layout)
 
 
+class JoinedPieces:
+    """The slice's pieces that map each position to its key (`first_occurrences`), made
+    from its parts' when iterated: only the edges read them, which the pool records."""
+
+    def __init__(self, found: list[Deduplicated], starts: np.ndarray, base: np.ndarray, where: list):
+        self.found, self.starts, self.base, self.where = found, starts, base, where
+
+    def __iter__(self):
+        """Each part's runs of positions, moved past the parts before and pointed at the slice's keys."""
+        for p, (part, start) in enumerate(zip(self.found, self.starts)):
+            mine = np.concatenate([where[p] + self.base[k] for k, where in enumerate(self.where)])
+            for positions, runs, which in part.pieces:
+                yield positions + start, runs, mine if which is None else mine[which]
+
+
 def cut_keys(runs: list[np.ndarray], pieces: int) -> np.ndarray:
     """Keys that cut the sorted `runs` together into about `pieces` pieces of alike
     size: quantiles of a sample of every run (one run's alone cut the others unevenly,
@@ -493,12 +527,8 @@ def joined_parts(laid: list[Laid], found: list[Deduplicated], share: Share,
     if pieces_[0][3] is not None:
         known_ids = np.concatenate([ids for _, _, _, ids, _ in pieces_])
     pieces = None
-    if found[0].pieces is not None:  # each part's runs of positions, pointed at the slice's keys
-        pieces = []
-        for p, (part, start) in enumerate(zip(found, starts)):
-            mine = np.concatenate([where[p] + base[k] for k, (*_, where) in enumerate(pieces_)])
-            pieces += [(positions + start, runs, mine if which is None else mine[which])
-                       for positions, runs, which in part.pieces]
+    if found[0].pieces is not None:
+        pieces = JoinedPieces(found, starts, base, [where for *_, where in pieces_])
     step_keys = None
     if found[0].step_keys is not None:
         step_keys = np.concatenate([part.step_keys for part in found])
