@@ -1325,6 +1325,22 @@ class Search:
                 in_id_order.append(self.gathered(unique, self.gathered(fresh, order)))
             return in_id_order[0]
 
+        ranks = []
+
+        def rank() -> np.ndarray:
+            """Each new key's id, less `offset` (made once, when first asked for: by the
+            edges or the keys seen, which threads.py may add beside)."""
+            if not ranks:
+                ranked = np.empty(len(fresh), dtype=np.int64)
+                ranked[order] = np.arange(len(fresh))
+                ranks.append(ranked)
+            return ranks[0]
+
+        # Every new key joins the keys seen before the checks (threads.py adds them beside):
+        # where the search stops in this slice, it reads the keys seen no more.
+        if len(fresh):
+            self.seen.add_from(len(fresh), lambda: (self.gathered(unique, fresh),
+                                                    state_ids(offset + rank()) if self.record_edges else None))
         # where the search stops within this level: --max-states, --stop-on-violation
         new_weights = None
         if self.perms is not None:  # each new representative stands for its orbit
@@ -1340,30 +1356,11 @@ class Search:
         cut = counted < total or admitted < len(fresh) or (
             self.stop_on_violation and bool(run.violations)) or self.weight + admitted_weight >= self.limit
         self.weight += admitted_weight
-        ranks = []
-
-        def rank() -> np.ndarray:
-            """Each new key's id, less `offset` (made once, when first asked for: by the
-            edges or the keys seen, which threads.py may add beside)."""
-            if not ranks:
-                ranked = np.empty(len(fresh), dtype=np.int64)
-                ranked[order] = np.arange(len(fresh))
-                ranks.append(ranked)
-            return ranks[0]
-
-        def admitted_keys() -> tuple[np.ndarray, np.ndarray | None]:
-            """The keys admitted, sorted, and their ids where edges are recorded."""
-            if admitted == len(fresh):
-                return self.gathered(unique, fresh), state_ids(offset + rank()) if self.record_edges else None
-            kept = rank() < admitted
-            return unique[fresh[kept]], state_ids(offset + rank()[kept]) if self.record_edges else None
-
         if self.record_edges:
             self.record(level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                         degree, row_start, total, edges, len(degree))
         piece = None
         if admitted:
-            self.seen.add_from(admitted, admitted_keys)
             parent, via = came_from()
             piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
