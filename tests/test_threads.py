@@ -7,8 +7,11 @@ shares only large ones), so that small models run every path of the shared
 search; the slow ones compare whole runs at P=2 as they are."""
 
 import os
+import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from helpers import publish_blind_to_standing, replace_action
@@ -319,3 +322,101 @@ def test_every_named_configuration_with_two_workers_as_one(shared, name):
         assert two.engine["name"] == "packed" and summary(two)["counts"] == summary(one)["counts"]
         assert {key: verdict[:2] for key, verdict in summary(two)["verdicts"].items()} == \
             {key: verdict[:2] for key, verdict in summary(one)["verdicts"].items()}
+
+
+# ------------------------------------------------------------- sharing work
+
+
+def finishes(call, seconds: float = 20.0):
+    """call() run in a thread of its own: its answer, or a failure where it has not
+    finished in `seconds` (a pool thread waiting for itself never would)."""
+    answer = []
+    thread = threading.Thread(target=lambda: answer.append(call()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert answer, "still waiting: a thread of the pool is waiting for itself"
+    return answer[0]
+
+
+def ended(share) -> None:
+    """End `share`'s pool, the jobs it has not started cancelled (where a test fails, a
+    job waiting for one of them gets an error rather than waiting for ever)."""
+    share.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def test_work_shared_from_a_job_of_the_pool_is_done_in_that_job():
+    share = threads.Share(2)  # a pool of one thread
+    try:
+        answer = share.later(lambda: share.map(lambda item: (item, threading.current_thread().name), [1, 2, 3]))
+        done = finishes(answer)
+    finally:
+        ended(share)
+    assert [item for item, _ in done] == [1, 2, 3] and len({name for _, name in done}) == 1
+
+
+def test_work_shared_is_taken_by_whichever_thread_is_free():
+    # the pool's one thread is busy with a job of its own: the calling thread takes every item
+    share, release = threads.Share(2), threading.Event()
+    try:
+        busy = share.later(release.wait)
+        done = finishes(lambda: share.map(lambda item: (item, threading.current_thread().name), list(range(6))))
+        release.set()
+        busy()
+    finally:
+        release.set()
+        ended(share)
+    assert [item for item, _ in done] == list(range(6)) and len({name for _, name in done}) == 1
+    assert not any(name.startswith("vector") for _, name in done)  # none waited for the pool's thread
+
+
+def test_a_shared_job_that_raises_is_raised_once_every_thread_has_stopped():
+    share, running = threads.Share(2), []
+
+    def job(item: int) -> int:
+        running.append(item)
+        try:
+            if item == 3:
+                raise ValueError("item 3")
+            time.sleep(0.01)
+            return item
+        finally:
+            running.remove(item)
+
+    try:
+        with pytest.raises(ValueError, match="item 3"):
+            share.map(job, list(range(20)))
+        assert running == []  # nothing left writing once map has raised
+    finally:
+        ended(share)
+
+
+def test_pieces_are_cut_at_keys_that_split_every_part_evenly():
+    # one part's keys lie low and dense, another's spread over a wide range: the quantiles of
+    # the longest part alone would put most of the other's keys in one piece
+    dense = np.arange(0, 100_000, dtype=np.uint64)
+    wide = np.arange(0, 80_000 * 1_000, 1_000, dtype=np.uint64)
+    cuts = threads.cut_keys([dense, wide], 8)
+    sizes = np.diff([0, *(int(np.searchsorted(dense, cut)) + int(np.searchsorted(wide, cut)) for cut in cuts),
+                     len(dense) + len(wide)])
+    assert len(cuts) == 7 and sizes.max() <= 1.2 * sizes.mean()
+    alone = dense[[start for start, _ in threads.bounds(len(dense), 8)][1:]]  # the longest part's quantiles
+    alone_sizes = np.diff([0, *(int(np.searchsorted(dense, cut)) + int(np.searchsorted(wide, cut)) for cut in alone),
+                           len(dense) + len(wide)])
+    assert alone_sizes.max() > 2 * alone_sizes.mean()
+
+
+def test_keys_added_beside_are_found_once_added(monkeypatch):
+    monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
+    share, release = threads.Share(2), threading.Event()
+    try:
+        seen = threads.ThreadedSortedKeys(np.array([1, 5], dtype=np.uint64), None, share)
+        busy = share.later(release.wait)  # the pool cannot add them before this is released
+        seen.add(np.array([2, 3, 4, 6, 7], dtype=np.uint64), None)
+        assert seen.adding is not None  # handed to the pool
+        release.set()
+        known, _ = finishes(lambda: seen.find(np.array([0, 2, 5, 7, 8], dtype=np.uint64)))
+        busy()
+    finally:
+        release.set()
+        ended(share)
+    assert known.tolist() == [False, True, True, True, False] and seen.adding is None and len(seen) == 7

@@ -73,22 +73,18 @@ class Share:
 
     def __init__(self, workers: int):
         self.workers = workers
-        self.pooled = threading.local()  # `busy` is set in the pool's own threads
-        self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector",
-                                       initializer=lambda: setattr(self.pooled, "busy", True))
+        self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector")
         self.overlapped = 0.0
-
-    def in_pool(self) -> bool:
-        return getattr(self.pooled, "busy", False)
 
     def map(self, job: Callable, items: list) -> list:
         """[job(item) for item in items], shared by the calling thread and the pool: each
         takes the next item not taken until none is left, so a thread busy elsewhere (a
         `later` job) or an item dearer than the others does not hold the rest back.
         Every job has finished when this returns or raises (no thread is left writing
-        into arrays the caller goes on to use). Called from a job of the pool, all in
-        that thread: a pool thread waiting for the pool could wait for itself."""
-        if self.in_pool() or len(items) < 2:
+        into arrays the caller goes on to use). A pool thread that does not start before
+        the items are all taken is not waited for: so a job of the pool may share work
+        too (its own thread takes every item the others do not)."""
+        if len(items) < 2:
             return [job(item) for item in items]
         answers, taken, failed = [None] * len(items), itertools.count(), []
 
