@@ -481,11 +481,12 @@ class WideLayout(KeyLayout):
 
 def place_piece(piece: tuple, ids: np.ndarray, targets: np.ndarray) -> None:
     """One piece of `first_occurrences` (positions in key order, where each run of one key
-    starts, the index of each run's key or None) written into `targets`: each run's
-    positions get its key's id."""
-    sorted_positions, starts, which = piece
+    starts, the index of each run's key or None, and optionally where its positions
+    start in `targets`) written into `targets`: each run's positions get its key's id."""
+    sorted_positions, starts, which, *start = piece
     lengths = np.diff(np.append(np.flatnonzero(starts), len(sorted_positions)))
-    targets[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
+    into = targets[start[0]:] if start else targets
+    into[sorted_positions] = np.repeat(ids if which is None else ids[which], lengths)
 
 
 def state_ids(ids: np.ndarray) -> np.ndarray:

@@ -464,11 +464,11 @@ class JoinedPieces:
         self.found, self.starts, self.base, self.where = found, starts, base, where
 
     def __iter__(self):
-        """Each part's runs of positions, moved past the parts before and pointed at the slice's keys."""
+        """Each part's runs of positions (placed past the parts before), pointed at the slice's keys."""
         for p, (part, start) in enumerate(zip(self.found, self.starts)):
             mine = np.concatenate([where[p] + self.base[k] for k, where in enumerate(self.where)])
             for positions, runs, which in part.pieces:
-                yield positions + start, runs, mine if which is None else mine[which]
+                yield positions, runs, mine if which is None else mine[which], int(start)
 
 
 def cut_keys(runs: list[np.ndarray], pieces: int) -> np.ndarray:
