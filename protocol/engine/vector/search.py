@@ -1314,10 +1314,8 @@ class Search:
         order = self.by_position(fresh_first, laid.total)
         new_first = self.gathered(fresh_first, order)  # in id order
         clock = self.timed("dedupe", clock)
-        # each new state's parent and label, beside the checks where threads share the work
-        came_from = self.in_background(len(new_first), lambda: (
-            (level.start + np.searchsorted(row_start, new_first, side="right") - 1).astype(np.int32),
-            labels[new_first].astype(np.int16 if len(run.labels) < 2**15 else np.int32)))
+        # each new state's parent and label
+        came_from = self.came_from(level, row_start, labels, new_first)
         in_id_order = []
 
         def new_keys() -> np.ndarray:
@@ -1362,7 +1360,7 @@ class Search:
                         degree, row_start, total, edges, len(degree))
         piece = None
         if admitted:
-            parent, via = came_from()
+            parent, via = came_from
             piece = (new_keys()[:admitted], layout, parent[:admitted], via[:admitted], admitted_weight)
         self.timed("merge", clock)
         return cut, piece
@@ -1375,11 +1373,12 @@ class Search:
         """Wait for the edges of the slices expanded: here, recorded at once (threads.py
         records a large slice's beside the next one's lookups)."""
 
-    def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
-        """What answers `job()` (on arrays of `size`) when called: here, run at once
-        (threads.py runs a large one beside)."""
-        answer = job()
-        return lambda: answer
+    def came_from(self, level: Slice, row_start: np.ndarray, labels: np.ndarray,
+                  new_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per new state (its first position `new_first`), its parent's id and its label
+        (threads.py takes them a range per thread)."""
+        parent = (level.start + np.searchsorted(row_start, new_first, side="right") - 1).astype(np.int32)
+        return parent, labels[new_first].astype(np.int16 if len(self.run.labels) < 2**15 else np.int32)
 
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:

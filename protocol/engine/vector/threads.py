@@ -301,12 +301,13 @@ class ThreadedSearch(Search):
     def pieces_share(self, size: int):
         return self.share if size >= THREADED_AT_LEAST else None
 
-    def in_background(self, size: int, job: Callable[[], object]) -> Callable[[], object]:
-        """A large `job` run by the pool while this thread goes on; its CPU seconds, up to
-        this thread's meanwhile, counted as spent beside it."""
-        if size < THREADED_AT_LEAST:
-            return super().in_background(size, job)
-        return self.share.later(job)
+    def came_from(self, level, row_start, labels, new_first):
+        if len(new_first) < THREADED_AT_LEAST:
+            return super().came_from(level, row_start, labels, new_first)
+        spans = self.share.spans(len(new_first))
+        found = self.share.map(lambda span: Search.came_from(self, level, row_start, labels,
+                                                             new_first[span[0]:span[1]]), spans)
+        return np.concatenate([parent for parent, _ in found]), np.concatenate([via for _, via in found])
 
     def record(self, level, unique, known, known_ids, fresh, rank, offset, pieces, labels,
                degree, row_start, total, edges, n) -> None:
