@@ -90,3 +90,40 @@ def test_the_exact_test_is_asked_where_a_quick_one_says_no(monkeypatch):
     monkeypatch.setattr(type_ok_module, "_variable_ok", lambda value, variable, cfg: asked.append(variable.name))
     type_ok(schema.initial(cfg)._replace(writer=(schema.BOTTOM,) * cfg.P), cfg)
     assert asked == ["writer"]
+
+
+def test_a_value_accepted_once_is_remembered_by_identity_not_equality():
+    """The quick tests remember what they accepted (a search checks states that share most
+    values), but by identity: as_of = (False, ...) equals (0, ...) and hashes alike, yet
+    TypeOK refuses it after accepting the other, and refuses it again."""
+    cfg = Config()
+    ints = schema.initial(cfg)._replace(as_of=(0,) * cfg.D)
+    bools = ints._replace(as_of=(False,) * cfg.D)
+    assert ints.as_of == bools.as_of
+    assert type_ok(ints, cfg) and type_ok(ints, cfg)
+    assert not type_ok(bools, cfg) and not type_ok(bools, cfg)
+    assert type_ok_witnesses(bools, cfg)
+
+
+def test_a_remembered_test_asks_once_per_value_and_forgets_past_its_bound(monkeypatch):
+    """The test itself is asked once per value object while it is remembered; an equal
+    object is asked again; past REMEMBERED values the memory starts again."""
+    monkeypatch.setattr(type_ok_module, "REMEMBERED", 3)
+    asked = []
+    remembered = type_ok_module._remembered(lambda value: asked.append(value) or True)
+    value, equal = (1, 2), tuple([1, 2])
+    assert value is not equal
+    assert remembered(value) and remembered(value) and remembered(equal)
+    assert asked == [value, equal]
+    for other in ((3,), (4,)):
+        remembered(other)
+    remembered(value)  # the fourth value cleared the memory: asked again
+    assert asked == [value, equal, (3,), (4,), value]
+
+
+def test_none_is_not_remembered_before_it_is_accepted():
+    """A remembered test must not take a missing entry for None: physical = (0, None) is
+    refused at every ask."""
+    cfg = Config()
+    s = schema.initial(cfg)._replace(physical=(0, None))
+    assert not type_ok(s, cfg) and not type_ok(s, cfg)

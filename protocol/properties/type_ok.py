@@ -5,6 +5,7 @@ checks its value; a variable the configuration does not have must be None.
 """
 
 import operator
+from typing import Callable
 
 from protocol.model import state as schema
 from protocol.model.state import GLOBAL, UNBORN
@@ -52,11 +53,11 @@ def type_ok(s, cfg) -> bool:
     A state outside its domain means the model itself is wrong, so every
     other verdict on it would be meaningless.
     """
-    read, checks = _quick_checks(cfg)
+    read, checks, unborn_ok = _quick_checks(cfg)
     for value, (accepts, problem) in zip(read(s), checks):
         if not accepts(value) and problem(value):
             return False
-    return not any(status == UNBORN and t != 0 for status, t in zip(s.df, s.as_of))
+    return unborn_ok(s.df, s.as_of)
 
 
 # The checks of the last configuration (and schema) asked about: a search asks about one
@@ -66,7 +67,8 @@ _LAST: tuple = (None, None, None)
 
 def _quick_checks(cfg) -> tuple:
     """(the variables' values of a state, in schema order; per variable, a quick test and the
-    exact one): the quick test never accepts a value the exact one refuses."""
+    exact one; the test that an unborn peek's as_of is 0): the quick test never accepts a
+    value the exact one refuses. The quick tests remember the values they accepted."""
     variables, last_cfg, checks = _LAST
     if variables is not schema.VARIABLES or last_cfg is not cfg:
         checks = _build_checks(schema.VARIABLES, cfg)
@@ -77,7 +79,54 @@ def _quick_checks(cfg) -> tuple:
 def _build_checks(variables, cfg) -> tuple:
     names = [variable.name for variable in variables]
     read = operator.attrgetter(*names) if len(names) > 1 else (lambda s: (getattr(s, names[0]),))
-    return read, tuple(_checks(variable, cfg) for variable in variables)
+    return read, tuple(_checks(variable, cfg) for variable in variables), _remembered_pairs(_unborn_ok)
+
+
+def _unborn_ok(df, as_of) -> bool:
+    return not any(status == UNBORN and t != 0 for status, t in zip(df, as_of))
+
+
+# How many values a quick test remembers having accepted (past it, it starts again): the
+# states a search checks share most of their values with the last ones it checked.
+REMEMBERED = 4096
+_UNSEEN = object()  # what `seen` answers for a value not in it (None is a value)
+
+
+def _remembered(accepts: Callable) -> Callable:
+    """`accepts`, answering at once for a value it accepted before. Remembered by identity, not
+    equality: (True,) equals (1,), and TypeOK refuses the first. Each value is held while
+    remembered, so no other value can take its id meanwhile; values are immutable."""
+    seen: dict = {}  # id -> the value accepted
+
+    def remembering(value) -> bool:
+        if seen.get(id(value), _UNSEEN) is value:
+            return True
+        if not accepts(value):
+            return False
+        if len(seen) >= REMEMBERED:
+            seen.clear()
+        seen[id(value)] = value
+        return True
+
+    return remembering
+
+
+def _remembered_pairs(accepts: Callable) -> Callable:
+    """As `_remembered`, for a test of two values at once."""
+    seen: dict = {}  # (id, id) -> the pair accepted
+
+    def remembering(first, second) -> bool:
+        pair = seen.get((id(first), id(second)))
+        if pair is not None and pair[0] is first and pair[1] is second:
+            return True
+        if not accepts(first, second):
+            return False
+        if len(seen) >= REMEMBERED:
+            seen.clear()
+        seen[(id(first), id(second))] = (first, second)
+        return True
+
+    return remembering
 
 
 def _checks(variable, cfg) -> tuple:
@@ -89,7 +138,7 @@ def _checks(variable, cfg) -> tuple:
         absent = (None,) * cfg.P
         return (lambda value: type(value) is tuple and value == absent), exact
     quick = getattr(variable.domain, "accepts", None)
-    entry_ok = quick(cfg) if quick is not None else (lambda value: variable.domain.problem(value, cfg) is None)
+    entry_ok = _remembered(quick(cfg) if quick is not None else (lambda value: variable.domain.problem(value, cfg) is None))
     if variable.scope == GLOBAL:
         return entry_ok, exact
     P = cfg.P
