@@ -95,6 +95,28 @@ def log_instances(cfg: Config, silent, labels) -> list:
     return table
 
 
+# The variables an ambiguous end's note names; past them it counts the rest.
+SHOWN_OPEN = 4
+
+
+def ending_note(engine: Engine, count: int, globals_ids, locals_ids) -> str:
+    """The note on a log at whose end `count` states fit (the globals ids and, per process, the
+    local ids they are made of): which variables differ among them, each with how many values
+    it has there, so that whoever records the run knows what to observe to pin them down."""
+    open_ = [(name, len({engine.globals[g][i] for g in globals_ids})) for i, name in enumerate(engine.global_names)]
+    open_ += [(f"{name}[{p}]", len({engine.locals[lid][i] for lid in ids}))
+              for i, name in enumerate(engine.local_names) for p, ids in enumerate(locals_ids)]
+    open_ = [f"{name} ({values:,} values)" for name, values in open_ if values > 1]
+    if not open_:  # one state, reached by several behaviours
+        return (f"{count:,} states fit the log at its end (silent actions or unobserved variables leave a choice); "
+                "the behaviour shown is one of them")
+    if len(open_) > SHOWN_OPEN:
+        open_ = open_[:SHOWN_OPEN - 1] + [f"{len(open_) - SHOWN_OPEN + 1} more variables"]
+    listed = open_[0] if len(open_) == 1 else ", ".join(open_[:-1]) + " and " + open_[-1]
+    return (f"{count:,} states fit the log at its end: they differ in {listed}, which silent actions or "
+            "unobserved variables leave open; the behaviour shown is one of them")
+
+
 class MemoRow(dict):
     """A memo indexed by id where an id not yet asked about holds None (as the engine's lists do)."""
 

@@ -52,7 +52,7 @@ from protocol.model.state import PROCESS as PER_PROCESS
 from protocol.model.trace import Step, Trace
 from protocol.tools.log import Log, Observation, StepEvent, fact_text, observed_value
 from protocol.tools.log_engine import (  # noqa: F401  (named here too: validate's callers import them from it)
-    LogEngine, Mismatch, TooAmbiguous, Validation, applied_command, log_instances, recorded_step,
+    LogEngine, Mismatch, TooAmbiguous, Validation, applied_command, ending_note, log_instances, recorded_step,
 )
 
 # More states than this fitting the log at once means the log pins almost nothing down
@@ -684,8 +684,9 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
     notes = log.notes
     final_states = len(last.states())
     if len(found_per_behaviour) > 1:
-        notes += (f"{final_states:,} states fit the log at its end (silent actions or unobserved variables "
-                  "leave a choice); the behaviour shown is one of them",)
+        ends = [follower.engine.unpack(state) for state in last.states()]
+        notes += (ending_note(follower.engine, final_states, {g for g, _ in ends},
+                              [{lids[p] for _, lids in ends} for p in range(cfg.P)]),)
     return Validation(log, cfg, events, events, None, definite, possible, witnesses, at_state, final_states,
                       behaviour, layer_sizes(layers), tuple(follower.model.liveness), notes)
 
