@@ -1,6 +1,6 @@
 """A log at whose end several states fit says which variables differ there and in how many
-values (`ending_note`), the same from either search, so that whoever records the run knows
-what to observe to pin its end down."""
+values (`open_at_end`, in the note and in --json), the same from either search, so that
+whoever records the run knows what to observe to pin its end down."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from protocol.tools import factored
 from protocol.tools.bench import walk_log
 from protocol.tools.log import parse
-from protocol.tools.log_engine import SHOWN_OPEN, ending_note
+from protocol.tools.log_engine import SHOWN_OPEN, ending_note, open_at_end
 from protocol.tools.validate import validate
 
 MAX_TIME = 30
@@ -39,22 +39,23 @@ def test_the_end_names_upper_with_every_value_left_to_it(seed):
     text = walked(seed)
     values = MAX_TIME - last_upper(text) + 1
     assert values > 1, "the run ends at MaxTime: nothing is left open"
-    note = ending(validate(parse(text)))
-    assert f"they differ in upper ({values:,} values)" in note, note
+    validation = validate(parse(text))
+    assert validation.open_at_end["upper"] == values
+    assert f"they differ in upper ({values:,} values)" in ending(validation), validation.notes
 
 
 @pytest.mark.parametrize("seed", [1, 7])
 def test_both_searches_say_the_same_of_the_end(seed, monkeypatch):
     text = walked(seed)
-    by_components = ending(validate(parse(text)))
+    by_components = validate(parse(text))
 
     def undecided(*args, **kwargs):
         raise factored.Exact("the exact search, for the comparison")
 
     monkeypatch.setattr(factored, "follow", undecided)
-    exact = ending(validate(parse(text)))
-    assert exact == by_components
-    assert "since[" in exact and "physical[" in exact  # a process's locals are named with it
+    exact = validate(parse(text))
+    assert ending(exact) == ending(by_components) and exact.open_at_end == by_components.open_at_end
+    assert any(name.startswith("since[") for name in exact.open_at_end)  # a process's locals are named with it
 
 
 def engine_of(globals_: list[tuple], locals_: list[tuple]) -> SimpleNamespace:
@@ -64,14 +65,30 @@ def engine_of(globals_: list[tuple], locals_: list[tuple]) -> SimpleNamespace:
 
 def test_one_state_reached_by_several_behaviours_names_no_variable():
     engine = engine_of([(0, 0)], [(0,)])
-    note = ending_note(engine, 1, {0}, [{0}, {0}])
+    assert open_at_end(engine, {0}, [{0}, {0}]) == {}
+    note = ending_note(1, {})
     assert "differ" not in note and "leave a choice" in note
 
 
 def test_past_the_variables_shown_the_rest_are_counted():
     width = SHOWN_OPEN + 2
     engine = engine_of([(0,) * width, (1,) * width], [(0,)])
-    note = ending_note(engine, 2, {0, 1}, [{0}])
+    open_ = open_at_end(engine, {0, 1}, [{0}])
+    assert open_ == {f"g{i}": 2 for i in range(width)}
+    note = ending_note(2, open_)
     shown = [f"g{i} (2 values)" for i in range(SHOWN_OPEN - 1)]
     assert all(name in note for name in shown) and f"g{SHOWN_OPEN - 1} " not in note
     assert f"and {width - SHOWN_OPEN + 1} more variables" in note
+
+
+def test_json_says_what_is_open_at_the_end(tmp_path):
+    """--json carries it as data: {"upper": n} on an open end, {} on a log pinned to one state."""
+    from protocol.cli.validate import json_record
+
+    text = walked(2)
+    path = tmp_path / "run.jsonl"
+    path.write_text(text)
+    record = json_record(validate(parse(text)), str(path))
+    assert record["open_at_end"]["upper"] == MAX_TIME - last_upper(text) + 1
+    pinned = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": MAX_TIME}, 70, 2, [])
+    assert json_record(validate(parse(pinned)), str(path))["open_at_end"] == {}

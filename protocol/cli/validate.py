@@ -80,6 +80,7 @@ def json_record(result: Validation, path: str) -> dict:
         "possible_violations": result.possible,
         "witnesses": result.witnesses,
         "final_states": result.final_states if result.is_behaviour else None,
+        "open_at_end": result.open_at_end if result.is_behaviour else None,
     }
     if mismatch is not None:
         record["mismatch"] = {

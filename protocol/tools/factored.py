@@ -54,7 +54,7 @@ from protocol.model.next import action_instances, model_with
 from protocol.model.trace import Step
 from protocol.tools.log import Observation
 from protocol.tools.log_engine import (
-    LogEngine, TooAmbiguous, Validation, applied_command, ending_note, log_instances, recorded_step,
+    LogEngine, TooAmbiguous, Validation, applied_command, ending_note, log_instances, open_at_end, recorded_step,
 )
 
 # More products than this fitting the log at once: the log pins almost nothing down.
@@ -1087,8 +1087,9 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     search.check_stops(cells)
     events = len(log.events)
     notes = log.notes
+    open_ = open_at_end(engine, {g for cell in cells for g in cell.gs},
+                        [{lid for cell in cells for lid in cell.coords[p]} for p in range(cfg.P)])
     if sizes[-1] > 1:
-        notes += (ending_note(engine, sizes[-1], {g for cell in cells for g in cell.gs},
-                              [{lid for cell in cells for lid in cell.coords[p]} for p in range(cfg.P)]),)
+        notes += (ending_note(sizes[-1], open_),)
     return Validation(log, cfg, events, events, None, {}, {}, {}, {}, sizes[-1], search.behaviour(cells[0]),
-                      tuple(sizes), tuple(search.model.liveness), notes)
+                      tuple(sizes), tuple(search.model.liveness), notes, open_)

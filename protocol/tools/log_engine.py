@@ -61,6 +61,7 @@ class Validation:
     layer_states: tuple = ()  # how many states fit after each event (index 0: before the first)
     liveness: tuple = ()  # the configuration's liveness properties (judged where the run stops)
     notes: tuple = ()
+    open_at_end: dict = attrs.Factory(dict)  # variable -> its values among the states at the end, where several
 
     @property
     def is_behaviour(self) -> bool:
@@ -99,20 +100,26 @@ def log_instances(cfg: Config, silent, labels) -> list:
 SHOWN_OPEN = 4
 
 
-def ending_note(engine: Engine, count: int, globals_ids, locals_ids) -> str:
-    """The note on a log at whose end `count` states fit (the globals ids and, per process, the
-    local ids they are made of): which variables differ among them, each with how many values
-    it has there, so that whoever records the run knows what to observe to pin them down."""
-    open_ = [(name, len({engine.globals[g][i] for g in globals_ids})) for i, name in enumerate(engine.global_names)]
-    open_ += [(f"{name}[{p}]", len({engine.locals[lid][i] for lid in ids}))
-              for i, name in enumerate(engine.local_names) for p, ids in enumerate(locals_ids)]
-    open_ = [f"{name} ({values:,} values)" for name, values in open_ if values > 1]
+def open_at_end(engine: Engine, globals_ids, locals_ids) -> dict:
+    """{variable: how many values it has} for each variable whose value differs among the
+    states that fit a log at its end (made of these globals ids and, per process, these local
+    ids; a process's locals named with it, `since[1]`), in the schema's order."""
+    open_ = {name: len({engine.globals[g][i] for g in globals_ids}) for i, name in enumerate(engine.global_names)}
+    open_.update({f"{name}[{p}]": len({engine.locals[lid][i] for lid in ids})
+                  for i, name in enumerate(engine.local_names) for p, ids in enumerate(locals_ids)})
+    return {name: values for name, values in open_.items() if values > 1}
+
+
+def ending_note(count: int, open_: dict) -> str:
+    """The note on a log at whose end `count` states fit, differing in `open_` (`open_at_end`):
+    what whoever records the run would observe to pin its end down."""
     if not open_:  # one state, reached by several behaviours
         return (f"{count:,} states fit the log at its end (silent actions or unobserved variables leave a choice); "
                 "the behaviour shown is one of them")
-    if len(open_) > SHOWN_OPEN:
-        open_ = open_[:SHOWN_OPEN - 1] + [f"{len(open_) - SHOWN_OPEN + 1} more variables"]
-    listed = open_[0] if len(open_) == 1 else ", ".join(open_[:-1]) + " and " + open_[-1]
+    named = [f"{name} ({values:,} values)" for name, values in open_.items()]
+    if len(named) > SHOWN_OPEN:
+        named = named[:SHOWN_OPEN - 1] + [f"{len(named) - SHOWN_OPEN + 1} more variables"]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
     return (f"{count:,} states fit the log at its end: they differ in {listed}, which silent actions or "
             "unobserved variables leave open; the behaviour shown is one of them")
 

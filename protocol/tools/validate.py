@@ -52,7 +52,8 @@ from protocol.model.state import PROCESS as PER_PROCESS
 from protocol.model.trace import Step, Trace
 from protocol.tools.log import Log, Observation, StepEvent, fact_text, observed_value
 from protocol.tools.log_engine import (  # noqa: F401  (named here too: validate's callers import them from it)
-    LogEngine, Mismatch, TooAmbiguous, Validation, applied_command, ending_note, log_instances, recorded_step,
+    LogEngine, Mismatch, TooAmbiguous, Validation, applied_command, ending_note, log_instances, open_at_end,
+    recorded_step,
 )
 
 # More states than this fitting the log at once means the log pins almost nothing down
@@ -683,12 +684,12 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
     witnesses = {name: witness(follower, path, behaviour, name, at_state[name]) for name in definite}
     notes = log.notes
     final_states = len(last.states())
+    ends = [follower.engine.unpack(state) for state in last.states()]
+    open_ = open_at_end(follower.engine, {g for g, _ in ends}, [{lids[p] for _, lids in ends} for p in range(cfg.P)])
     if len(found_per_behaviour) > 1:
-        ends = [follower.engine.unpack(state) for state in last.states()]
-        notes += (ending_note(follower.engine, final_states, {g for g, _ in ends},
-                              [{lids[p] for _, lids in ends} for p in range(cfg.P)]),)
+        notes += (ending_note(final_states, open_),)
     return Validation(log, cfg, events, events, None, definite, possible, witnesses, at_state, final_states,
-                      behaviour, layer_sizes(layers), tuple(follower.model.liveness), notes)
+                      behaviour, layer_sizes(layers), tuple(follower.model.liveness), notes, open_)
 
 
 def violated_at(follower: Follower, along: list, name: str) -> int:
