@@ -1040,6 +1040,12 @@ def union_size(products: list) -> int:
     return sum(times * union_size([products[i][1:] for i in indices]) for indices, times in groups.items())
 
 
+def distinct_ids(cells: list, p: int) -> set:
+    """Process p's local ids in any of `cells`, each set read once however many cells share it."""
+    sets = {id(cell.coords[p]): cell.coords[p] for cell in cells}
+    return set().union(*sets.values())
+
+
 def follow(log, progress=None, bound: int = 200_000) -> Validation:
     """The verdict on `log` where this search decides it alone, else `Exact`. Too ambiguous where
     more than `bound` states fit at once (and what holds them passes HELD_PER_STATE_BOUND times it)."""
@@ -1087,8 +1093,7 @@ def follow(log, progress=None, bound: int = 200_000) -> Validation:
     search.check_stops(cells)
     events = len(log.events)
     notes = log.notes
-    open_ = open_at_end(engine, {g for cell in cells for g in cell.gs},
-                        [{lid for cell in cells for lid in cell.coords[p]} for p in range(cfg.P)])
+    open_ = open_at_end(engine, {g for cell in cells for g in cell.gs}, [distinct_ids(cells, p) for p in range(cfg.P)])
     if sizes[-1] > 1:
         notes += (ending_note(sizes[-1], open_),)
     return Validation(log, cfg, events, events, None, {}, {}, {}, {}, sizes[-1], search.behaviour(cells[0]),
