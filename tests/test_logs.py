@@ -330,8 +330,11 @@ def test_the_multiplexer_example_validates_and_its_reordering_is_refused(cli):
     code, out, _ = cli("validate", str(EXAMPLES / "multiplexer.jsonl"), "--json")
     record = json.loads(out)
     assert (code, record["behaviour"], record["violations"], record["events"]) == (0, True, {}, 14)
+    # docs/logs.md quotes these: upper never observed, raised by a silent Ingest 0 to 2 times
+    assert (record["final_states"], record["open_at_end"]) == (9, {"upper": 3, "physical[0]": 2, "physical[1]": 2})
     code, out, _ = cli("validate", str(EXAMPLES / "multiplexer-reordered.jsonl"), "--json")
     record = json.loads(out)
+    assert record["open_at_end"] is None  # refused: no end to speak of
     assert (code, record["behaviour"], record["mismatch"]["line"], record["mismatch"]["kind"]) == \
         (1, False, 10, "observation")
     assert "since[0] observed 1, the model has 0" in record["mismatch"]["reason"]
