@@ -61,7 +61,7 @@ class Validation:
     layer_states: tuple = ()  # how many states fit after each event (index 0: before the first)
     liveness: tuple = ()  # the configuration's liveness properties (judged where the run stops)
     notes: tuple = ()
-    open_at_end: dict = attrs.Factory(dict)  # variable -> its values among the states at the end, where several
+    open_at_end: dict = attrs.Factory(dict)  # variable -> how many values it has at the end, each that has several
 
     @property
     def is_behaviour(self) -> bool:
