@@ -277,6 +277,27 @@ def test_the_bench_gives_each_length_ladders_cost_per_line_against_its_first_run
                                        "Publish silent: 2x 1.10, 4x 0.75.")
 
 
+def test_the_bench_says_what_each_run_of_a_ladder_leaves_open_at_its_end():
+    """Where the runs were measured with what their ends leave open, the ladder says it: the
+    open end is what costs the shorter runs more per line."""
+    from protocol.cli.bench import validate_line
+    from protocol.render.bench import linearity_text
+
+    def run(case, lines, cpu, open_at_end):
+        return {"case": case, "silent": ["Ingest"], "lines": lines, "cpu_seconds": cpu, "states": lines,
+                "open_at_end": open_at_end, "config": "Holds", "constants": {"P": 2}, "verdict": "a behaviour",
+                "seconds": cpu, "peak_memory_mb": 30}
+
+    records = [run("1x length", 1_000, 2.0, {"upper": 150}), run("2x length", 2_000, 3.0, {"upper": 100, "since[1]": 2}),
+               run("4x length", 4_000, 5.0, {})]
+    assert linearity_text(records).endswith(
+        "Ingest silent: 2x 0.75, 4x 0.62 (open at the end: 1x upper 150; 2x upper 100, since[1] 2; 4x nothing).")
+    assert "open at the end: upper 150," in validate_line(records[0])
+    assert "open at the end" not in validate_line(records[2])
+    records[1]["open_at_end"] = None  # too ambiguous to follow: nothing is said of the ends
+    assert "open at the end" not in linearity_text(records)
+
+
 # ------------------------------------------------------------ the progress line
 
 

@@ -171,12 +171,15 @@ def run_validate(args) -> int:
 
 
 def validate_line(record: dict) -> str:
+    from protocol.render.bench import open_text
+
     constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
     head = f"validate {record['config']} {constants} {record['case']}:"
     if "error" in record:
         return f"{head} {record['error']}"
     per_line = f", {1000 * record['cpu_seconds'] / record['lines']:.2f} ms per line" if record["states"] else ""
-    return (f"{head} {record['lines']:,} lines, {record['verdict']}, {record['seconds']:.2f} s "
+    open_ = f", open at the end: {open_text(record['open_at_end'])}" if record.get("open_at_end") else ""
+    return (f"{head} {record['lines']:,} lines, {record['verdict']}{open_}, {record['seconds']:.2f} s "
             f"({record['cpu_seconds']:.2f} s CPU{per_line}), {record['peak_memory_mb']:,} MB peak")
 
 

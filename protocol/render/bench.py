@@ -286,6 +286,20 @@ def per_line_ms(record: dict) -> float:
     return 1000 * record["cpu_seconds"] / max(record["lines"], 1)
 
 
+def open_text(open_at_end: dict) -> str:
+    """What a log leaves open at its end, short: "upper 150" (a variable and its values there)."""
+    return ", ".join(f"{name} {values:,}" for name, values in open_at_end.items()) or "nothing"
+
+
+def open_ends_text(runs: list[dict]) -> str:
+    """What each run of a ladder leaves open at its end (where measured): a log's end holds
+    every value its silent actions may still reach, which costs the same however long the log."""
+    if not all(isinstance(record.get("open_at_end"), dict) for record in runs):
+        return ""
+    ends = "; ".join(f"{record['case'].split()[0]} {open_text(record['open_at_end'])}" for record in runs)
+    return f" (open at the end: {ends})"
+
+
 def linearity_text(records: list[dict]) -> str:
     """Each length ladder's cost per line at its longer runs, against its shortest run's."""
     ladders: dict = {}
@@ -297,7 +311,7 @@ def linearity_text(records: list[dict]) -> str:
         base = per_line_ms(runs[0])
         if len(runs) > 1 and base:
             ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in runs[1:])
-            said.append(f"{silent} silent: {ratios}")
+            said.append(f"{silent} silent: {ratios}{open_ends_text(runs)}")
     if not said:
         return ""
     return f" CPU per line against the 1x run (1.00 is linear in the log's length): {'; '.join(said)}."

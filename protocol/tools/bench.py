@@ -385,10 +385,10 @@ def measure_validate(request: dict) -> dict:
     try:
         result = validate(parse(text))
         verdict = "a behaviour" if result.is_behaviour else f"refused at event {result.mismatch.event}"
-        states = max(result.layer_states)
+        states, open_ = max(result.layer_states), result.open_at_end
     except TooAmbiguous as error:
-        verdict, states = f"too ambiguous ({error})", None
-    return {**request, "lines": text.count("\n"), "verdict": verdict, "most_states": states,
+        verdict, states, open_ = f"too ambiguous ({error})", None, None
+    return {**request, "lines": text.count("\n"), "verdict": verdict, "most_states": states, "open_at_end": open_,
             "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(time.process_time() - cpu, 2),
             "peak_memory_mb": round(peak_memory_mb())}
 
