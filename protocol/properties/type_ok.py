@@ -101,12 +101,7 @@ def _remembered(accepts: Callable) -> Callable:
     def remembering(value) -> bool:
         if seen.get(id(value), _UNSEEN) is value:
             return True
-        if not accepts(value):
-            return False
-        if len(seen) >= REMEMBERED:
-            seen.clear()
-        seen[id(value)] = value
-        return True
+        return bool(accepts(value)) and _kept(seen, id(value), value)
 
     return remembering
 
@@ -119,14 +114,17 @@ def _remembered_pairs(accepts: Callable) -> Callable:
         pair = seen.get((id(first), id(second)))
         if pair is not None and pair[0] is first and pair[1] is second:
             return True
-        if not accepts(first, second):
-            return False
-        if len(seen) >= REMEMBERED:
-            seen.clear()
-        seen[(id(first), id(second))] = (first, second)
-        return True
+        return bool(accepts(first, second)) and _kept(seen, (id(first), id(second)), (first, second))
 
     return remembering
+
+
+def _kept(seen: dict, key, held) -> bool:
+    """`held` remembered under `key` (the memory starting again past REMEMBERED entries); True."""
+    if len(seen) >= REMEMBERED:
+        seen.clear()
+    seen[key] = held
+    return True
 
 
 def _checks(variable, cfg) -> tuple:

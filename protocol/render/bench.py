@@ -293,7 +293,7 @@ def open_text(open_at_end: dict) -> str:
 
 def open_ends_text(runs: list[dict]) -> str:
     """What each run of a ladder leaves open at its end (where measured): a log's end holds
-    every value its silent actions may still reach, which costs the same however long the log."""
+    every value its silent actions may still reach there, whatever the log's length."""
     if not all(isinstance(record.get("open_at_end"), dict) for record in runs):
         return ""
     ends = "; ".join(f"{record['case'].split()[0]} {open_text(record['open_at_end'])}" for record in runs)

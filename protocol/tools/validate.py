@@ -683,8 +683,8 @@ def accepted(log: Log, cfg: Config, follower: Follower, layers: list) -> Validat
     at_state = {name: violated_at(follower, along, name) for name in definite}
     witnesses = {name: witness(follower, path, behaviour, name, at_state[name]) for name in definite}
     notes = log.notes
-    final_states = len(last.states())
     ends = [follower.engine.unpack(state) for state in last.states()]
+    final_states = len(ends)
     open_ = open_at_end(follower.engine, {g for g, _ in ends}, [{lids[p] for _, lids in ends} for p in range(cfg.P)])
     if len(found_per_behaviour) > 1:
         notes += (ending_note(final_states, open_),)
