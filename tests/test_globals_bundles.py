@@ -6,6 +6,8 @@ the log's end, including those reached by silent steps within a cell.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pytest
 
 from protocol.engine import ModelError
@@ -16,7 +18,13 @@ from reference_validate import outcome, reference_outcome
 
 # The bench's 1x log: its last events come after the last `upper` it shows, so with Ingest
 # silent every value of upper from there to MaxTime fits each of them.
-BENCH_LOG = ("Holds", {"P": 2, "D": 60, "MaxTime": 200}, 520, 1, ["Publish", "Ingest"])
+BENCH_LOG = ("Holds", {"P": 2, "D": 60, "MaxTime": 200}, 520, 1, ("Publish", "Ingest"))
+
+
+@lru_cache(maxsize=1)
+def bench_log() -> str:
+    """The bench's 1x log, walked once for the tests that follow it (a third of a second each)."""
+    return walk_log(*BENCH_LOG)
 
 
 def recorded_layers(monkeypatch) -> tuple[list, list]:
@@ -40,7 +48,7 @@ def recorded_layers(monkeypatch) -> tuple[list, list]:
 
 def test_a_run_of_ingest_fills_one_cell_not_a_cell_per_value(monkeypatch):
     layers, _ = recorded_layers(monkeypatch)
-    decided = factored.follow(parse(walk_log(*BENCH_LOG)))
+    decided = factored.follow(parse(bench_log()))
     last = layers[-1]
     values = {g for cell in last for g in cell.gs}
     assert decided.is_behaviour and len(values) >= 100, "the log's end no longer leaves upper open"
@@ -52,7 +60,7 @@ def test_every_globals_value_on_the_way_to_the_end_is_checked(monkeypatch):
     (Ingest is silent and commutes with the rest): each of them must be checked, not only those
     of one chain of cells."""
     layers, checked = recorded_layers(monkeypatch)
-    text = walk_log(*BENCH_LOG)
+    text = bench_log()
     factored.follow(parse(text))
     tail = layers[-20:]
     expected = {g for cells in tail for cell in cells for g in cell.gs}
@@ -60,9 +68,15 @@ def test_every_globals_value_on_the_way_to_the_end_is_checked(monkeypatch):
     assert not missed, f"{len(missed)} of {len(expected)} globals values of the last 20 events were not checked"
 
 
-@pytest.mark.parametrize("seed", [2, 7])
-def test_cells_holding_many_globals_give_the_exhaustive_search_s_outcome(seed):
-    text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 30}, 70, seed, ["Publish", "Ingest"])
+# (MaxTime, walk length, seed). The quick run's two take the exhaustive search a quarter of a
+# second each, and still fail where a controller step leaves out one of a cell's globals
+# values (as the slow run's two do, at two seconds each).
+@pytest.mark.parametrize("max_time, states, seed", [
+    (20, 50, 16), (20, 70, 9),
+    pytest.param(30, 70, 2, marks=pytest.mark.slow), pytest.param(30, 70, 7, marks=pytest.mark.slow),
+])
+def test_cells_holding_many_globals_give_the_exhaustive_search_s_outcome(max_time, states, seed):
+    text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": max_time}, states, seed, ["Publish", "Ingest"])
     assert outcome(factored.follow(parse(text))) == reference_outcome(text)
 
 
@@ -71,4 +85,4 @@ def test_a_set_lent_past_a_wrong_ceiling_is_refused(monkeypatch):
     made to say the steps differ there, the search stops with one line."""
     monkeypatch.setattr(factored.Factored, "steps_alike", lambda *args: False)
     with pytest.raises(ModelError, match="lent a set past its ceiling"):
-        factored.follow(parse(walk_log(*BENCH_LOG)))
+        factored.follow(parse(bench_log()))
