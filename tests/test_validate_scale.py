@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from helpers import cli  # noqa: F401  (a fixture)
 from protocol.model.config import lookup
+from protocol.model.state import VARIABLES
 from protocol.model.next import model_for
 from protocol.tools.bench import walk_log
 from protocol.tools.generate import run_log
@@ -412,3 +413,38 @@ def test_a_declaration_of_a_by_pair_invariant_s_reads_that_cannot_hold_is_refuse
     model = model_for(lookup("Holds").config)
     with pytest.raises(ModelError, match=words):
         attrs.evolve(model, pair_reads=pair_reads)
+
+
+def test_a_snapshot_at_the_end_bounds_the_events_after_the_last_upper_a_log_shows():
+    """With Ingest silent, each event after the last `upper` a log shows holds every value of
+    upper up to MaxTime; a last line observing every variable bounds them by the upper it
+    shows (NoRegression), and changes nothing of what the log's end leaves open."""
+    constants, silent = {"P": 2, "D": 4, "MaxTime": 20}, ["Publish", "Ingest"]
+    plain = validate(parse(walk_log("Holds", constants, 60, 2, silent)))
+    text = walk_log("Holds", constants, 60, 2, silent, snapshot=True)
+    ended = validate(parse(text))
+    cfg = lookup("Holds").with_constants(constants).config
+    last = json.loads(text.splitlines()[-1])["observe"]
+    assert set(last) == {variable.name for variable in VARIABLES if variable.where(cfg)}
+    assert plain.is_behaviour and ended.is_behaviour
+    tail = [(a, b) for a, b in zip(plain.layer_states, ended.layer_states)]
+    assert all(b <= a for a, b in tail) and any(b < a for a, b in tail), tail
+    assert ended.layer_states[-1] == plain.layer_states[-1] and ended.open_at_end == plain.open_at_end
+
+
+def test_the_bench_keeps_the_snapshot_ladder_apart_from_the_plain_one():
+    from protocol.render.bench import linearity_text
+    from protocol.tools.bench import validate_requests
+
+    requests = [request for request in validate_requests() if "x length" in request["case"]]
+    ladders = {request["ladder"] for request in requests}
+    assert "Publish+Ingest silent" in ladders and "Publish+Ingest silent, ending with a snapshot" in ladders
+    assert all(request["snapshot"] == request["ladder"].endswith("snapshot") for request in requests)
+
+    def run(case, ladder, lines, cpu):
+        return {"case": case, "silent": ["Ingest"], "ladder": ladder, "lines": lines, "cpu_seconds": cpu, "states": lines}
+
+    records = [run("1x length", "Ingest silent", 1_000, 2.0), run("2x length", "Ingest silent", 2_000, 3.0),
+               run("1x length, snapshot", "Ingest silent, ending with a snapshot", 1_000, 1.0),
+               run("2x length, snapshot", "Ingest silent, ending with a snapshot", 2_000, 2.1)]
+    assert linearity_text(records).endswith("Ingest silent: 2x 0.75; Ingest silent, ending with a snapshot: 2x 1.05.")

@@ -60,8 +60,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="instead, time `validate` on seeded random runs of Holds (P=2, D=60, MaxTime=200) "
                              "written as logs of about 1,040 lines: with no action silent, then Publish and "
                              "Ingest, then MaintStep and InterStep as well; at twice and four times the length (with "
-                             "Publish and Ingest silent, and with Publish and MaintStep); "
-                             "and header-only logs at wide constants")
+                             "Publish and Ingest silent, and with Publish and MaintStep; and with Publish and "
+                             "Ingest silent, each ending with a snapshot of every variable, which measures the "
+                             "length alone); and header-only logs at wide constants")
     parser.set_defaults(run=run)
 
 

@@ -304,14 +304,15 @@ def linearity_text(records: list[dict]) -> str:
     """Each length ladder's cost per line at its longer runs, against its shortest run's."""
     ladders: dict = {}
     for record in records:
-        if record["case"].endswith("x length") and "error" not in record and record["lines"]:
-            ladders.setdefault("+".join(record["silent"]), []).append(record)
+        if "x length" in record["case"] and "error" not in record and record["lines"]:
+            ladder = record.get("ladder") or "+".join(record["silent"]) + " silent"
+            ladders.setdefault(ladder, []).append(record)
     said = []
-    for silent, runs in ladders.items():
+    for ladder, runs in ladders.items():
         base = per_line_ms(runs[0])
         if len(runs) > 1 and base:
             ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in runs[1:])
-            said.append(f"{silent} silent: {ratios}{open_ends_text(runs)}")
+            said.append(f"{ladder}: {ratios}{open_ends_text(runs)}")
     if not said:
         return ""
     return f" CPU per line against the 1x run (1.00 is linear in the log's length): {'; '.join(said)}."

@@ -299,6 +299,12 @@ VALIDATE_LENGTHS = (1, 2, 4)  # multiples of VALIDATE_STATES (a run ends early w
 # between events, fewer as the run nears MaxTime), and the maintenance runtime's steps alone
 # (no silent step reaches new globals: a steady state).
 VALIDATE_LADDERS = (("Publish", "Ingest"), ("Publish", "MaintStep"))
+# The ladders whose logs end with a snapshot, a last line observing every variable (as a
+# recorder that dumps the state when its run ends). With Ingest silent, the events after the
+# last `upper` a log shows hold every value of upper up to MaxTime, however long the log: a
+# cost set by where the run stops against MaxTime, not by its length. A snapshot bounds them
+# by the upper it shows, so these ladders measure what the length costs alone.
+VALIDATE_SNAPSHOT_LADDERS = (("Publish", "Ingest"),)
 # Header-only logs at wide constants (D x (MaxTime + 1) may not pass 1,048,576 instances).
 VALIDATE_HEADERS = ({"P": 2, "MaxTime": 1_000_000}, {"P": 8, "D": 1, "MaxTime": 1_000_000})
 VALIDATE_TIMEOUT = 120  # seconds a measurement may take before it is reported as not finished
@@ -345,16 +351,20 @@ def walk(cfg, states: int, seed: int) -> tuple:
     return tuple(steps)
 
 
-def walk_log(name: str, constants: dict, states: int, seed: int, silent=()) -> str:
-    """A walk written as a log (every step, then what it changed), its header declaring `silent`."""
+def walk_log(name: str, constants: dict, states: int, seed: int, silent=(), snapshot: bool = False) -> str:
+    """A walk written as a log (every step, then what it changed), its header declaring `silent`;
+    with `snapshot`, a last line observing every variable of the walk's last state."""
     from protocol.model.config import lookup
-    from protocol.tools.generate import run_log
+    from protocol.tools.generate import run_log, snapshot as snapshot_line
     from protocol.tools.log import header_line
 
     cfg = lookup(name).with_constants(constants).config
-    lines = run_log(name, cfg, walk(cfg, states, seed)).split("\n")
+    steps = walk(cfg, states, seed)
+    lines = run_log(name, cfg, steps).rstrip("\n").split("\n")
     lines[0] = header_line(name, cfg, silent)
-    return "\n".join(lines)
+    if snapshot:
+        lines.append(snapshot_line(steps[-1].state, cfg))
+    return "\n".join(lines) + "\n"
 
 
 def validate_requests() -> list[dict]:
@@ -362,9 +372,11 @@ def validate_requests() -> list[dict]:
     name, constants = VALIDATE_CONFIG
     requests = [{"case": f"silent {label}", "config": name, "constants": constants, "states": VALIDATE_STATES,
                  "silent": list(silent)} for label, silent in VALIDATE_SILENT]
-    requests += [{"case": f"{times}x length", "config": name, "constants": constants,
-                  "states": VALIDATE_STATES * times, "silent": list(silent)}
-                 for silent in VALIDATE_LADDERS for times in VALIDATE_LENGTHS]
+    ladders = [(silent, False) for silent in VALIDATE_LADDERS] + [(silent, True) for silent in VALIDATE_SNAPSHOT_LADDERS]
+    requests += [{"case": f"{times}x length" + (", snapshot" if snapshot else ""), "config": name,
+                  "constants": constants, "states": VALIDATE_STATES * times, "silent": list(silent),
+                  "snapshot": snapshot, "ladder": "+".join(silent) + " silent" + (", ending with a snapshot" if snapshot else "")}
+                 for silent, snapshot in ladders for times in VALIDATE_LENGTHS]
     requests += [{"case": "header only", "config": name, "constants": header, "states": 0, "silent": []}
                  for header in VALIDATE_HEADERS]
     return requests
@@ -378,7 +390,7 @@ def measure_validate(request: dict) -> dict:
 
     name, constants = request["config"], request["constants"]
     if request["states"]:
-        text = walk_log(name, constants, request["states"], VALIDATE_SEED, request["silent"])
+        text = walk_log(name, constants, request["states"], VALIDATE_SEED, request["silent"], request.get("snapshot", False))
     else:
         text = header_line(name, lookup(name).with_constants(constants).config, request["silent"]) + "\n"
     wall, cpu = time.perf_counter(), time.process_time()

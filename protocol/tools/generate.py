@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import attrs
 
+from protocol.model import state as schema
 from protocol.model.config import NamedConfig
 from protocol.tools.log import header_line, observation_line, step_line, encode
 from protocol.model.next import model_for
@@ -253,6 +254,13 @@ def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -
     if observe and last != observed:
         lines.append(observation(observed, last))
     return "\n".join(lines) + "\n"
+
+
+def snapshot(state, cfg) -> str:
+    """An observation of every variable the configuration has: the line a recorder that dumps
+    the whole state as its run ends writes last."""
+    return observation_line({variable.name: encode(state, variable.name, None)
+                             for variable in schema.VARIABLES if variable.where(cfg)})
 
 
 def observation(before, after) -> str:
