@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
+from functools import lru_cache
 from pathlib import Path
 
 import attrs
@@ -139,9 +140,11 @@ def engine_modules() -> list[str]:
     return ["protocol.engine"] + [m.name for m in pkgutil.walk_packages(package.__path__, "protocol.engine.")]
 
 
-def imported_names(module: str, with_names: bool = False) -> set[str]:
+@lru_cache(maxsize=None)
+def imported_names(module: str, with_names: bool = False) -> frozenset[str]:
     """Every module `module` imports, at its top or inside a function, made absolute; with
-    `with_names`, also `x.y` for each name y of `from x import y` (a submodule, if it is one)."""
+    `with_names`, also `x.y` for each name y of `from x import y` (a submodule, if it is one).
+    Read once per module: several tests ask about every module."""
     path = Path(importlib.util.find_spec(module).origin)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
@@ -156,7 +159,7 @@ def imported_names(module: str, with_names: bool = False) -> set[str]:
             found.add(name)
             if with_names:
                 found.update(f"{name}.{alias.name}" for alias in node.names)
-    return found
+    return frozenset(found)
 
 
 @pytest.mark.parametrize("module", engine_modules())
