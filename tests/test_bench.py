@@ -131,3 +131,28 @@ def test_bench_workers_measures_the_two_runs_side_by_side_with_the_wall_ratio_an
     two = [line for line in lines if " 2 " in line and ("Holds " in line or "HoldsSealAlias" in line)]
     assert len(two) == 2 and all("0.55" in line and "0.65" in line and "1.25" in line for line in two)
     assert not any("70.0" in line for line in lines)  # one worker's bytes per state are its peak's, not exchanged
+
+
+def test_repeat_keeps_the_run_of_least_wall_seconds_and_says_so(monkeypatch):
+    """`--repeat 3`: each measurement three times, each in a fresh process; the least wall
+    seconds are shown, with every run's, and the workers table says what its seconds are."""
+    from protocol.cli.bench import line
+    from protocol.render.bench import workers_table
+    from protocol.tools import bench
+
+    walls = iter([9.0, 7.5, 8.0, 6.0, 4.0, 5.0])
+
+    def fake(name, constants, mode, max_states):
+        return {"config": name, "constants": constants, "mode": mode, "complete": True, "seconds": next(walls),
+                "cpu_seconds": 8.0, "critical_seconds": 8.0, "peak_memory_mb": 100, "distinct_states": 10,
+                "states_per_second": 1000, "load_average_1min": 1.0}
+
+    monkeypatch.setattr(bench, "measure_fresh", fake)
+    records = bench.worker_runs((1, 2), 10**8, runs=(("Holds", {"P": 2}, "safety"),), repeat=3)
+    assert [(record["seconds"], record["runs"], record["seconds_each"]) for record in records] == \
+        [(7.5, 3, [9.0, 7.5, 8.0]), (4.0, 3, [6.0, 4.0, 5.0])]
+    assert "7.50 s (least of 9.00, 7.50, 8.00)" in line(records[0])
+    text = plain_text(workers_table(records), width=200)
+    assert "0.53" in text and "least wall seconds of 3 runs" in " ".join(text.split())
+    monkeypatch.setattr(bench, "measure_fresh", lambda *request: {"error": "no"})
+    assert bench.measure_least("Holds", {}, "safety", 10, repeat=3) == {"error": "no"}

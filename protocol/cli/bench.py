@@ -18,6 +18,7 @@ from protocol.cli.common import (
 )
 
 PIPE_WIDTH = 200
+MAX_REPEAT = 20  # --repeat: more runs than this of one measurement say no more
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -47,6 +48,10 @@ def add_parser(subparsers, name: str, help: str) -> None:
                              "the load): by default Holds at P=2, D=2, MaxTime=3 for safety and HoldsSealAlias "
                              "at P=2 with liveness; with --config, --rung or -c, safety and safety+liveness "
                              "of those")
+    parser.add_argument("--repeat", type=whole_number(1, MAX_REPEAT, "a few runs"), default=1, metavar="N",
+                        help="take each measurement N times, each in a fresh process, and show the one of least "
+                             "wall seconds (a shared machine's wall seconds vary by a quarter between runs; "
+                             "not with --validate, which repeats its short runs itself)")
     parser.add_argument("--engines", action="store_true",
                         help="measure safety and safety+liveness with the packed and the vector engine side "
                              "by side (CPU seconds, states per CPU second, bytes per state, the vector "
@@ -122,6 +127,8 @@ def line(record: dict) -> str:
     if "edges" in record:
         figures.append(f"{record['edges']:,} edges")
     figures.append(f"{record['seconds']:.2f} s")
+    if "seconds_each" in record:
+        figures[-1] += f" (least of {', '.join(f'{each:.2f}' for each in record['seconds_each'])})"
     if "cpu_seconds" in record:
         figures.append(f"{record['cpu_seconds']:.2f} s CPU")
     figures.append(f"{record['peak_memory_mb']:,} MB peak")
@@ -187,7 +194,8 @@ def validate_line(record: dict) -> str:
 def run(args) -> int:
     if args.validate:
         given = [flag for flag, on in (("--all", args.all), ("--workers", args.workers), ("--engines", args.engines), ("--scc", args.scc),
-                                       ("--rung", args.rung), ("--config", args.config), ("-c", args.constant))
+                                       ("--rung", args.rung), ("--config", args.config), ("-c", args.constant),
+                                       ("--repeat", args.repeat > 1))
                  if on]
         if given:
             raise UsageError(f"--validate measures its own logs: drop {given[0]}")
@@ -241,9 +249,10 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
             if workers:
                 from protocol.tools.bench import worker_runs
 
-                worker_runs(workers, max_states, on_record=on_record)
+                worker_runs(workers, max_states, on_record=on_record, repeat=args.repeat)
             else:
-                ladder(rungs, names, modes, max_states=max_states, on_record=on_record, widenings=widenings)
+                ladder(rungs, names, modes, max_states=max_states, on_record=on_record, widenings=widenings,
+                       repeat=args.repeat)
         except KeyboardInterrupt:
             interrupted = True  # what was measured is printed already, and tabled below
         if not args.json and records and args.all:

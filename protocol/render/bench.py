@@ -79,12 +79,7 @@ def workers_table(records: list[dict]) -> Table:
     and their ratio to one worker's, states/s per worker, bytes per state, peak memory and
     the load average as each run began."""
     table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
-                  caption="ratio: these wall seconds over one worker's; critical: the CPU seconds of the "
-                          "longest thread's path (the run's CPU less what its threads ran beside another's), "
-                          "about its wall seconds on idle cores (a bound from below), and their ratio to one "
-                          "worker's CPU seconds; "
-                          "bytes: exchanged between workers per distinct state (none between threads); "
-                          "load: the 1-minute load average as the run began", caption_justify="left")
+                  caption=workers_caption(records), caption_justify="left")
     for header in ("configuration", "constants", "mode", "workers", "s", "ratio", "CPU s", "critical s",
                    "critical\nratio", "states/s\nper worker", "bytes/\nstate", "peak MB", "load"):
         table.add_column(header, justify="left" if header in ("configuration", "constants", "mode") else "right")
@@ -103,6 +98,15 @@ def workers_table(records: list[dict]) -> Table:
                       str(record.get("bytes_per_state", 0) if "workers" in record else 0),  # else: peak per state
                       figure(record, "peak_memory_mb"), figure(record, "load_average_1min"))
     return table
+
+
+def workers_caption(records: list[dict]) -> str:
+    caption = ("ratio: these wall seconds over one worker's; critical: the CPU seconds of the longest thread's "
+               "path (the run's CPU less what its threads ran beside another's), about its wall seconds on idle "
+               "cores (a bound from below), and their ratio to one worker's CPU seconds; bytes: exchanged between "
+               "workers per distinct state (none between threads); load: the 1-minute load average as the run began")
+    runs = max((record.get("runs", 1) for record in records), default=1)
+    return caption + (f"; s: the least wall seconds of {runs} runs, each in a fresh process" if runs > 1 else "")
 
 
 def ratio(record: dict, reference: dict | None, key: str, reference_key: str) -> str:
