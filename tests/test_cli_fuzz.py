@@ -106,7 +106,7 @@ def commands(draw) -> dict:
         argv += draw(st.sampled_from([[], ["--json"], ["--format", "markdown"], ["--jobs", "2"]]))
     elif command == "bench":
         argv += ["--config", "HoldsRouted", "--rung", "P=1,D=1,MaxTime=1"]
-        argv += draw(st.sampled_from([[], ["--json"], ["--workers", "1,2"]]))
+        argv += draw(st.sampled_from([[], ["--json"], ["--workers", "1,2"], ["--repeat", "2"]]))
     elif command == "validate":
         argv += [draw(st.sampled_from(["docs/examples/multiplexer.jsonl", "-", "README.md", "docs", "nope.jsonl"]))]
         argv += draw(st.sampled_from([[], ["--json"], ["--full"], ["--config", "HoldsRouted"]]))
