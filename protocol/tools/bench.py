@@ -227,6 +227,8 @@ def measure_least(name: str, constants: dict, mode: str, max_states: int, repeat
     failed one is returned at once). On a shared machine the same run's wall seconds vary
     by a quarter from one run to the next, more than two worker counts differ by; the
     least is the run the machine disturbed least. `seconds_each`: every run's, in order."""
+    if repeat == 1:
+        return measure_fresh(name, constants, mode, max_states)
     least, each = None, []
     for _ in range(repeat):
         record = measure_fresh(name, constants, mode, max_states)
@@ -235,7 +237,7 @@ def measure_least(name: str, constants: dict, mode: str, max_states: int, repeat
         each.append(record["seconds"])
         if least is None or record["seconds"] < least["seconds"]:
             least = record
-    return {**least, "runs": repeat, "seconds_each": each} if repeat > 1 else least
+    return {**least, "runs": repeat, "seconds_each": each}
 
 
 def ladder(constants_ladder=LADDER, configurations=CONFIGURATIONS, modes=MODES,
