@@ -382,7 +382,7 @@ def walk_log(name: str, constants: dict, states: int, seed: int, silent=(), snap
     lines = run_log(name, cfg, steps).rstrip("\n").split("\n")
     lines[0] = header_line(name, cfg, silent)
     if snapshot:
-        lines.append(snapshot_line(steps[-1].state, cfg))
+        lines.append(snapshot_line(steps[-1].state))
     return "\n".join(lines) + "\n"
 
 

@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import attrs
 
-from protocol.model import state as schema
 from protocol.model.config import NamedConfig
+from protocol.tools.itf import state_to_itf
 from protocol.tools.log import header_line, observation_line, step_line, encode
 from protocol.model.next import model_for
 from protocol.model.trace import Step, changes
@@ -256,11 +256,10 @@ def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -
     return "\n".join(lines) + "\n"
 
 
-def snapshot(state, cfg) -> str:
-    """An observation of every variable the configuration has: the line a recorder that dumps
-    the whole state as its run ends writes last."""
-    return observation_line({variable.name: encode(state, variable.name, None)
-                             for variable in schema.VARIABLES if variable.where(cfg)})
+def snapshot(state) -> str:
+    """An observation of every variable the state has, as the ITF export writes it: the line a
+    recorder that dumps the whole state as its run ends writes last."""
+    return observation_line(state_to_itf(state))
 
 
 def observation(before, after) -> str:
