@@ -117,3 +117,48 @@ def test_the_masks_read_lazily_answer_as_the_whole_ones():
         assert lazy._masks is None, prop
         assert [unmet.tolist() for _, unmet in lazy] == [unmet.tolist() for _, unmet in whole], prop
     assert answers == {True, False}  # both met: a constant answer would fail
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_properties_of_a_run_evaluate_their_sides_on_one_set_of_probe_states(monkeypatch, workers):
+    """Every property decided on a run probes the same components (the states built to
+    evaluate a side per component), decided one after another or side by side: one
+    `Probes` serves them all, and is let go with the decision."""
+    from protocol.engine.vector import liveness as vector_liveness
+
+    masks_made = []
+    made = vector_liveness.LeadsToMasks.__init__
+
+    def kept(self, *arguments, **options):
+        made(self, *arguments, **options)
+        masks_made.append(self)
+
+    monkeypatch.setattr(vector_liveness.LeadsToMasks, "__init__", kept)
+    model = model_for(lookup("HoldsReportOwnerFilter").config)
+    run = explore_vector(model, record_edges=True, workers=workers)
+    verdicts = run.decide_liveness(model)
+    assert {name: verdict.holds for name, verdict in verdicts.items()} == {"CompactionNotStalled": True,
+                                                                          "CtlHoldReleased": False}
+    probes = {id(truth.probes) for masks in masks_made for sides in masks.truths if sides for truth in sides}
+    assert len(masks_made) == 2 and len(probes) == 1
+    assert run._probes is None
+
+
+def test_probe_states_are_made_with_the_collector_paused():
+    """The cyclic collector is off while a side's probes are made (each collection would
+    walk every probe state kept), and back as it was after, also where it was off."""
+    import gc
+
+    from protocol.engine.vector.liveness import ComponentTruth, Probes
+
+    model, run = explored("HoldsAliasOverwrite", 200, P=2)
+    seen = []
+    truth = ComponentTruth(Probes(run.engine), lambda state: seen.append(gc.isenabled()) or True, GLOBALS)
+    assert gc.isenabled()
+    assert truth.computed(np.arange(3)) == [True] * 3 and seen == [False] * 3 and gc.isenabled()
+    gc.disable()
+    try:
+        truth.computed(np.arange(2))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

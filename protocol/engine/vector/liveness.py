@@ -15,6 +15,7 @@ so the verdicts and the lassos are the same.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from contextlib import contextmanager
@@ -609,26 +610,30 @@ COMPONENT_READS = (GLOBALS, PROCESS, PAIR)
 class Probes:
     """The states a per-component predicate is evaluated on: globals id g with every
     process's locals those of locals id `lid` (the initial globals where only the locals
-    count, the initial locals where only the globals do). Each is built once and shared
-    by every predicate that reads the same components (the pairs of a property per
-    process and time all probe the same states), each process's columns once per
-    locals id."""
+    count, the empty locals where only the globals do). Each is built once and shared
+    by every predicate that reads the same components: the pairs of a property per
+    process and time all probe the same states, and a run's properties share one
+    `Probes` (`VectorExploration.probes`), decided one after another or side by side
+    (a dict's get and set are atomic under the interpreter's lock; two threads building
+    one state build equal ones). Each locals value's columns are zipped once."""
 
     def __init__(self, engine):
         self.engine = engine
-        self.width = len(engine.global_names)
-        self.columns: dict[int, tuple] = {}  # locals id -> the local fields' columns
+        self.columns: dict[int | None, tuple] = {}  # locals id (None: the empty locals) -> the local fields' columns
         self.made: dict[str, dict] = {GLOBALS: {}, PROCESS: {}, PAIR: {}}  # reads -> entry -> state
 
     def state(self, g: int | None, lid: int | None):
         engine = self.engine
         globals_ = engine.initial_globals if g is None else engine.globals[g]
-        if lid is None:
-            return engine.assemble(globals_, [engine.empty_local] * engine.P)
+        return engine.state_type(*globals_, *self.local_columns(lid))
+
+    def local_columns(self, lid: int | None) -> tuple:
+        """Every process's locals `lid` as the state's columns (what `Engine.assemble` zips)."""
         columns = self.columns.get(lid)
         if columns is None:
-            columns = self.columns[lid] = tuple(engine.assemble(globals_, [engine.locals[lid]] * engine.P))[self.width:]
-        return engine.state_type(*globals_, *columns)
+            local = self.engine.empty_local if lid is None else self.engine.locals[lid]
+            columns = self.columns[lid] = tuple(zip(*[local] * self.engine.P))
+        return columns
 
     def of(self, reads: str, at: int):
         """The state probing entry `at` of a table indexed as `reads` says (`table_index`)."""
@@ -702,7 +707,23 @@ class ComponentTruth:
     def computed(self, entries: np.ndarray) -> list[bool]:
         """The predicate on the probe of each entry: where a leads-to's Python runs."""
         predicate, probe, reads = self.predicate, self.probes.of, self.reads
-        return [bool(predicate(probe(reads, at))) for at in entries.tolist()]
+        with collector_paused():
+            return [bool(predicate(probe(reads, at))) for at in entries.tolist()]
+
+
+@contextmanager
+def collector_paused():
+    """The cyclic garbage collector off while probe states are made: they hold no cycle,
+    and a collection walks every state made so far (hundreds of thousands, kept for the
+    other sides), a third of the masks' time on HoldsSealAlias at P=2. With properties
+    decided side by side, the first to pause it turns it back on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def leads_to_masks(run, pairs, truths: list | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[bool]]:
@@ -746,10 +767,10 @@ def leads_to_masks(run, pairs, truths: list | None = None) -> tuple[list[tuple[n
     return masks, premised
 
 
-def pair_truths(engine, pairs) -> list:
-    """Per pair, its (premise, conclusion) as ComponentTruth over one set of probes, or
-    None where a side reads the whole state (`per_state_reason`)."""
-    probes = Probes(engine)
+def pair_truths(engine, pairs, probes: Probes | None = None) -> list:
+    """Per pair, its (premise, conclusion) as ComponentTruth over one set of probes (new
+    where none is given), or None where a side reads the whole state (`per_state_reason`)."""
+    probes = Probes(engine) if probes is None else probes
     return [None if per_state_reason(pair) is not None else
             (ComponentTruth(probes, pair.premise, pair.premise_reads),
              ComponentTruth(probes, pair.conclusion, pair.conclusion_reads)) for pair in pairs]
@@ -777,11 +798,11 @@ class LeadsToMasks:
     then looks for the premises alone, level by level until each is found. The three
     share the predicates' values per component."""
 
-    def __init__(self, run, pairs, parts: dict | None = None):
+    def __init__(self, run, pairs, parts: dict | None = None, probes: Probes | None = None):
         self.run, self.pairs = run, pairs
         self.parts = {} if parts is None else parts
         self._masks = self._premised = None
-        self.truths = pair_truths(run.engine, pairs)
+        self.truths = pair_truths(run.engine, pairs, probes)
         self.per_state = any(sides is None for sides in self.truths)
 
     @contextmanager

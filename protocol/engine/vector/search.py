@@ -639,6 +639,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         self._graph = None  # the graph liveness is decided on, once built
         self._alone = False  # whether one liveness property is decided on it (with threads)
         self._share = None  # with threads, what shares the graph's frontiers while liveness is decided
+        self._probes = None  # the states the leads-to sides are evaluated on, shared by the properties
         self.workers = 1  # the threads that shared the search (threads.py)
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
@@ -858,6 +859,12 @@ class VectorExploration(ReducedLiveness, Exploration):
         return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
     def decide_liveness(self, model: Model) -> dict:
+        try:
+            return self._decide_liveness(model)
+        finally:
+            self._probes = None  # the probe states go with the decision
+
+    def _decide_liveness(self, model: Model) -> dict:
         """With threads, the liveness properties not settled in place decided side by side
         (each on the one graph; numpy's sorts and gathers let go of the interpreter's lock)."""
         if self.workers == 1 or not self.liveness_decidable:
@@ -879,6 +886,7 @@ class VectorExploration(ReducedLiveness, Exploration):
             share = self._share = Share(self.workers)  # the cycles' frontiers, a part per thread
             try:
                 graph, initial = self.fair_graph(model), self.initial_ids()
+                self.probes()  # made before the threads share it
                 decided, spent = side_by_side(
                     [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_])
             finally:
@@ -906,11 +914,19 @@ class VectorExploration(ReducedLiveness, Exploration):
         from protocol.engine.vector.liveness import LeadsToMasks
 
         self.note_per_state(name, pairs)
-        masks = LeadsToMasks(self, pairs, self.parts)  # computed as far as the decision needs them
+        masks = LeadsToMasks(self, pairs, self.parts, self.probes())  # computed as far as the decision needs them
         graph = self._graph
         if graph is not None and graph.finding_cycles and (self._alone or self.needs_masks(graph, masks)):
             masks.arrays()  # all of them, while the cycles are found beside: the decision wants them
         return masks
+
+    def probes(self):
+        """The one `Probes` of this run's properties (made when first asked)."""
+        from protocol.engine.vector.liveness import Probes
+
+        if self._probes is None:
+            self._probes = Probes(self.engine)
+        return self._probes
 
     @staticmethod
     def needs_masks(graph, masks) -> bool:
