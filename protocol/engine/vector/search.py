@@ -859,14 +859,15 @@ class VectorExploration(ReducedLiveness, Exploration):
         return tuple(reached) if self.reduction is None else self.orbit_premises(name, pairs, tuple(reached))
 
     def decide_liveness(self, model: Model) -> dict:
+        """With threads, the liveness properties not settled in place decided side by side
+        (each on the one graph; numpy's sorts and gathers let go of the interpreter's lock);
+        the probe states the properties shared (`probes`) are let go after."""
         try:
             return self._decide_liveness(model)
         finally:
-            self._probes = None  # the probe states go with the decision
+            self._probes = None
 
     def _decide_liveness(self, model: Model) -> dict:
-        """With threads, the liveness properties not settled in place decided side by side
-        (each on the one graph; numpy's sorts and gathers let go of the interpreter's lock)."""
         if self.workers == 1 or not self.liveness_decidable:
             return super().decide_liveness(model)
         from protocol.engine.interface import Liveness
