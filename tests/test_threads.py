@@ -405,6 +405,19 @@ def test_pieces_are_cut_at_keys_that_split_every_part_evenly():
     assert alone_sizes.max() > 2 * alone_sizes.mean()
 
 
+@pytest.mark.parametrize("size", [0, 1, 7, 100, 1_000_003])
+def test_a_slice_s_last_part_is_a_small_one(size):
+    # the calling thread sorts the last part alone: it is LAST_PART of each other part, and
+    # the parts still cover the slice, in order, one after another
+    parts = threads.tapered(size, 8)
+    assert len(parts) == 8 and parts[0][0] == 0 and parts[-1][1] == size
+    assert all(stop == start for (_, stop), (start, _) in zip(parts, parts[1:]))
+    lengths = [stop - start for start, stop in parts]
+    assert min(lengths) >= 0
+    if size >= 1_000:
+        assert lengths[-1] == pytest.approx(threads.LAST_PART * max(lengths[:-1]), rel=0.01)
+
+
 def test_keys_added_beside_are_found_once_added(monkeypatch):
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
     share, release = threads.Share(2), threading.Event()

@@ -59,6 +59,11 @@ THREADED_AT_LEAST = 1 << 14
 # A slice is cut into this many parts per thread: while the calling thread looks up a
 # part, the pool sorts those before it, and the last parts balance the threads' work.
 PARTS = 4
+# The last part of a slice, against each of the others: the calling thread lays it out and
+# sorts it itself once it has looked it up, and where the pool has caught up by then (the
+# lookups run the readable actions, the dearer part of a level where many components are
+# new), the pool waits for it; a small last part keeps that wait short.
+LAST_PART = 0.25
 # The keys that cut a slice's parts into pieces are quantiles of a sample of this many keys per piece.
 SAMPLES_PER_PIECE = 64
 
@@ -186,6 +191,15 @@ def beside_one_another(spent: list[float], workers: int) -> float:
 def bounds(size: int, parts: int) -> list[tuple[int, int]]:
     """`parts` consecutive ranges covering 0..size, as even as can be."""
     cuts = [size * k // parts for k in range(parts + 1)]
+    return list(zip(cuts, cuts[1:]))
+
+
+def tapered(size: int, parts: int) -> list[tuple[int, int]]:
+    """`parts` consecutive ranges covering 0..size, the last LAST_PART of each of the others."""
+    if parts < 2:
+        return bounds(size, parts)
+    whole = (parts - 1) + LAST_PART
+    cuts = [min(int(size * k / whole), size) for k in range(parts)] + [size]
     return list(zip(cuts, cuts[1:]))
 
 
@@ -344,7 +358,7 @@ class ThreadedSearch(Search):
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
         if len(level) < THREADED_AT_LEAST:
             return super().expand(level, offset)
-        parts = [Slice(level, start, stop) for start, stop in bounds(len(level), PARTS * self.share.workers)]
+        parts = [Slice(level, start, stop) for start, stop in tapered(len(level), PARTS * self.share.workers)]
         done = Pipeline(self, parts).sorted_parts()
         clock = self.clock()
         laid, deduplicated = joined_parts([laid for laid, _ in done], [found for _, found in done], self.share,
