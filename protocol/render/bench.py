@@ -316,7 +316,28 @@ def linearity_text(records: list[dict]) -> str:
         base = per_line_ms(runs[0])
         if len(runs) > 1 and base:
             ratios = ", ".join(f"{record['case'].split()[0]} {per_line_ms(record) / base:.2f}" for record in runs[1:])
-            said.append(f"{ladder}: {ratios}{open_ends_text(runs)}")
+            said.append(f"{ladder}: {ratios}{open_ends_text(runs)}{line_fit_text(runs)}")
     if not said:
         return ""
-    return f" CPU per line against the 1x run (1.00 is linear in the log's length): {'; '.join(said)}."
+    return (f" CPU per line against the 1x run (1.00 is proportional to the log's length), and the straight line"
+            f" fitted to the ladder's CPU seconds (a cost paid once plus a cost per line): {'; '.join(said)}.")
+
+
+def line_fit(runs: list[dict]) -> tuple[float, float, float]:
+    """(seconds paid once, milliseconds per line, the largest distance of a run's CPU seconds
+    from that line, as a fraction of them): the least-squares line through a ladder's runs."""
+    import numpy
+
+    lines = numpy.array([record["lines"] for record in runs], dtype=float)
+    seconds = numpy.array([record["cpu_seconds"] for record in runs], dtype=float)
+    per_line, once = numpy.polyfit(lines, seconds, 1)
+    off = numpy.abs(once + per_line * lines - seconds) / numpy.maximum(seconds, 1e-9)
+    return float(once), 1000 * float(per_line), float(off.max())
+
+
+def line_fit_text(runs: list[dict]) -> str:
+    """The line fitted to a ladder of three runs or more (through two it is exact, and says nothing)."""
+    if len(runs) < 3:
+        return ""
+    once, per_line, off = line_fit(runs)
+    return f", a line {once:.2f} s + {per_line:.3f} ms per line, every run within {100 * off:.0f}% of it"

@@ -420,7 +420,7 @@ def measure_validate(request: dict) -> dict:
     except TooAmbiguous as error:
         verdict, states, open_ = f"too ambiguous ({error})", None, None
     return {**request, "lines": text.count("\n"), "verdict": verdict, "most_states": states, "open_at_end": open_,
-            "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(time.process_time() - cpu, 2),
+            "seconds": round(time.perf_counter() - wall, 3), "cpu_seconds": round(time.process_time() - cpu, 3),
             "peak_memory_mb": round(peak_memory_mb())}
 
 
