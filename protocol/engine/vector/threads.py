@@ -195,11 +195,10 @@ def bounds(size: int, parts: int) -> list[tuple[int, int]]:
 
 
 def tapered(size: int, parts: int) -> list[tuple[int, int]]:
-    """`parts` consecutive ranges covering 0..size, the last LAST_PART of each of the others."""
-    if parts < 2:
-        return bounds(size, parts)
+    """`parts` consecutive ranges covering 0..size, the last LAST_PART of each of the others
+    (one part is the whole slice)."""
     whole = (parts - 1) + LAST_PART
-    cuts = [min(int(size * k / whole), size) for k in range(parts)] + [size]
+    cuts = [int(size * k / whole) for k in range(parts)] + [size]
     return list(zip(cuts, cuts[1:]))
 
 
