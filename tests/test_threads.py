@@ -206,6 +206,8 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     beside, decided = [], []
     find = VectorGraph.find_cycles_beside
     monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph: beside.append(graph) or find(graph))
+    masks, finding = VectorGraph._enabled_masks, []  # the cycles need no enabled families: not waited for
+    monkeypatch.setattr(VectorGraph, "_enabled_masks", lambda graph: finding.append(graph.finding_cycles) or masks(graph))
     side_by_side = threads.side_by_side
     monkeypatch.setattr(threads, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
     replace_action(monkeypatch, "Publish", sabotage)
@@ -215,6 +217,7 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     assert summary(two) == summary(one)
     assert len(beside) == 1 and beside[0]._beside is None  # started, and waited for
     assert decided == [1]  # the other properties hold in place
+    assert finding == [False, True]  # one worker finds them inline; two, from the start
     # the cycles' thread's CPU seconds are kept, to be counted beside the property's
     assert beside[0].cycles_beside_seconds > 0 and two.parallel["overlapped_cpu_seconds"] >= 0
 

@@ -87,9 +87,12 @@ class VectorGraph:
     (family i is bit 1 << i), as liveness.FairGraph but in numpy."""
 
     def __init__(self, offsets, labels, targets, families: Sequence, label_family: Sequence,
-                 parts: dict | None = None, share=None):
+                 parts: dict | None = None, share=None, cycles_beside: bool = False):
         """`parts`, when given, accumulates the CPU seconds of each part of the decision;
-        `share` (threads.Share), when given, shares the frontiers' parts among threads."""
+        `share` (threads.Share), when given, shares the frontiers' parts among threads;
+        `cycles_beside` starts finding the cycles in a thread of its own at once
+        (`find_cycles_beside`), before the enabled families are gathered, which the
+        cycles do not need."""
         self.parts = {} if parts is None else parts
         self.share = share
         self.n = len(offsets) - 1
@@ -102,12 +105,14 @@ class VectorGraph:
         self.all_families = (1 << len(self.families)) - 1
         self.family_dtype = smallest_unsigned(len(self.families))
         self._rounds = None  # Kahn's peeling, round by round: a topological order where acyclic
-        with self.timed("liveness:enabled"):
-            self.enabled = self._enabled_masks()
         self._cyclic = self._stutters = None
         self._beside = None  # (the thread finding the cycles, its answer)
         self.cycles_beside_seconds = 0.0
         self._lock = threading.Lock()  # the cycles and the walker found once, whatever thread asks first
+        if cycles_beside:
+            self.find_cycles_beside()
+        with self.timed("liveness:enabled"):
+            self.enabled = self._enabled_masks()
 
     @contextmanager
     def timed(self, part: str):

@@ -905,10 +905,9 @@ class VectorExploration(ReducedLiveness, Exploration):
         offsets, labels, targets = self.edge_arrays()
         family_of = {instance.label: instance.family for instance in model.instances}
         graph = VectorGraph(offsets, labels, targets, model.fair_families,
-                            [family_of.get(label) for label in self.labels], parts=self.parts, share=self._share)
+                            [family_of.get(label) for label in self.labels], parts=self.parts, share=self._share,
+                            cycles_beside=self.workers > 1)  # while this thread takes the leads-to masks
         self._graph = graph
-        if self.workers > 1:  # the cycles found in a thread while this one takes the leads-to masks
-            graph.find_cycles_beside()
         return graph
 
     def pair_masks(self, name: str, pairs):
