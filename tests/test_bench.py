@@ -1,6 +1,8 @@
 """The benchmark's figures come from the checks it runs, and its table shows
 where a rung did not fit."""
 
+import time
+
 from protocol.tools.bench import measure, measure_fresh
 from protocol.render.terminal import plain_text
 from protocol.render.bench import bench_table
@@ -156,3 +158,32 @@ def test_repeat_keeps_the_run_of_least_wall_seconds_and_says_so(monkeypatch):
     assert "0.53" in text and "least wall seconds of 3 runs" in " ".join(text.split())
     monkeypatch.setattr(bench, "measure_fresh", lambda *request: {"error": "no"})
     assert bench.measure_least("Holds", {}, "safety", 10, repeat=3) == {"error": "no"}
+
+
+def test_the_threads_ceiling_tells_jobs_that_run_side_by_side_from_jobs_that_take_turns():
+    """`bench --workers` measures first how much the machine lets threads pay: jobs that
+    let go of the interpreter's lock (numpy's sorts in the bench, sleeps here) run side by
+    side in about the time of one; jobs that take turns at one lock (as Python code does
+    at the interpreter's) take as long as one after the other."""
+    import threading
+
+    from protocol.tools.bench import threads_ceiling
+
+    one_at_a_time = threading.Lock()
+
+    def taking_turns() -> None:
+        with one_at_a_time:
+            time.sleep(0.03)
+
+    assert threads_ceiling(2, job=lambda: time.sleep(0.03), tries=2) < 0.75
+    assert threads_ceiling(2, job=taking_turns, tries=2) > 0.9
+
+
+def test_the_workers_table_says_the_machine_s_ceiling():
+    from protocol.render.bench import workers_table
+
+    record = {"config": "Holds", "constants": {"P": 2}, "mode": "safety", "complete": True, "seconds": 8.0,
+              "cpu_seconds": 8.0, "critical_seconds": 8.0, "peak_memory_mb": 100, "load_average_1min": 1.0}
+    text = " ".join(plain_text(workers_table([record], {"workers": 2, "ratio": 0.56}), width=200).split())
+    assert "2 numpy sorts on 2 threads take 0.56 of their time one after the other" in text
+    assert "numpy sorts" not in " ".join(plain_text(workers_table([record]), width=200).split())

@@ -140,3 +140,28 @@ def test_matrix_in_a_pipe_is_readable(cli, monkeypatch):  # noqa: F811
     code, out, err = cli("matrix", "-c", "MaxTime=1", "-c", "P=1")
     assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80, out
     assert len(re.findall(r"✗ ?12", out)) == sum(row.same_as is None for row in matrix.rows)
+
+
+@pytest.mark.parametrize("table", ["workers", "engines", "every_configuration", "validate", "bench"])
+def test_every_bench_table_keeps_every_value_at_80_columns(table):
+    """A bench table wider than the terminal becomes a list of its rows (`fitted`): no cell
+    cut to an ellipsis, every header and figure whole."""
+    from protocol.render import bench
+    from protocol.render.terminal import fitted, plain_text
+
+    record = {"config": "HoldsSealAlias", "constants": {"P": 2}, "mode": "safety+liveness", "complete": True,
+              "seconds": 44.27, "cpu_seconds": 44.26, "critical_seconds": 26.72, "peak_memory_mb": 2933,
+              "distinct_states": 25_790_384, "transitions": 156_401_239, "depth": 31, "states_per_second": 582_516,
+              "states_per_cpu_second": 582_516, "load_average_1min": 1.4, "engine": "vector", "lines": 1039,
+              "verdict": "a behaviour", "most_states": 600, "silent": ["Publish", "Ingest"], "case": "1x length",
+              "states": 520,
+              "parts": {"components": 1.5, "sort": 1.2}}
+    machine = {"cpus": 2, "load_average_1min": 1.4, "python": "3.11.7"}
+    drawn = {"workers": lambda: bench.workers_table([record]), "engines": lambda: bench.engines_table([record]),
+             "every_configuration": lambda: bench.every_configuration_table([record], machine),
+             "validate": lambda: bench.validate_table([record], machine),
+             "bench": lambda: bench.bench_table([record], machine, 10**8, width=80)}[table]()
+    text = plain_text(fitted(drawn, 80), width=80)
+    assert "…" not in text
+    assert "P=2" in text  # the constants, whole, in every table
+    assert max(len(line) for line in text.splitlines()) <= 80

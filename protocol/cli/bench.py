@@ -47,7 +47,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
                              "the wall ratio to one worker, states/s per worker, bytes exchanged per state, "
                              "the load): by default Holds at P=2, D=2, MaxTime=3 for safety and HoldsSealAlias "
                              "at P=2 with liveness; with --config, --rung or -c, safety and safety+liveness "
-                             "of those")
+                             "of those; first, the machine's own ceiling (numpy sorts on as many threads "
+                             "against one after the other)")
     parser.add_argument("--repeat", type=whole_number(1, MAX_REPEAT, "a few runs"), default=1, metavar="N",
                         help="take each measurement N times, each in a fresh process, and show the one of least "
                              "wall seconds (a shared machine's wall seconds vary by a quarter between runs; "
@@ -111,6 +112,12 @@ def rung(text: str) -> dict:
     return constants
 
 
+def ceiling_text(ceiling: dict) -> str:
+    n = ceiling["workers"]
+    return (f"this machine: {n} numpy sorts on {n} threads take {ceiling['ratio']:.2f} of their time "
+            f"one after the other (the least ratio {n} workers can give here)")
+
+
 def line(record: dict) -> str:
     """One measurement as a line of text, printed as soon as it is taken."""
     constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
@@ -157,6 +164,8 @@ def run_validate(args) -> int:
 
     records: list[dict] = []
     interrupted = False
+    from protocol.render.terminal import fitted  # a table wider than the terminal: a list of its rows
+
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
 
@@ -173,7 +182,7 @@ def run_validate(args) -> int:
         if not args.json and records:
             from protocol.render.bench import validate_table
 
-            console.print(validate_table(records, machine()))
+            console.print(fitted(validate_table(records, machine()), console.width))
         return settle(sink, complete=not interrupted, as_expected=True, interrupted=interrupted,
                       why=f"{len(records)} measurements taken, the rest not")
 
@@ -234,6 +243,8 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
     with `workers` (and no rungs), the runs of `worker_runs` with each count."""
     records: list[dict] = []
     interrupted = False
+    from protocol.render.terminal import fitted  # a table wider than the terminal: a list of its rows
+
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
         show = (lambda r: print(json.dumps(r), file=sink, flush=True)) if args.json else \
@@ -245,7 +256,14 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
             records.append(record)
             show(record)
 
+        ceiling = None
         try:
+            if args.workers and max(args.workers) > 1:  # what the machine itself lets threads pay
+                from protocol.tools.bench import threads_ceiling
+
+                ceiling = {"workers": max(args.workers), "ratio": threads_ceiling(max(args.workers))}
+                print(json.dumps({"threads_ceiling": ceiling}) if args.json else ceiling_text(ceiling),
+                      file=sink, flush=True)
             if workers:
                 from protocol.tools.bench import worker_runs
 
@@ -258,22 +276,22 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
         if not args.json and records and args.all:
             from protocol.render.bench import every_configuration_table
 
-            console.print(every_configuration_table(records, machine()))
+            console.print(fitted(every_configuration_table(records, machine()), console.width))
         elif not args.json and records:
             from protocol.render.bench import bench_table, scc_table
 
             if not args.engines and not workers:
-                console.print(bench_table(records, machine(), max_states, width=console.width))
+                console.print(fitted(bench_table(records, machine(), max_states, width=console.width), console.width))
             from protocol.render.bench import workers_table
 
             if args.workers:
-                console.print(workers_table(records))
+                console.print(fitted(workers_table(records, ceiling), console.width))
             if args.engines:
                 from protocol.render.bench import engines_table
 
-                console.print(engines_table(records))
+                console.print(fitted(engines_table(records), console.width))
             split = scc_table(records)
             if split is not None:
-                console.print(split)
+                console.print(fitted(split, console.width))
         return settle(sink, complete=not interrupted, as_expected=True, interrupted=interrupted,
                       why=f"{len(records)} measurements taken, the rest not")

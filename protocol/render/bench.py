@@ -73,13 +73,14 @@ def bench_table(records: list[dict], machine: dict, max_states: int, width: int 
     return table
 
 
-def workers_table(records: list[dict]) -> Table:
+def workers_table(records: list[dict], ceiling: dict | None = None) -> Table:
     """The worker counts side by side: wall seconds and their ratio to one worker's (the
     same configuration, constants and mode), CPU seconds, the critical path's CPU seconds
     and their ratio to one worker's, states/s per worker, bytes per state, peak memory and
-    the load average as each run began."""
+    the load average as each run began; with `ceiling` (tools.bench.threads_ceiling's
+    workers and ratio), the least ratio the machine itself lets that many threads give."""
     table = Table(box=box.SIMPLE_HEAD, title=Text("workers", style="bold"), title_justify="left",
-                  caption=workers_caption(records), caption_justify="left")
+                  caption=workers_caption(records, ceiling), caption_justify="left")
     for header in ("configuration", "constants", "mode", "workers", "s", "ratio", "CPU s", "critical s",
                    "critical\nratio", "states/s\nper worker", "bytes/\nstate", "peak MB", "load"):
         table.add_column(header, justify="left" if header in ("configuration", "constants", "mode") else "right")
@@ -100,13 +101,18 @@ def workers_table(records: list[dict]) -> Table:
     return table
 
 
-def workers_caption(records: list[dict]) -> str:
+def workers_caption(records: list[dict], ceiling: dict | None = None) -> str:
     caption = ("ratio: these wall seconds over one worker's; critical: the CPU seconds of the longest thread's "
                "path (the run's CPU less what its threads ran beside another's), about its wall seconds on idle "
                "cores (a bound from below), and their ratio to one worker's CPU seconds; bytes: exchanged between "
                "workers per distinct state (none between threads); load: the 1-minute load average as the run began")
     runs = max((record.get("runs", 1) for record in records), default=1)
-    return caption + (f"; s: the least wall seconds of {runs} runs, each in a fresh process" if runs > 1 else "")
+    caption += f"; s: the least wall seconds of {runs} runs, each in a fresh process" if runs > 1 else ""
+    if ceiling is not None:
+        n = ceiling["workers"]
+        caption += (f"; the machine's own ceiling: {n} numpy sorts on {n} threads take {ceiling['ratio']:.2f} "
+                    "of their time one after the other, the least ratio a run can give here")
+    return caption
 
 
 def ratio(record: dict, reference: dict | None, key: str, reference_key: str) -> str:

@@ -121,6 +121,46 @@ def first_fitting(width: int, layouts):
     return last()
 
 
+def fitted(table: Table, width: int):
+    """`table` as drawn when it fits `width` columns without cutting a cell, else as a
+    list of its rows (`listed`): a terminal narrower than a table keeps every value."""
+    return first_fitting(width, [lambda: table, lambda: listed(table)])
+
+
+def listed(table: Table) -> Group:
+    """`table` as a list of its rows, each a block of "header: value" lines (a value
+    stacked on several lines is joined on one), then its caption: every value kept at
+    any width, since a line that does not fit wraps instead of being cut."""
+    headers = [one_line_header(str(column.header)) for column in table.columns]
+    columns = [list(column.cells) for column in table.columns]
+    blocks: list = [Text(str(table.title), style="bold")] if table.title else []
+    for row in range(table.row_count):
+        block = Text()
+        for header, cells in zip(headers, columns):
+            block.append(f"{header}: " if header else "")
+            block.append(one_line(cells[row]))
+            block.append("\n")
+        blocks.append(block)
+    if table.caption:
+        blocks.append(Text(str(table.caption)))
+    return Group(*blocks)
+
+
+def one_line_header(header: str) -> str:
+    """A header stacked on lines on one: "bytes/" and "state" are "bytes/state", "peak" and "MB" "peak MB"."""
+    joined = ""
+    for piece in header.split("\n"):
+        piece = piece.strip()
+        joined += piece if not joined or joined.endswith(("/", "-", "+")) else " " + piece
+    return joined
+
+
+def one_line(cell) -> Text:
+    """A table cell (a string or a Text, perhaps stacked on lines) on one line, its styles kept."""
+    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    return Text(" ").join(text.split("\n"))
+
+
 # ------------------------------------------------------------------ traces
 
 CHANGED_STYLE = "bold yellow"

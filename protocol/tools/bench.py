@@ -279,6 +279,47 @@ def worker_runs(counts: tuple, max_states: int, on_record=None, runs=WORKER_RUNS
     return records
 
 
+CEILING_VALUES = 2_000_000  # integers each thread's sort takes: about a tenth of a second
+CEILING_TRIES = 3
+
+
+def threads_ceiling(workers: int, job=None, tries: int = CEILING_TRIES) -> float:
+    """The least ratio `workers` threads can give on this machine: the wall seconds of
+    `workers` jobs on as many threads over theirs one after the other, the least of `tries`.
+    The job (by default a numpy sort, which lets go of the interpreter's lock as the vector
+    engine's sorts and gathers do) is the same on both sides, so what the ratio shows is
+    the machine: 1/workers on idle whole cores, more where cores are hyperthreads or
+    shared with other guests. `bench --workers` prints it beside its ratios."""
+    import threading
+
+    if job is None:
+        import numpy as np
+
+        values = [np.random.default_rng(k).integers(0, 2**40, CEILING_VALUES) for k in range(workers)]
+        jobs = [lambda v=v: np.sort(v) for v in values]
+    else:
+        jobs = [job] * workers
+
+    def one_after_the_other() -> float:
+        started = time.perf_counter()
+        for each in jobs:
+            each()
+        return time.perf_counter() - started
+
+    def side_by_side() -> float:
+        threads = [threading.Thread(target=each) for each in jobs]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return time.perf_counter() - started
+
+    alone = min(one_after_the_other() for _ in range(tries))
+    beside = min(side_by_side() for _ in range(tries))
+    return round(beside / alone, 2)
+
+
 def machine() -> dict:
     return {"cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),
             "python": sys.version.split()[0]}
