@@ -24,8 +24,7 @@ threads sharing each slice of a level:
   looked up in the keys seen, or the search ends).
 
 Work shared at once (`Share.map`) is taken item by item by whichever thread is
-free, so a thread busy with such a job, or a dearer piece, holds nothing back
-(a thread waiting for a job of the pool takes items of the work that job shares);
+free, so a thread busy with such a job, or a dearer piece, holds nothing back;
 the slice's keys are cut into pieces at quantiles of a sample of every part's.
 
 The readable actions and checks that fill the tables run in Python, which
@@ -44,7 +43,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
@@ -65,8 +64,6 @@ PARTS = 4
 # lookups run the readable actions, the dearer part of a level where many components are
 # new), the pool waits for it; a small last part keeps that wait short.
 LAST_PART = 0.25
-# A thread waiting for a `later` job looks this often (seconds) for work the job shares.
-HELP_POLL = 0.002
 # The keys that cut a slice's parts into pieces are quantiles of a sample of this many keys per piece.
 SAMPLES_PER_PIECE = 64
 
@@ -83,7 +80,6 @@ class Share:
         self.workers = workers
         self.pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="vector")
         self.overlapped = 0.0
-        self.sharings: list[Sharing] = []  # the maps in flight, which a thread waiting for a `later` job helps
 
     def map(self, job: Callable, items: list) -> list:
         """[job(item) for item in items], shared by the calling thread and the pool: each
@@ -92,29 +88,39 @@ class Share:
         Every job has finished when this returns or raises (no thread is left writing
         into arrays the caller goes on to use). A pool thread that does not start before
         the items are all taken is not waited for: so a job of the pool may share work
-        too (its own thread takes every item the others do not, and a thread waiting
-        for that job takes items as well: `later`)."""
+        too (its own thread takes every item the others do not)."""
         if len(items) < 2:
             return [job(item) for item in items]
-        sharing = Sharing(job, items)
-        helpers = [self.pool.submit(sharing.drain) for _ in range(min(self.workers - 1, len(items) - 1))]
-        self.sharings.append(sharing)
+        answers, taken, failed = [None] * len(items), itertools.count(), []
+
+        def drain() -> float:
+            """Take items until none is left (or one failed): the CPU seconds spent."""
+            started = time.thread_time()
+            try:
+                while not failed:
+                    k = next(taken)
+                    if k >= len(items):
+                        break
+                    answers[k] = job(items[k])
+            except BaseException:
+                failed.append(True)
+                raise
+            return time.thread_time() - started
+
+        helpers = [self.pool.submit(drain) for _ in range(min(self.workers - 1, len(items) - 1))]
         mine = 0.0
         try:
-            mine = sharing.drain()
+            mine = drain()
         finally:  # a helper not started yet has nothing left to take: it is not waited for
-            self.sharings.remove(sharing)
             theirs = [helper.result() for helper in helpers if not helper.cancel()]
-            sharing.finished()
-        spent = [mine, *theirs, *sharing.helped]
+        spent = [mine, *theirs]
         self.overlapped += sum(spent) - max(spent)
-        return sharing.answers
+        return answers
 
     def later(self, job: Callable[[], object]) -> Callable[[], object]:
         """What answers `job()` when called (and raises what it raised), `job` run by the pool
         meanwhile; its CPU seconds, up to the calling thread's in between, counted as spent
-        beside it. A thread that asks before the job is done takes items of the work the
-        job shares (`map`) meanwhile, rather than wait idle for the pool's one thread."""
+        beside it."""
         started, spent = time.thread_time(), []
 
         def timed():
@@ -128,30 +134,17 @@ class Share:
         uncounted = [True]  # threads may ask at once: the one that pops it counts (a pop is atomic)
 
         def answer():
-            helped = 0.0
             try:
-                helped = self.help_until(future)
                 return future.result()
             finally:
                 try:
                     uncounted.pop()
                 except IndexError:
                     pass
-                else:  # what this thread spent helping the job was the job's, counted there
-                    self.overlapped += min(sum(spent), max(time.thread_time() - started - helped, 0.0))
+                else:
+                    self.overlapped += min(sum(spent), max(time.thread_time() - started, 0.0))
 
         return answer
-
-    def help_until(self, future) -> float:
-        """Take items of the sharings in flight until `future` is done: the CPU seconds spent."""
-        helped = 0.0
-        while not future.done():
-            open_ = [sharing for sharing in list(self.sharings) if not sharing.exhausted]
-            if open_:
-                helped += open_[0].help()
-            else:
-                wait([future], timeout=HELP_POLL)
-        return helped
 
     def spans(self, size: int) -> list[tuple[int, int]]:
         """`size` items cut in one consecutive range per thread."""
@@ -159,60 +152,6 @@ class Share:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
-
-
-class Sharing:
-    """One `Share.map` in flight: its items, taken one at a time by whichever thread asks
-    next, and their answers. `finished` returns once every item taken is done, whoever
-    took it, and raises what a helping thread's item raised."""
-
-    def __init__(self, job: Callable, items: list):
-        self.job, self.items = job, items
-        self.answers: list = [None] * len(items)
-        self.taken = itertools.count()
-        self.failed: list[BaseException] = []
-        self.exhausted = False
-        self.helped: list[float] = []  # the CPU seconds of each help
-        self.running = 0
-        self.idle = threading.Condition()
-
-    def drain(self) -> float:
-        """Take items until none is left (or one failed): the CPU seconds spent."""
-        started = time.thread_time()
-        with self.idle:
-            self.running += 1
-        try:
-            while not self.failed:
-                k = next(self.taken)
-                if k >= len(self.items):
-                    self.exhausted = True
-                    break
-                try:
-                    self.answers[k] = self.job(self.items[k])
-                except BaseException as error:
-                    self.failed.append(error)
-                    self.exhausted = True  # nothing more is taken
-                    raise
-        finally:
-            with self.idle:
-                self.running -= 1
-                self.idle.notify_all()
-        return time.thread_time() - started
-
-    def help(self) -> float:
-        """`drain` by a thread that is not the map's: what an item raises is the map's to raise."""
-        try:
-            spent = self.drain()
-        except BaseException:  # kept in `failed`: raised by `finished`, in the map's thread
-            spent = 0.0
-        self.helped.append(spent)
-        return spent
-
-    def finished(self) -> None:
-        with self.idle:
-            self.idle.wait_for(lambda: self.running == 0)
-        if self.failed:
-            raise self.failed[0]
 
 
 def side_by_side(jobs: list[Callable]) -> tuple[list, list[float]]:
