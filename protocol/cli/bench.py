@@ -112,12 +112,6 @@ def rung(text: str) -> dict:
     return constants
 
 
-def ceiling_text(ceiling: dict) -> str:
-    n = ceiling["workers"]
-    return (f"this machine: {n} numpy sorts on {n} threads take {ceiling['ratio']:.2f} of their time "
-            f"one after the other (the least ratio {n} workers can give here)")
-
-
 def line(record: dict) -> str:
     """One measurement as a line of text, printed as soon as it is taken."""
     constants = ",".join(f"{k}={v}" for k, v in record["constants"].items())
@@ -258,11 +252,14 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
 
         ceiling = None
         try:
-            if args.workers and max(args.workers) > 1:  # what the machine itself lets threads pay
+            most = max(args.workers or (1,))
+            if most > 1:  # what the machine itself lets threads pay
+                from protocol.render.bench import ceiling_text
                 from protocol.tools.bench import threads_ceiling
 
-                ceiling = {"workers": max(args.workers), "ratio": threads_ceiling(max(args.workers))}
-                print(json.dumps({"threads_ceiling": ceiling}) if args.json else ceiling_text(ceiling),
+                ceiling = {"workers": most, "ratio": threads_ceiling(most)}
+                print(json.dumps({"threads_ceiling": ceiling}) if args.json else
+                      f"this machine: {ceiling_text(ceiling)} (the least ratio {most} workers can give here)",
                       file=sink, flush=True)
             if workers:
                 from protocol.tools.bench import worker_runs

@@ -109,10 +109,14 @@ def workers_caption(records: list[dict], ceiling: dict | None = None) -> str:
     runs = max((record.get("runs", 1) for record in records), default=1)
     caption += f"; s: the least wall seconds of {runs} runs, each in a fresh process" if runs > 1 else ""
     if ceiling is not None:
-        n = ceiling["workers"]
-        caption += (f"; the machine's own ceiling: {n} numpy sorts on {n} threads take {ceiling['ratio']:.2f} "
-                    "of their time one after the other, the least ratio a run can give here")
+        caption += f"; the machine's own ceiling: {ceiling_text(ceiling)}, the least ratio a run can give here"
     return caption
+
+
+def ceiling_text(ceiling: dict) -> str:
+    """What tools.bench.threads_ceiling measured (its workers and ratio), in words."""
+    n = ceiling["workers"]
+    return f"{n} numpy sorts on {n} threads take {ceiling['ratio']:.2f} of their time one after the other"
 
 
 def ratio(record: dict, reference: dict | None, key: str, reference_key: str) -> str:
