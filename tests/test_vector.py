@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from helpers import cli, switch_values  # noqa: F401  (cli: a fixture)
 from protocol.model.config import ConfigError, named_configurations
 from protocol.engine import liveness
-from protocol.engine.vector.search import KeyLayout, WideKeys, vector_refusal
+from protocol.engine.vector.search import KeyLayout, WideKeys, merge_into, vector_refusal
 from protocol.engine.vector.liveness import VectorGraph
 from protocol.model.next import model_for
 from protocol.run import explore_config, liveness_verdicts
@@ -165,6 +165,24 @@ def test_rekeying_keeps_the_order_of_the_ids():
     assert list(np.sort(rekeyed)) == list(rekeyed)
     assert [tuple(map(int, c)) for c in zip(*wide.decode(rekeyed)[1], wide.decode(rekeyed)[0])] == [
         tuple(map(int, c)) for c in zip(*narrow.decode(keys)[1], narrow.decode(keys)[0])]
+
+
+@pytest.mark.parametrize("bound", [2**63, 2**64], ids=["top bit free", "top bit used"])
+@given(data=st.data())
+def test_merging_two_runs_of_keys_seen_carries_each_keys_id(bound, data):
+    """The merge of two runs of the keys seen with their state ids (edges recorded): with
+    the top bit free the runs are merged marked, else by binary searches; both give each
+    key its own id, in key order."""
+    keys = sorted(data.draw(st.sets(st.integers(0, bound - 1), max_size=40)))
+    in_b = data.draw(st.lists(st.booleans(), min_size=len(keys), max_size=len(keys)))
+    id_of = dict(zip(keys, data.draw(st.permutations(range(len(keys))))))
+    runs = [[key for key, b in zip(keys, in_b) if b == side] for side in (False, True)]
+    (a, a_ids), (b, b_ids) = [(np.array(run, dtype=np.uint64), np.array([id_of[k] for k in run], dtype=np.int32))
+                              for run in runs]
+    merged, ids = np.empty(len(keys), dtype=np.uint64), np.empty(len(keys), dtype=np.int32)
+    merge_into(a, a_ids, b, b_ids, merged, ids)
+    assert merged.tolist() == keys
+    assert ids.tolist() == [id_of[key] for key in keys]
 
 
 # ------------------------------------------------- liveness on random graphs

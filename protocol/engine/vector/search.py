@@ -37,6 +37,7 @@ position in the previous level and the label of the step: about 22 bytes.
 
 from __future__ import annotations
 
+import sys
 import time
 from math import factorial
 from typing import Callable, NamedTuple, Sequence
@@ -527,11 +528,35 @@ def merge_into(a, a_ids, b, b_ids, keys: np.ndarray, ids: np.ndarray | None) -> 
         keys[:len(a)], keys[len(a):] = a, b
         keys.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
         return
+    if keys.dtype == np.uint64 and max(a[-1] if len(a) else 0, b[-1] if len(b) else 0) < TOP_BIT:
+        return merge_marked(a, a_ids, b, b_ids, keys, ids)
     at = np.searchsorted(a, b) + np.arange(len(b))  # where b's keys land in the merge
     from_a = np.ones(len(keys), dtype=bool)
     from_a[at] = False
     keys[at], ids[at] = b, b_ids
     keys[from_a], ids[from_a] = a, a_ids
+
+
+TOP_BIT = np.uint64(1 << 63)
+LOW_BYTE = 0 if sys.byteorder == "little" else 7  # of a uint64, in memory
+
+
+def merge_marked(a, a_ids, b, b_ids, keys: np.ndarray, ids: np.ndarray) -> None:
+    """`merge_into` with ids, for one-word keys whose top bit is free: each key shifted up
+    a bit and b's marked in the bit freed, the two runs merged as without ids (the marks
+    keep the order, no key being in both), the marks read off where the ids go. A third
+    of the binary searches' time: where edges are recorded, the merges of the keys seen
+    cost about twice the rest of them without it."""
+    one = np.uint64(1)
+    head, tail = keys[:len(a)], keys[len(a):]
+    np.left_shift(a, one, out=head)
+    np.left_shift(b, one, out=tail)
+    tail |= one
+    keys.sort(kind="stable")
+    from_b = (keys.view(np.uint8)[LOW_BYTE::8] & 1).view(bool)
+    keys >>= one
+    ids[from_b] = b_ids
+    ids[~from_b] = a_ids
 
 
 class SortedKeys:
