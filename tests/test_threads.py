@@ -428,11 +428,65 @@ def test_keys_added_beside_are_found_once_added(monkeypatch):
         seen = threads.ThreadedSortedKeys(np.array([1, 5], dtype=np.uint64), None, share)
         busy = share.later(release.wait)  # the pool cannot add them before this is released
         seen.add(np.array([2, 3, 4, 6, 7], dtype=np.uint64), None)
-        assert seen.adding is not None  # handed to the pool
+        assert seen.adding  # handed to the pool
         release.set()
         known, _ = finishes(lambda: seen.find(np.array([0, 2, 5, 7, 8], dtype=np.uint64)))
         busy()
     finally:
         release.set()
         ended(share)
-    assert known.tolist() == [False, True, True, True, False] and seen.adding is None and len(seen) == 7
+    assert known.tolist() == [False, True, True, True, False] and len(seen) == 7 and not seen.adding
+
+
+def test_keys_being_merged_are_found_before_the_merge_ends(monkeypatch):
+    """Finding keys waits until the keys added are a run of their own, not for the merge of
+    the runs that follows (the slice after a large one would otherwise wait for it)."""
+    monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
+    share, release = threads.Share(2), threading.Event()
+    merging = threads.ThreadedSortedKeys.merged
+
+    def held_merge(self, *runs):
+        release.wait()
+        return merging(self, *runs)
+
+    monkeypatch.setattr(threads.ThreadedSortedKeys, "merged", held_merge)
+    try:
+        seen = threads.ThreadedSortedKeys(np.array([1, 5, 9, 11], dtype=np.uint64), np.arange(4, dtype=np.int32), share)
+        seen.add(np.array([2, 3, 10, 12], dtype=np.uint64), np.arange(4, 8, dtype=np.int32))  # merged: as long
+        known, ids = finishes(lambda: seen.find(np.array([0, 3, 9, 12], dtype=np.uint64)), seconds=10)
+        assert not release.is_set() and len(seen.runs) == 2  # found while the merge waits
+        finishes(lambda: seen.add(np.array([0, 4, 6, 7], dtype=np.uint64), np.arange(8, 12, dtype=np.int32)),
+                 seconds=10)  # the next add does not wait for it either: its job waits in the pool
+        release.set()
+        everything, every_id = seen.find(np.arange(13, dtype=np.uint64))
+        assert len(seen) == 12 and len(seen.runs) == 1 and not seen.adding
+    finally:
+        release.set()
+        ended(share)
+    assert known.tolist() == [False, True, True, True] and ids.tolist() == [-1, 5, 2, 7]
+    assert every_id.tolist() == [8, 0, 4, 5, 9, 1, 10, 11, -1, 2, 6, 3, 7] and everything.sum() == 12
+
+
+def test_keys_that_could_not_be_made_fail_the_finding(monkeypatch):
+    monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
+    share = threads.Share(2)
+
+    def unmade():
+        raise MemoryError("the new keys")
+
+    try:
+        seen = threads.ThreadedSortedKeys(np.array([1, 5], dtype=np.uint64), None, share)
+        seen.add_from(5, unmade)
+        errors = []
+
+        def find() -> bool:
+            try:
+                seen.find(np.array([1], dtype=np.uint64))
+            except MemoryError as error:
+                errors.append(str(error))
+            return True
+
+        finishes(find)
+    finally:
+        ended(share)
+    assert errors == ["the new keys"]  # not an answer from the runs without them

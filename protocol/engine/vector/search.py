@@ -572,9 +572,10 @@ class SortedKeys:
 
     def find(self, unique: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Per key of the sorted `unique`, whether it was seen, and its id (-1 where not)."""
+        runs = self.runs  # read once: threads.py may put merged runs in its place meanwhile
         known = np.zeros(len(unique), dtype=bool)
-        ids = None if self.runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
-        for keys, run_ids in self.runs:
+        ids = None if runs[0][1] is None else np.full(len(unique), -1, dtype=np.int64)
+        for keys, run_ids in runs:
             if not len(keys):
                 continue
             where = np.searchsorted(keys, unique)
@@ -591,10 +592,17 @@ class SortedKeys:
 
     def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
         """Add the sorted `keys` (none seen before)."""
-        self.runs.append((keys, ids))
-        while len(self.runs) > 1 and 2 * len(self.runs[-1][0]) >= len(self.runs[-2][0]):
-            (a, a_ids), (b, b_ids) = self.runs[-2], self.runs.pop()
-            self.runs[-1] = self.merged(a, a_ids, b, b_ids)
+        self.runs = [*self.runs, (keys, ids)]
+        self.compact()
+
+    def compact(self) -> None:
+        """Merge the last runs while the last is at least half the one before. Each merge
+        puts a new list of runs in place of the old one, never changing a list: a thread
+        finding keys meanwhile reads the one or the other, each of them whole."""
+        runs = self.runs
+        while len(runs) > 1 and 2 * len(runs[-1][0]) >= len(runs[-2][0]):
+            (a, a_ids), (b, b_ids) = runs[-2], runs[-1]
+            runs = self.runs = [*runs[:-2], self.merged(a, a_ids, b, b_ids)]
 
     def merged(self, a, a_ids, b, b_ids) -> tuple[np.ndarray, np.ndarray | None]:
         """Two sorted runs with no key in common (and their ids, or None) as one."""

@@ -205,35 +205,64 @@ def tapered(size: int, parts: int) -> list[tuple[int, int]]:
 class ThreadedSortedKeys(SortedKeys):
     """`SortedKeys` whose merges of two runs are cut in pieces, merged one per thread; a
     large slice's keys are added by the pool while the calling thread goes on (to the
-    next slice's lookups, which hold the interpreter's lock), and every other use of
-    the keys waits for that first."""
+    next slice's lookups, which hold the interpreter's lock). Adds run one after another,
+    each once the one before has ended; finding keys waits only until the keys added so
+    far are runs of their own (`listed`), not for the merges that follow (`compact`);
+    every other use of the keys waits for all of it."""
 
     def __init__(self, keys: np.ndarray, ids: np.ndarray | None, share: Share):
         super().__init__(keys, ids)
         self.share = share
-        self.adding: Callable[[], object] | None = None
+        self.adding: list[Callable[[], object]] = []  # the adds not waited for, each one's answer
+        self.listed: threading.Event | None = None  # set once the last add's keys are among the runs
+        self.ended: threading.Event | None = None  # set once the last add has ended (merged, or failed)
+        self.unlisted: list = []  # not empty once an add's keys could not be made (its answer raises why)
 
     def settle(self) -> None:
         """Wait for the keys being added (raising what adding them raised). Threads
-        finding keys at once may each wait: the add is forgotten once done."""
-        adding = self.adding
-        if adding is not None:
-            adding()
-            self.adding = None
+        finding keys at once may each wait: an add is forgotten once done."""
+        pending = list(self.adding)
+        for answer in pending:
+            answer()
+        self.adding = [answer for answer in self.adding if answer not in pending]
 
     def __len__(self) -> int:
         self.settle()
         return super().__len__()
 
     def find(self, unique: np.ndarray):
-        self.settle()
+        listed = self.listed
+        if listed is not None:
+            listed.wait()
+        if self.unlisted:
+            self.settle()  # raises what making them raised: never an answer without them
         return super().find(unique)
 
     def add_from(self, size: int, make: Callable[[], tuple]) -> None:
-        self.settle()
         if size < THREADED_AT_LEAST:
+            self.settle()
             return super().add(*make())
-        self.adding = self.share.later(lambda: SortedKeys.add(self, *make()))
+        before, listed, ended = self.ended, threading.Event(), threading.Event()
+
+        def add() -> None:
+            try:
+                if before is not None:
+                    before.wait()  # the runs are the last add's to change: one list at a time
+                run = make()
+            except BaseException:
+                self.unlisted.append(True)
+                listed.set()
+                ended.set()
+                raise
+            self.runs = [*self.runs, run]
+            listed.set()
+            try:
+                self.compact()
+            finally:
+                ended.set()
+
+        self.listed, self.ended = listed, ended
+        self.adding.append(self.share.later(add))
 
     def add(self, keys: np.ndarray, ids: np.ndarray | None) -> None:
         self.add_from(len(keys), lambda: (keys, ids))
