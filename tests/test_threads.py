@@ -104,6 +104,8 @@ def test_threads_explore_state_for_state_as_one(shared, helped, monkeypatch, wor
     many = explore_vector(model_for(lookup("HoldsCap").config), record_edges=True, workers=workers)
     assert exploration(many) == exploration(one)
     assert one.violations and shared and min(shared) >= 2 and sum(rekeyed) > 0
+    assert not helped  # the edges are kept: the helpers wait to evaluate the leads-to sides
+    many.close()
     (answered, pids), = helped
     assert answered > 0 and len(pids) == workers - 1 and all(map(reaped, pids))
 
@@ -125,6 +127,7 @@ def test_a_helper_answering_wrongly_is_caught(shared, helped, monkeypatch):
     config = lookup("Holds").with_constants({"MaxTime": 1}).config
     one = explore_vector(model_for(config), record_edges=True)
     many = explore_vector(model_for(config), record_edges=True, workers=2)
+    many.close()
     assert helped[0][0] > 0 and exploration(many) != exploration(one)
 
 
@@ -220,6 +223,65 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     assert finding == [False, True]  # one worker finds them inline; two, from the start
     # the cycles' thread's CPU seconds are kept, to be counted beside the property's
     assert beside[0].cycles_beside_seconds > 0 and two.parallel["overlapped_cpu_seconds"] >= 0
+
+
+def spinning_holds(monkeypatch):
+    """Holds at MaxTime=1 with a Publish that spins: CompactionNotStalled fails on a
+    cycle, so its leads-to sides are evaluated (the other properties hold in place)."""
+    replace_action(monkeypatch, "Publish", publish_that_spins)
+    return lookup("Holds").with_constants({"MaxTime": 1})
+
+
+def test_the_helpers_evaluate_the_leads_to_sides_as_one_worker(shared, helped, monkeypatch):
+    sides = []  # per batch the helpers evaluated: its side's name
+    truths = helpers.Helpers.truths
+
+    def counted(self, side, reads, entries):
+        values = truths(self, side, reads, entries)
+        sides.append(side[:3] if values is not None else None)
+        return values
+
+    monkeypatch.setattr(helpers.Helpers, "truths", counted)
+    named = spinning_holds(monkeypatch)
+    one, two = check(named), check(named, workers=2)
+    assert one.properties["CompactionNotStalled"].holds is False
+    assert summary(two) == summary(one)
+    assert sides and None not in sides and {side[0] for side in sides} == {"CompactionNotStalled"}
+    (_answered, pids), = helped  # ended with the decision
+    assert pids and all(map(reaped, pids))
+
+
+def test_a_helper_evaluating_a_side_wrongly_is_caught(shared, monkeypatch):
+    """The comparison above can fail: a helper that answers every conclusion as met
+    hides the stall."""
+    search, truth_values = os.getpid(), helpers.truth_values
+
+    def wrong(engine, probes, side, reads, entries):
+        values = truth_values(engine, probes, side, reads, entries)
+        return [True] * len(values) if os.getpid() != search and side[2] == 1 else values
+
+    monkeypatch.setattr(helpers, "truth_values", wrong)
+    named = spinning_holds(monkeypatch)
+    assert check(named).properties["CompactionNotStalled"].holds is False
+    assert check(named, workers=2).properties["CompactionNotStalled"].holds is not False
+
+
+def test_a_helper_whose_model_lists_another_pair_answers_nothing(shared, monkeypatch):
+    # the side is named by its property, index and text: under another text, the
+    # property's thread evaluates it itself, and the verdict is one worker's
+    answered = []
+    truths = helpers.Helpers.truths
+
+    def renamed(self, side, reads, entries):
+        values = truths(self, (*side[:3], "another pair"), reads, entries)
+        answered.append(values)
+        return values
+
+    monkeypatch.setattr(helpers.Helpers, "truths", renamed)
+    named = spinning_holds(monkeypatch)
+    one, two = check(named), check(named, workers=2)
+    assert answered and all(values is None for values in answered)
+    assert summary(two) == summary(one)
 
 
 @pytest.mark.parametrize("spent, workers, beside", [

@@ -21,6 +21,15 @@ that fails a property watched per component, or writes outside its process's
 locals, it leaves to the search, which runs it again and records or reports
 it as one worker does. A helper ignores Ctrl-C (the search ends it), and
 ends when the search closes its end of the pipe or is gone.
+
+Where the run keeps its edges, the helpers outlive the search: deciding
+liveness evaluates each leads-to side once per component met (`ComponentTruth`),
+in Python, while the thread that finds the cycles needs the interpreter's
+lock for its numpy calls. So a large batch of a side's entries goes to the
+helpers whole (`truths`), the property's thread waiting without the lock. A
+side is named by its property, its pair's index and its text; a helper whose
+model lists another pair there answers nothing, and the property's thread
+evaluates the batch itself, as it does where there are no helpers.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import threading
 import time
 from multiprocessing import Pipe
 
@@ -79,6 +89,22 @@ def evaluate(engine: Engine, kind: tuple, rows: list, columns: list) -> tuple[li
     return values, checked
 
 
+def truth_values(engine: Engine, probes, side: tuple, reads: str, entries: list) -> list:
+    """A leads-to side on the probe of each table entry (`liveness.ComponentTruth`):
+    `side` is (property name, pair index, 0 for the premise or 1 for the conclusion,
+    the pair's text). Nothing where this copy's model lists another pair there."""
+    from protocol.engine.vector.liveness import collector_paused
+
+    name, index, which, text = side
+    pairs = engine.model.liveness.get(name) or ()
+    pair = pairs[index] if index < len(pairs) else None
+    if pair is None or pair.text != text or (pair.premise_reads, pair.conclusion_reads)[which] != reads:
+        return []
+    predicate = (pair.premise, pair.conclusion)[which]
+    with collector_paused():
+        return [bool(predicate(probes.of(reads, at))) for at in entries]
+
+
 class Helpers:
     """The helper processes of one search, and what they cost: `cpu` (their CPU seconds),
     `beside` (those spent while the search evaluated its own share, the shorter of the
@@ -89,8 +115,10 @@ class Helpers:
         self.engine, self.count = engine, count
         self.sent = self.sizes()  # what the helpers' copies hold
         self.cpu = self.beside = self.waited = 0.0
+        self.truth_cpu = 0.0  # of `cpu`, the seconds spent on leads-to sides (`truths`)
         self.answered = 0  # the entries the helpers evaluated
         self.children: list[tuple[int, object]] = []  # (pid, connection)
+        self.lock = threading.Lock()  # one batch at a time: the liveness properties' threads share them
 
     def help_with(self, entries: int) -> bool:
         """Whether a batch of this many missing entries is shared with the helpers; they
@@ -152,6 +180,10 @@ class Helpers:
         local table the next local, for a pair table the verdict; UNEVALUATED for an
         append table and where the search must run it itself). The checks of the
         locals met go to the engine's `checked`, until `forget`."""
+        with self.lock:
+            return self._share(kind, rows, columns)
+
+    def _share(self, kind: tuple, rows: list, columns: list) -> list:
         n = len(self.children) + 1
         news = self.news()
         for k, (_pid, connection) in enumerate(self.children, start=1):
@@ -174,6 +206,28 @@ class Helpers:
         self.beside += min(mine, max(theirs)) + sum(theirs) - max(theirs)
         self.waited += max(max(theirs) - mine, 0.0)
         return values
+
+    def truths(self, side: tuple, reads: str, entries: list) -> list | None:
+        """A leads-to side (`truth_values`) on each of `entries`, evaluated by the helpers
+        alone, every n-th entry by each: the calling thread waits without the
+        interpreter's lock. None where there are no helpers, the batch is small, or a
+        helper answered nothing (the caller evaluates it itself)."""
+        if not self.children or len(entries) < SHARED_AT_LEAST:
+            return None
+        with self.lock:
+            n, news = len(self.children), self.news()
+            for k, (_pid, connection) in enumerate(self.children):
+                connection.send((news, ("truth", side, reads), entries[k::n], None))
+            values, whole = [False] * len(entries), True
+            for k, (_pid, connection) in enumerate(self.children):
+                answer, _checked = pickle.loads(connection.recv_bytes())
+                cpu = connection.recv()
+                self.cpu += cpu
+                self.truth_cpu += cpu
+                whole = whole and len(answer) == len(entries[k::n])
+                if whole:
+                    values[k::n] = answer
+        return values if whole else None
 
     def forget(self) -> None:
         """Drop the checks of a batch's locals the fill did not take (interned before)."""
@@ -198,6 +252,7 @@ def serve(engine: Engine, connection) -> None:
     evaluation raises (a model's error) or its values do not pickle, it answers with
     nothing evaluated: the search then runs the share itself, and reports what it meets
     as one worker does."""
+    probes = None  # the states the leads-to sides are evaluated on, made once liveness asks
     while True:
         try:
             news, kind, rows, columns = connection.recv()
@@ -206,7 +261,14 @@ def serve(engine: Engine, connection) -> None:
         started = time.process_time()
         learn(engine, news)
         try:
-            answer = pickle.dumps(evaluate(engine, kind, rows, columns), pickle.HIGHEST_PROTOCOL)
+            if kind[0] == "truth":
+                if probes is None:
+                    from protocol.engine.vector.liveness import Probes
+
+                    probes = Probes(engine)
+                answer = pickle.dumps((truth_values(engine, probes, kind[1], kind[2], rows), {}), pickle.HIGHEST_PROTOCOL)
+            else:
+                answer = pickle.dumps(evaluate(engine, kind, rows, columns), pickle.HIGHEST_PROTOCOL)
         except Exception:
             answer = pickle.dumps(([], {}))
         connection.send_bytes(answer)

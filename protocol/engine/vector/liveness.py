@@ -620,10 +620,11 @@ class Probes:
     process and time all probe the same states, and a run's properties share one
     `Probes` (`VectorExploration.probes`), decided one after another or side by side
     (a dict's get and set are atomic under the interpreter's lock; two threads building
-    one state build equal ones). Each locals value's columns are zipped once."""
+    one state build equal ones). Each locals value's columns are zipped once. With
+    `helpers` (helpers.py), a large batch of a named side's entries is evaluated there."""
 
-    def __init__(self, engine):
-        self.engine = engine
+    def __init__(self, engine, helpers=None):
+        self.engine, self.helpers = engine, helpers
         self.columns: dict[int | None, tuple] = {}  # locals id (None: the empty locals) -> the local fields' columns
         self.made: dict[str, dict] = {GLOBALS: {}, PROCESS: {}, PAIR: {}}  # reads -> entry -> state
 
@@ -676,8 +677,9 @@ class ComponentTruth:
     """A predicate's value per component, computed as the components are met: per globals
     id, per locals id, or per pair (globals id, locals id), on `Probes`' states."""
 
-    def __init__(self, probes: Probes, predicate, reads: str):
+    def __init__(self, probes: Probes, predicate, reads: str, side: tuple | None = None):
         self.probes, self.predicate, self.reads = probes, predicate, reads
+        self.side = side  # (property, pair index, 0 premise or 1 conclusion, the pair's text): how helpers name it
         self.table = np.zeros(0, dtype=np.int8)  # -1: not computed yet, else 0 or 1
         self.met, self.values = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)  # past DENSE_PAIRS
 
@@ -711,9 +713,14 @@ class ComponentTruth:
 
     def computed(self, entries: np.ndarray) -> list[bool]:
         """The predicate on the probe of each entry: where a leads-to's Python runs."""
-        predicate, probe, reads = self.predicate, self.probes.of, self.reads
+        predicate, probe, reads, entries = self.predicate, self.probes.of, self.reads, entries.tolist()
+        helpers = self.probes.helpers
+        if helpers is not None and self.side is not None:
+            values = helpers.truths(self.side, reads, entries)
+            if values is not None:
+                return values
         with collector_paused():
-            return [bool(predicate(probe(reads, at))) for at in entries.tolist()]
+            return [bool(predicate(probe(reads, at))) for at in entries]
 
 
 @contextmanager
@@ -772,13 +779,19 @@ def leads_to_masks(run, pairs, truths: list | None = None) -> tuple[list[tuple[n
     return masks, premised
 
 
-def pair_truths(engine, pairs, probes: Probes | None = None) -> list:
+def pair_truths(engine, pairs, probes: Probes | None = None, name: str | None = None) -> list:
     """Per pair, its (premise, conclusion) as ComponentTruth over one set of probes (new
-    where none is given), or None where a side reads the whole state (`per_state_reason`)."""
+    where none is given), or None where a side reads the whole state (`per_state_reason`).
+    `name`, the property's, names each side to the probes' helpers."""
     probes = Probes(engine) if probes is None else probes
+
+    def side(i: int, which: int) -> tuple | None:
+        return None if name is None else (name, i, which, pairs[i].text)
+
     return [None if per_state_reason(pair) is not None else
-            (ComponentTruth(probes, pair.premise, pair.premise_reads),
-             ComponentTruth(probes, pair.conclusion, pair.conclusion_reads)) for pair in pairs]
+            (ComponentTruth(probes, pair.premise, pair.premise_reads, side(i, 0)),
+             ComponentTruth(probes, pair.conclusion, pair.conclusion_reads, side(i, 1)))
+            for i, pair in enumerate(pairs)]
 
 
 def unmet_in(pairs, states: np.ndarray) -> list[bool]:
@@ -803,11 +816,11 @@ class LeadsToMasks:
     then looks for the premises alone, level by level until each is found. The three
     share the predicates' values per component."""
 
-    def __init__(self, run, pairs, parts: dict | None = None, probes: Probes | None = None):
+    def __init__(self, run, pairs, parts: dict | None = None, probes: Probes | None = None, name: str | None = None):
         self.run, self.pairs = run, pairs
         self.parts = {} if parts is None else parts
         self._masks = self._premised = None
-        self.truths = pair_truths(run.engine, pairs, probes)
+        self.truths = pair_truths(run.engine, pairs, probes, name)
         self.per_state = any(sides is None for sides in self.truths)
 
     @contextmanager

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import sys
 import time
+import weakref
 from math import factorial
 from typing import Callable, NamedTuple, Sequence
 
@@ -674,6 +675,8 @@ class VectorExploration(ReducedLiveness, Exploration):
         self._share = None  # with threads, what shares the graph's frontiers while liveness is decided
         self._probes = None  # the states the leads-to sides are evaluated on, shared by the properties
         self.workers = 1  # the threads that shared the search (threads.py)
+        self.helpers = None  # with threads and edges kept: the search's helper processes, kept for liveness
+        self._close_helpers = None
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
     @property
@@ -899,6 +902,19 @@ class VectorExploration(ReducedLiveness, Exploration):
             return self._decide_liveness(model)
         finally:
             self._probes = None
+            self.close()  # the helpers, once the sides they evaluate are known
+
+    def keep_helpers(self, helpers) -> None:
+        """Keep the search's helper processes to evaluate the leads-to sides (helpers.py)
+        until the liveness decision or `close`; a run dropped before either ends them too."""
+        self.helpers = helpers
+        self._close_helpers = weakref.finalize(self, helpers.close)
+
+    def close(self) -> None:
+        """End the helper processes kept for deciding liveness, if any."""
+        self.helpers = None
+        if self._close_helpers is not None:
+            self._close_helpers()  # once: a finalizer runs at most once
 
     def _decide_liveness(self, model: Model) -> dict:
         if self.workers == 1 or not self.liveness_decidable:
@@ -921,13 +937,16 @@ class VectorExploration(ReducedLiveness, Exploration):
             try:
                 graph, initial = self.fair_graph(model), self.initial_ids()
                 self.probes()  # made before the threads share it
+                helped = 0.0 if self.helpers is None else self.helpers.truth_cpu
                 decided, spent = side_by_side(
                     [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_])
             finally:
                 self._share = None
                 share.close()
-            # the thread that found the cycles ran beside the properties' threads
+            # the thread that found the cycles, and the helpers, ran beside the properties' threads
             spent.append(graph.cycles_beside_seconds)
+            if self.helpers is not None:
+                spent.append(self.helpers.truth_cpu - helped)
             self.overlapped += beside_one_another(spent, self.workers) + share.overlapped
             verdicts.update(zip([name for name, _ in open_], decided))
         return {name: verdicts[name] for name in model.liveness}
@@ -947,7 +966,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         from protocol.engine.vector.liveness import LeadsToMasks
 
         self.note_per_state(name, pairs)
-        masks = LeadsToMasks(self, pairs, self.parts, self.probes())  # computed as far as the decision needs them
+        masks = LeadsToMasks(self, pairs, self.parts, self.probes(), name)  # computed as far as the decision needs them
         graph = self._graph
         if graph is not None and graph.finding_cycles and (self._alone or self.needs_masks(graph, masks)):
             masks.arrays()  # all of them, while the cycles are found beside: the decision wants them
@@ -958,7 +977,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         from protocol.engine.vector.liveness import Probes
 
         if self._probes is None:
-            self._probes = Probes(self.engine)
+            self._probes = Probes(self.engine, self.helpers)
         return self._probes
 
     @staticmethod

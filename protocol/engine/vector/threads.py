@@ -376,11 +376,17 @@ class ThreadedSearch(Search):
         self.share.map(lambda piece: place_piece(piece, ids, targets), pieces)  # disjoint positions each
 
     def levels(self) -> None:
+        kept = False
         try:
             super().levels()
+            # with the edges kept, deciding liveness evaluates the leads-to sides in the helpers
+            kept = self.run.edges_recorded and bool(self.helpers.children)
         finally:
             self.share.close()
-            self.helpers.close()
+            if kept:
+                self.run.keep_helpers(self.helpers)
+            else:
+                self.helpers.close()
             self.run.overlapped = self.share.overlapped + self.helpers.beside
 
     def expand(self, level: Slice, offset: int) -> tuple[bool, tuple | None]:
