@@ -7,6 +7,7 @@ shares only large ones), so that small models run every path of the shared
 search; the slow ones compare whole runs at P=2 as they are."""
 
 import os
+import signal
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -14,7 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from helpers import publish_blind_to_standing, replace_action
+from helpers import cli, publish_blind_to_standing, replace_action  # noqa: F401 (cli: a fixture)
+from protocol.engine import WorkerLost
 from protocol.engine.vector import helpers, threads
 from protocol.engine.vector import search as vector_module
 from protocol.engine.vector import liveness as vector_liveness
@@ -282,6 +284,46 @@ def test_a_helper_whose_model_lists_another_pair_answers_nothing(shared, monkeyp
     one, two = check(named), check(named, workers=2)
     assert answered and all(values is None for values in answered)
     assert summary(two) == summary(one)
+
+
+def killing_the_helper(monkeypatch, method: str) -> list:
+    """The helper process killed just before the first call of `Helpers.<method>`: its pid."""
+    killed = []
+    original = getattr(helpers.Helpers, method)
+
+    def first_killing(self, *arguments):
+        if not killed:
+            killed.append(self.children[0][0])
+            os.kill(killed[0], signal.SIGKILL)
+        return original(self, *arguments)
+
+    monkeypatch.setattr(helpers.Helpers, method, first_killing)
+    return killed
+
+
+def test_a_helper_killed_during_the_search_leaves_no_verdict(shared, monkeypatch):
+    killed = killing_the_helper(monkeypatch, "share")
+    with pytest.raises(WorkerLost, match=r"helper process \d+ ended during the run"):
+        check(lookup("HoldsCap").with_constants({"MaxTime": 1}), workers=2)
+    assert killed and reaped(killed[0])
+
+
+def test_a_helper_killed_while_liveness_is_decided_leaves_no_verdict(shared, monkeypatch):
+    killed = killing_the_helper(monkeypatch, "truths")
+    with pytest.raises(WorkerLost, match=r"helper process \d+ ended during the run"):
+        check(spinning_holds(monkeypatch), workers=2)
+    assert killed and reaped(killed[0])
+
+
+def test_a_lost_helper_is_one_line_and_exit_1_in_every_subcommand(cli, monkeypatch):
+    def lost(*_arguments, **_options):
+        raise WorkerLost("helper process 7 ended during the run (killed, or out of memory?)")
+
+    monkeypatch.setattr("protocol.run.check", lost)
+    for argv in (["check", "HoldsCap", "--workers", "2"], ["graph", "HoldsCap", "-c", "MaxTime=1", "--highlight-trace"]):
+        code, out, err = cli(*argv)
+        assert code == 1 and len(err.strip().splitlines()) == 1 and "helper process 7 ended" in err, argv
+        assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("spent, workers, beside", [

@@ -14,7 +14,7 @@ import os
 import sys
 
 from protocol.model.config import ConfigError
-from protocol.engine import ModelError
+from protocol.engine import ModelError, WorkerLost
 from protocol.lifecycle import deferred, how, interrupted, missing_dependency, run_lifecycle
 from protocol.cli.options import typed
 from protocol.cli.common import (
@@ -104,7 +104,7 @@ def dispatch(argv: list[str]) -> int:
     except (UsageError, ConfigError) as error:
         warn(str(error))
         return EXIT_USAGE
-    except (RunFailure, ModelError) as error:  # no verdict: a worker lost, a model breaking a contract
+    except (RunFailure, ModelError, WorkerLost) as error:  # no verdict: a worker lost, a model breaking a contract
         warn(str(error))
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED

@@ -26,6 +26,16 @@ class ModelError(AssertionError):
     footprint does not name, ...): one line naming the action and the variable."""
 
 
+class WorkerLost(RuntimeError):
+    """A worker or helper process died (killed, out of memory) or failed: the run has no
+    verdict. `error` is the exception a failing worker raised, where it could be sent
+    back (None otherwise), for the coordinator to tell a refusal (vector.WideKeys) from a fault."""
+
+    def __init__(self, message: str, error: BaseException | None = None):
+        super().__init__(message)
+        self.error = error
+
+
 class Label(tuple):
     """An action instance: its name and arguments, printed as TLA+ would: `Publish(1)`."""
 

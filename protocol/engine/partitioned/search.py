@@ -35,7 +35,7 @@ import traceback
 from functools import partial
 from typing import Callable
 
-from protocol.engine import Model
+from protocol.engine import Model, WorkerLost
 from protocol.engine.partitioned.liveness import DistributedLiveness
 from protocol.engine.interface import Counts, Run, Unavailable
 from protocol.engine.liveness import FairGraph
@@ -44,16 +44,6 @@ from protocol.engine.partitioned.wire import ComponentCollision, canonical, fing
 
 __all__ = ["ComponentCollision", "ParallelExploration", "Partition", "ProcessPool", "WorkerLost", "available_cores",
            "canonical", "explore_parallel", "fingerprint"]
-
-
-class WorkerLost(RuntimeError):
-    """A worker died (killed, out of memory) or failed: the run has no verdict. `error` is
-    the exception a failing worker raised, where it could be sent back (None otherwise),
-    for the coordinator to tell a refusal (vector.WideKeys) from a fault."""
-
-    def __init__(self, message: str, error: BaseException | None = None):
-        super().__init__(message)
-        self.error = error
 
 
 def sendable(error: BaseException) -> BaseException | None:

@@ -42,6 +42,7 @@ import time
 from multiprocessing import Pipe
 
 
+from protocol.engine import WorkerLost
 from protocol.engine.fast import UNEVALUATED, Engine
 
 # A batch of missing entries smaller than this is evaluated by the search alone: a
@@ -186,17 +187,16 @@ class Helpers:
     def _share(self, kind: tuple, rows: list, columns: list) -> list:
         n = len(self.children) + 1
         news = self.news()
-        for k, (_pid, connection) in enumerate(self.children, start=1):
-            connection.send((news, kind, rows[k::n], columns[k::n]))
+        for k, (pid, connection) in enumerate(self.children, start=1):
+            sent(pid, connection, (news, kind, rows[k::n], columns[k::n]))
         started = time.thread_time()
         values = [UNEVALUATED] * len(rows)
         values[0::n], checked = evaluate(self.engine, kind, rows[0::n], columns[0::n])
         mine = time.thread_time() - started
         self.engine.checked.update(checked)
         theirs = []
-        for k, (_pid, connection) in enumerate(self.children, start=1):
-            answer, checked = pickle.loads(connection.recv_bytes())
-            cpu = connection.recv()
+        for k, (pid, connection) in enumerate(self.children, start=1):
+            (answer, checked), cpu = answered(pid, connection)
             if answer:
                 values[k::n] = answer
                 self.answered += len(answer)
@@ -216,12 +216,11 @@ class Helpers:
             return None
         with self.lock:
             n, news = len(self.children), self.news()
-            for k, (_pid, connection) in enumerate(self.children):
-                connection.send((news, ("truth", side, reads), entries[k::n], None))
+            for k, (pid, connection) in enumerate(self.children):
+                sent(pid, connection, (news, ("truth", side, reads), entries[k::n], None))
             values, whole = [False] * len(entries), True
-            for k, (_pid, connection) in enumerate(self.children):
-                answer, _checked = pickle.loads(connection.recv_bytes())
-                cpu = connection.recv()
+            for k, (pid, connection) in enumerate(self.children):
+                (answer, _checked), cpu = answered(pid, connection)
                 self.cpu += cpu
                 self.truth_cpu += cpu
                 whole = whole and len(answer) == len(entries[k::n])
@@ -244,6 +243,27 @@ class Helpers:
                 pass
         for pid, _connection in children:
             os.waitpid(pid, 0)
+
+
+def sent(pid: int, connection, batch: tuple) -> None:
+    """`batch` sent to helper `pid`; WorkerLost where it is gone."""
+    try:
+        connection.send(batch)
+    except OSError:  # a broken pipe: never the terminal's, which the search reports as such
+        raise lost(pid) from None
+
+
+def answered(pid: int, connection) -> tuple:
+    """Helper `pid`'s answer to its batch and the CPU seconds it took; WorkerLost where it is gone."""
+    try:
+        return pickle.loads(connection.recv_bytes()), connection.recv()
+    except (EOFError, OSError):
+        raise lost(pid) from None
+
+
+def lost(pid: int) -> WorkerLost:
+    return WorkerLost(f"helper process {pid} ended during the run (killed, or out of memory?): no verdict; "
+                      "run it again, or with --workers 1")
 
 
 def serve(engine: Engine, connection) -> None:
