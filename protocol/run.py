@@ -99,7 +99,8 @@ class CheckResult:
     # shared a fingerprint, {"optimistic": p, "actual": p} (see fingerprints.py).
     fingerprint_collision: dict | None = None
     # With workers: {"workers", "bytes_exchanged", "worker_peak_bytes": [...], "level_sizes": [...],
-    # "graph_gathered": whether liveness needed the whole graph on the coordinator}.
+    # "graph_gathered": whether liveness needed the whole graph on the coordinator}; with
+    # threads, "worker_peak_bytes" are the helper processes' (engine/vector/helpers.py).
     parallel: dict | None = None
     # Per state predicate the configuration expects to be reachable (its `reachable`),
     # the depth where it was first reached, None where it was not; None when the run

@@ -110,6 +110,9 @@ def test_threads_explore_state_for_state_as_one(shared, helped, monkeypatch, wor
     many.close()
     (answered, pids), = helped
     assert answered > 0 and len(pids) == workers - 1 and all(map(reaped, pids))
+    # each helper's peak memory, told as a worker's
+    peaks = many.report()["parallel"]["worker_peak_bytes"]
+    assert len(peaks) == workers - 1 and min(peaks) > 1 << 20
 
 
 def test_a_helper_answering_wrongly_is_caught(shared, helped, monkeypatch):

@@ -117,6 +117,7 @@ class Helpers:
         self.sent = self.sizes()  # what the helpers' copies hold
         self.cpu = self.beside = self.waited = 0.0
         self.truth_cpu = 0.0  # of `cpu`, the seconds spent on leads-to sides (`truths`)
+        self.peak_bytes: list[int] = []  # per helper ended, its peak resident bytes (0 where not told)
         self.answered = 0  # the entries the helpers evaluated
         self.children: list[tuple[int, object]] = []  # (pid, connection)
         self.lock = threading.Lock()  # one batch at a time: the liveness properties' threads share them
@@ -236,6 +237,7 @@ class Helpers:
         """End and reap every helper (at once: one busy with a batch is not waited for)."""
         children, self.children = self.children, []
         for pid, connection in children:
+            self.peak_bytes.append(peak_resident_bytes(pid))
             connection.close()
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -243,6 +245,18 @@ class Helpers:
                 pass
         for pid, _connection in children:
             os.waitpid(pid, 0)
+
+
+def peak_resident_bytes(pid: int) -> int:
+    """The peak resident memory of live process `pid` (Linux's VmHWM), 0 where not told."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def sent(pid: int, connection, batch: tuple) -> None:

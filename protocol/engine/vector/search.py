@@ -677,6 +677,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         self.workers = 1  # the threads that shared the search (threads.py)
         self.helpers = None  # with threads and edges kept: the search's helper processes, kept for liveness
         self._close_helpers = None
+        self.helper_peak_bytes: list[int] = []  # with threads: each helper process's peak, once it ended
         self.overlapped = 0.0  # the CPU seconds they spent beside the longest (threads.Share)
 
     @property
@@ -846,7 +847,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         if self.workers == 1 or self.interrupted:
             return {}
         return {"parallel": {"workers": self.workers, "threads": True, "bytes_exchanged": 0,
-                             "worker_peak_bytes": [], "graph_gathered": False,
+                             "worker_peak_bytes": list(self.helper_peak_bytes), "graph_gathered": False,
                              "level_sizes": [len(level) for level in self.levels],
                              "overlapped_cpu_seconds": round(self.overlapped, 2)}}
 

@@ -299,6 +299,7 @@ class ThreadedSearch(Search):
         super().__init__(*arguments)
         self.tables.clock = self.clock  # the pool's jobs run while this thread fills the tables
         self.helpers = self.tables.helpers = Helpers(self.engine, workers - 1)  # forked when first needed
+        self.run.helper_peak_bytes = self.helpers.peak_bytes  # filled as they end
         self.share = Share(workers)
         self.parts_lock = threading.Lock()
         self.recording: list[Callable[[], object]] = []  # the slices' edges the pool is recording
