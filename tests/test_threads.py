@@ -174,12 +174,15 @@ def test_an_evaluation_that_raises_is_left_to_the_search(monkeypatch):
     assert [value is helpers.UNEVALUATED for value in values] == [lid % 3 == 1 for lid in lids]
 
 
-def test_ctrl_c_ends_and_reaps_the_helpers(shared, helped):
+@pytest.mark.parametrize("record_edges", [False, True])
+def test_ctrl_c_ends_and_reaps_the_helpers(shared, helped, record_edges):
+    # even where the edges are kept: an interrupted search keeps no helper for liveness
     def interrupt(progress) -> None:
         if progress.depth == 4:
             raise KeyboardInterrupt
 
-    run = explore_vector(model_for(lookup("HoldsCap").config), workers=2, on_progress=interrupt)
+    run = explore_vector(model_for(lookup("HoldsCap").config), workers=2, on_progress=interrupt,
+                         record_edges=record_edges)
     (answered, pids), = helped
     assert run.interrupted and not run.complete and run.depth == 4
     assert answered > 0 and pids and all(map(reaped, pids))
