@@ -326,7 +326,8 @@ def test_a_lost_helper_is_one_line_and_exit_1_in_every_subcommand(cli, monkeypat
         raise WorkerLost("helper process 7 ended during the run (killed, or out of memory?)")
 
     monkeypatch.setattr("protocol.run.check", lost)
-    for argv in (["check", "HoldsCap", "--workers", "2"], ["graph", "HoldsCap", "-c", "MaxTime=1", "--highlight-trace"]):
+    graph = ["graph", "HoldsCap", "-c", "MaxTime=1", "--highlight-trace"]  # checks, then highlights
+    for argv in (["check", "HoldsCap", "--workers", "2"], graph):
         code, out, err = cli(*argv)
         assert code == 1 and len(err.strip().splitlines()) == 1 and "helper process 7 ended" in err, argv
         assert "Traceback" not in err

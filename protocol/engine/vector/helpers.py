@@ -300,7 +300,8 @@ def serve(engine: Engine, connection) -> None:
                     from protocol.engine.vector.liveness import Probes
 
                     probes = Probes(engine)
-                answer = pickle.dumps((truth_values(engine, probes, kind[1], kind[2], rows), {}), pickle.HIGHEST_PROTOCOL)
+                values = truth_values(engine, probes, kind[1], kind[2], rows)
+                answer = pickle.dumps((values, {}), pickle.HIGHEST_PROTOCOL)
             else:
                 answer = pickle.dumps(evaluate(engine, kind, rows, columns), pickle.HIGHEST_PROTOCOL)
         except Exception:
