@@ -116,7 +116,6 @@ class Helpers:
         self.engine, self.count = engine, count
         self.sent = self.sizes()  # what the helpers' copies hold
         self.cpu = self.beside = self.waited = 0.0
-        self.truth_cpu = 0.0  # of `cpu`, the seconds spent on leads-to sides (`truths`)
         self.peak_bytes: list[int] = []  # per helper ended, its peak resident bytes (0 where not told)
         self.answered = 0  # the entries the helpers evaluated
         self.children: list[tuple[int, object]] = []  # (pid, connection)
@@ -223,7 +222,6 @@ class Helpers:
             for k, (pid, connection) in enumerate(self.children):
                 (answer, _checked), cpu = answered(pid, connection)
                 self.cpu += cpu
-                self.truth_cpu += cpu
                 whole = whole and len(answer) == len(entries[k::n])
                 if whole:
                     values[k::n] = answer

@@ -938,7 +938,7 @@ class VectorExploration(ReducedLiveness, Exploration):
             try:
                 graph, initial = self.fair_graph(model), self.initial_ids()
                 self.probes()  # made before the threads share it
-                helped = 0.0 if self.helpers is None else self.helpers.truth_cpu
+                helped = 0.0 if self.helpers is None else self.helpers.cpu  # the search's batches are done: only sides now
                 decided, spent = side_by_side(
                     [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_])
             finally:
@@ -947,7 +947,7 @@ class VectorExploration(ReducedLiveness, Exploration):
             # the thread that found the cycles, and the helpers, ran beside the properties' threads
             spent.append(graph.cycles_beside_seconds)
             if self.helpers is not None:
-                spent.append(self.helpers.truth_cpu - helped)
+                spent.append(self.helpers.cpu - helped)
             self.overlapped += beside_one_another(spent, self.workers) + share.overlapped
             verdicts.update(zip([name for name, _ in open_], decided))
         return {name: verdicts[name] for name in model.liveness}
