@@ -938,7 +938,8 @@ class VectorExploration(ReducedLiveness, Exploration):
             try:
                 graph, initial = self.fair_graph(model), self.initial_ids()
                 self.probes()  # made before the threads share it
-                helped = 0.0 if self.helpers is None else self.helpers.cpu  # the search's batches are done: only sides now
+                # the search's batches are done: what the helpers spend from here is the sides'
+                helped = 0.0 if self.helpers is None else self.helpers.cpu
                 decided, spent = side_by_side(
                     [lambda name=name, pairs=pairs: self.decided(graph, initial, name, pairs) for name, pairs in open_])
             finally:
