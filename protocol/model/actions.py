@@ -26,15 +26,18 @@ import attrs
 
 from protocol.model import commands as cmd
 from protocol.model import state as schema
-from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, EXPORT, INTERACTIVE, MAINTENANCE, RELEASE, command_text
+from protocol.model.commands import (
+    ACQUIRE, COMPACT, CREATE, CREATE_INDEX, DROP, EXPORT, HELLO, INTERACTIVE, MAINTENANCE, RELEASE, bare, command_text,
+    with_epoch,
+)
 from protocol.engine import CONTROLLER, EACH, LOCAL, WIDE, Footprint
 from protocol.model.events import (
     CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Event, Send, StepNote, event, forwards, handed, index_name, lane, listed,
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
 from protocol.model.where import (
-    everywhere, with_acquisition, with_free_controller, with_ingest, with_policy, with_reader_downgrade, with_reconnect,
-    with_seal,
+    everywhere, with_acquisition, with_created_index, with_free_controller, with_ingest, with_markers, with_policy,
+    with_reader_downgrade, with_reconnect, with_reconnections, with_section_13, with_seal, with_silent_hello,
 )
 from protocol.model.state import (
     BOTTOM, DROPPED, INDEX_NAMES, LIVE, UNBORN, State, index_count, append_all, backed, ctl_holds, ctl_since, exported,
@@ -107,15 +110,29 @@ def read_floor(s: State, cfg, i: int) -> int:
     return frontier_at(s.sent, i) if cfg.controller == "free" else ctl_since(s, i)
 
 
+def index_live(s: State) -> bool:
+    """The controller's index exists: always with a static index, after CreateIndex with a created one."""
+    return s.ixs is None or s.ixs == LIVE
+
+
+def sent_in(s: State) -> int | None:
+    """The epoch a command sent now carries: the current one with `hello = silent`, else none (spec 12.6)."""
+    return s.epoch if s.drop_applied[0] is not None else None
+
+
 def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None = None) -> State | None:
-    """CreatePeek(d, i, t): the controller creates peek d reading index i at as_of t."""
+    """CreatePeek(d, i, t): the controller creates peek d reading index i at as_of t. With the
+    stateless multiplexer the create reaches maintenance too (a peer record); with the design's
+    silent reconnection it carries its epoch and clears every process's `drop_applied`."""
     if s.df[d] != UNBORN or UNBORN in s.df[:d]:
         return None  # ids are allocated in order: d must be the lowest unborn
-    if not read_floor(s, cfg, i) <= t <= cfg.MaxTime:
+    if not read_floor(s, cfg, i) <= t <= cfg.MaxTime or not index_live(s):
         return None
     indexed = s.ix is not None
-    create = cmd.create(d, i, t, indexed)
+    create = with_epoch(cmd.create(d, i, t, indexed), sent_in(s))
     mq, iq, caps = s.mq, append_all(s.iq, create), s.caps
+    if cfg.multiplexer == "stateless":
+        mq = append_all(mq, create)
     if cfg.acquire != "none":
         mq = append_all(mq, (ACQUIRE, d, t))  # a hold on the shared point, whichever id
     if cfg.cap:
@@ -123,14 +140,17 @@ def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None =
     if record is not None:
         record.append(PeekCreated(d, i, t, indexed))
         queued(record, INTERACTIVE, cfg.P, create)
+        if cfg.multiplexer == "stateless":
+            queued(record, MAINTENANCE, cfg.P, create)
         if cfg.acquire != "none":
             queued(record, MAINTENANCE, cfg.P, (ACQUIRE, d, t))
         if cfg.cap:
             record.append(CapRaised(d, t))
     ix = replace_at(s.ix, d, i) if indexed else s.ix
-    return s._replace(
-        df=replace_at(s.df, d, LIVE), as_of=replace_at(s.as_of, d, t), ix=ix, mq=mq, iq=iq, caps=caps
-    )
+    after = s._replace(df=replace_at(s.df, d, LIVE), as_of=replace_at(s.as_of, d, t), ix=ix, mq=mq, iq=iq, caps=caps)
+    if s.drop_applied[0] is not None:
+        after = after._replace(drop_applied=(False,) * len(s.drop_applied))
+    return after
 
 
 @event
@@ -158,7 +178,10 @@ def drop_peek(s: State, cfg, d: int, record: list | None = None) -> State | None
     """DropPeek(d): the peek is done or cancelled; its hold on the index goes."""
     if s.df[d] != LIVE:
         return None
-    iq, mq = append_all(s.iq, (DROP, d)), s.mq
+    drop = with_epoch((DROP, d), sent_in(s))
+    iq, mq = append_all(s.iq, drop), s.mq
+    if cfg.multiplexer == "stateless":
+        mq = append_all(mq, drop)  # the peer record goes, before Compact runs
     released_on = None
     if cfg.acquire == "release_on_interactive":
         iq, released_on = append_all(iq, (RELEASE, d)), INTERACTIVE
@@ -166,7 +189,9 @@ def drop_peek(s: State, cfg, d: int, record: list | None = None) -> State | None
         mq, released_on = append_all(mq, (RELEASE, d)), MAINTENANCE
     if record is not None:
         record.append(PeekDropped(d, s.as_of[d], cfg.ctl_release == "report"))
-        queued(record, INTERACTIVE, cfg.P, (DROP, d))
+        queued(record, INTERACTIVE, cfg.P, drop)
+        if cfg.multiplexer == "stateless":
+            queued(record, MAINTENANCE, cfg.P, drop)
         if released_on is not None:
             queued(record, released_on, cfg.P, (RELEASE, d))
     return hold_freed(s._replace(df=replace_at(s.df, d, DROPPED), iq=iq, mq=mq), cfg, index_of_peek(s, d), record)
@@ -193,7 +218,7 @@ class PolicyAdvanced(Event):
 
 def advance_policy(s: State, cfg, i: int = 0, record: list | None = None) -> State | None:
     """AdvancePolicy(i): the controller's own compaction policy for index i moves one time on."""
-    if frontier_at(s.policy, i) >= cfg.MaxTime:
+    if frontier_at(s.policy, i) >= cfg.MaxTime or not index_live(s):
         return None
     policy = frontier_at(s.policy, i) + 1
     if record is not None:
@@ -308,7 +333,19 @@ class Reconnected(Event):
 
 
 def reconnect(s: State, cfg, record: list | None = None) -> State | None:
-    """Reconnect: the controller reconnects (Hello); the multiplexer's per-connection
+    """Reconnect: the controller reconnects, as the configuration has it: section 10's
+    discards the cap, section 13's queues a Hello marker, 12.6's queues nothing."""
+    if cfg.reconnect:
+        return reconnect_capped(s, cfg, record)
+    if s.epoch is None or s.epoch >= cfg.E:
+        return None
+    if cfg.hello == "silent":
+        return reconnect_silently(s, cfg, record)
+    return reconnect_with_hello(s, cfg, record)
+
+
+def reconnect_capped(s: State, cfg, record: list | None = None) -> State | None:
+    """Reconnect (section 10): the controller reconnects (Hello); the multiplexer's per-connection
     state, the cap, is discarded while the queues keep the old connection's commands."""
     if not s.caps:
         return None
@@ -316,6 +353,96 @@ def reconnect(s: State, cfg, record: list | None = None) -> State | None:
     if record is not None:
         record.append(Reconnected(forwarded(s, after), cfg.P))
     return after
+
+
+@event
+class ReconnectedWithHello(Event):
+    """The controller reconnects (section 13): it forgets the live peeks `forgotten` (no Drop is
+    sent), and Hello is queued behind every stream's commands; the runtimes clear nothing."""
+
+    epoch: int
+    forgotten: tuple
+    P: int
+
+    def words(self) -> str:
+        forgets = f" and forgets {peeks_phrase(self.forgotten)}, whose read hold goes (no Drop is sent)" \
+            if self.forgotten else ""
+        return (f"the controller reconnects (epoch {self.epoch}){forgets}; Hello is queued behind the old "
+                "connection's commands on every stream")
+
+    def drawing(self) -> tuple:
+        return (Call(CONTROLLER_LANE, MULTIPLEXER_LANE, f"reconnect (epoch {self.epoch})"),
+                sent_everywhere(MAINTENANCE, (HELLO,), self.P), sent_everywhere(INTERACTIVE, (HELLO,), self.P))
+
+    def joined(self, clauses: list[str]) -> str:
+        return listed(clauses)
+
+
+def reconnect_with_hello(s: State, cfg, record: list | None = None) -> State | None:
+    """Reconnect (section 13): the controller takes a new connection and forgets every live peek,
+    sending no Drop; Hello is queued on every stream, and Compact runs (the forgotten holds are gone)."""
+    forgotten = tuple(d for d, status in enumerate(s.df) if status == LIVE)
+    df = tuple(DROPPED if status == LIVE else status for status in s.df)
+    if record is not None:
+        record.append(ReconnectedWithHello(s.epoch + 1, forgotten, cfg.P))
+    after = s._replace(epoch=s.epoch + 1, df=df, mq=append_all(s.mq, (HELLO,)), iq=append_all(s.iq, (HELLO,)))
+    return compact(after, cfg, 0, record)
+
+
+@event
+class ReconnectedSilently(Event):
+    """The controller reconnects as the design's model has it: it forgets its peek and that peek's
+    read hold, and takes epoch `epoch`; nothing is queued, and the replica is not told."""
+
+    epoch: int
+    forgot: bool
+
+    def words(self) -> str:
+        forgets = "forgets peek 0 and its read hold (its queued commands still execute), and " if self.forgot else ""
+        return (f"the controller reconnects: it {forgets}takes epoch {self.epoch}; nothing is queued and "
+                "the replica is not told")
+
+    def drawing(self) -> tuple:
+        return (Call(CONTROLLER_LANE, MULTIPLEXER_LANE, f"Hello (epoch {self.epoch}, nothing queued)"),)
+
+
+def reconnect_silently(s: State, cfg, record: list | None = None) -> State | None:
+    """Reconnect (spec 12.6): a new epoch; peek 0 is Unborn again, whatever it was, so it may be
+    created again; no queue and no process changes."""
+    if record is not None:
+        record.append(ReconnectedSilently(s.epoch + 1, s.df[0] != UNBORN))
+    return s._replace(epoch=s.epoch + 1, df=replace_at(s.df, 0, UNBORN), as_of=replace_at(s.as_of, 0, 0))
+
+
+@event
+class IndexCreated(Event):
+    """The controller creates the index at as_of `a` (its CreateDataflow, class Maintained);
+    `a` is its first frontier: policy and sent start there."""
+
+    a: int
+
+    def words(self) -> str:
+        return f"the controller creates the index at as_of {self.a} (its policy and sent frontier start there)"
+
+    def drawing(self) -> tuple:
+        return (Call(CONTROLLER_LANE, MULTIPLEXER_LANE, f"CreateDataflow(index, as_of {self.a})"),)
+
+    def joined(self, clauses: list[str]) -> str:
+        return ": " + "; ".join(clauses) if clauses else ""
+
+
+def create_index(s: State, cfg, a: int, record: list | None = None) -> State | None:
+    """CreateIndex(a) (spec 13.3): the controller creates the index at as_of a, once; the create
+    goes to both runtimes of every process. No Compact runs: no peek is live yet."""
+    if s.ixs != UNBORN or not 0 <= a <= cfg.MaxTime:
+        return None
+    command = (CREATE_INDEX, a)
+    if record is not None:
+        record.append(IndexCreated(a))
+        queued(record, MAINTENANCE, cfg.P, command)
+        queued(record, INTERACTIVE, cfg.P, command)
+    return s._replace(ixs=LIVE, ix_as_of=a, policy=a, sent=a,
+                      mq=append_all(s.mq, command), iq=append_all(s.iq, command))
 
 
 @event
@@ -441,7 +568,7 @@ def route_compaction(s: State, cfg, i: int, frontier: int, record: list | None =
             record.append(CompactionCapped(frontier) if moved is None
                           else CompactionForwarded(frontier, moved, cfg.P))
         return after
-    command = cmd.compact(i, frontier, s.ix is not None)
+    command = with_epoch(cmd.compact(i, frontier, s.ix is not None), sent_in(s))
     if cfg.compaction == "routed":
         runtimes, after = (MAINTENANCE,), s._replace(mq=append_all(s.mq, command))
     else:
@@ -496,7 +623,7 @@ def maint_step(s: State, cfg, p: int, record: list | None = None) -> State | Non
     popped = s._replace(mq=replace_at(s.mq, p, s.mq[p][1:]))
     if record is not None:
         record.append(Applied(MAINTENANCE, p, command))
-    return MAINTENANCE_EFFECTS[command[0]](popped, cfg, p, command, record)
+    return MAINTENANCE_EFFECTS[command[0]](popped, cfg, p, bare(command), record)
 
 
 def inter_step(s: State, cfg, p: int, record: list | None = None) -> State | None:
@@ -507,7 +634,7 @@ def inter_step(s: State, cfg, p: int, record: list | None = None) -> State | Non
     popped = s._replace(iq=replace_at(s.iq, p, s.iq[p][1:]))
     if record is not None:
         record.append(Applied(INTERACTIVE, p, command))
-    return INTERACTIVE_EFFECTS[command[0]](popped, cfg, p, command, record)
+    return INTERACTIVE_EFFECTS[command[0]](popped, cfg, p, bare(command), record)
 
 
 @event
@@ -547,7 +674,10 @@ def publish_holds(s: State, cfg, p: int) -> list[tuple]:
     readers do not bound it, `reader_bound = false`), every acquired hold."""
     holds = [hold for hold in frontier_holds("writer", s.writer[p]) if hold[2] != BOTTOM]
     if cfg.standing_hold:
-        holds += frontier_holds("standing", s.standing[p])
+        kind = "peer hold" if with_section_13(cfg) else "standing"
+        holds += [hold for hold in frontier_holds(kind, s.standing[p]) if hold[2] != BOTTOM]
+    if s.orphan[p] is not None and s.orphan[p] != BOTTOM:
+        holds.append(("orphan hold", None, s.orphan[p]))
     if cfg.reader_bound:
         stranded = stranded_on(s, p)
         holds += [("reader", d, t) for d, t in enumerate(s.readers[p]) if t is not None and d not in stranded]
@@ -585,7 +715,8 @@ class Published(Event):
         said = []
         if self.since[1] != self.since[0]:
             holds = ", ".join(hold_words(*hold) for hold in self.holds)
-            said.append(f"raises the published since from {self.since[0]} to {self.since[1]} "
+            verb = "raises" if self.since[1] > self.since[0] else "lowers"
+            said.append(f"{verb} the published since from {self.since[0]} to {self.since[1]} "
                         f"(the least of its holds: {holds})")
         if self.physical[1] != self.physical[0]:
             said.append(f"forwards physical compaction to {self.physical[1]} ({self.physical_reason()})")
@@ -616,6 +747,8 @@ def hold_words(kind: str, whose, t: int) -> str:
 def publish(s: State, cfg, p: int, record: list | None = None) -> State | None:
     """Publish(p): process p's publisher raises since and physical compaction to its bound
     (physical compaction to the least reader's cut, or the coverage, with `from_cuts`)."""
+    if s.published[p] is False:
+        return None  # with a created index: nothing published here yet
     since = published_since(s, cfg, p)
     cuts = None
     if cfg.physical == "from_since":
@@ -934,11 +1067,137 @@ def placeholder_readers(s: State, p: int) -> frozenset:
     return frozenset(d for d in held(s.readers[p]) if index_of_peek(s, d) == 1)
 
 
+def registered_at(cfg, a: int, since: int) -> int:
+    """reg(p, a) of spec 13.2: where a peer hold is registered, given the published since."""
+    if cfg.peer_at == "join":
+        return max(a, since)
+    return a if cfg.peer_at == "as_of" else 0
+
+
+@event
+class IndexPublished(Event):
+    """Maintenance on process p renders the index and publishes it; `since` and `writer` are
+    (before, after); `hold` says which hold it registers: ("peer", t), ("orphan", t), or
+    ("taken", t) (the peer recorded first registered it at t), or None (it registers none)."""
+
+    p: int
+    a: int
+    since: tuple
+    hold: tuple | None
+
+    def words(self) -> str:
+        words = f"publishes the index (as_of {self.a}: its since is {self.since[1]}, its writer {self.a})"
+        if self.hold is None:
+            return words + " and registers no hold (the reading runtime will)"
+        kind, t = self.hold
+        if kind == "peer":
+            return words + f" and registers the peer hold at {t}"
+        if kind == "orphan":
+            return words + f" and registers a hold of its own at {t}, which no peer will take over"
+        return words + f"; the peer hold the interactive runtime registered at {t} is taken over"
+
+    def drawing(self) -> tuple:
+        said = f": publishes the index, since {self.since[1]}"
+        if self.hold is not None and self.hold[0] in ("peer", "orphan"):
+            said += f", {self.hold[0]} hold {self.hold[1]}"
+        return (StepNote(lane(MAINTENANCE, self.p), said),)
+
+
+def maint_create_index(s: State, cfg, p: int, command, record: list | None = None) -> State:
+    """CreateIndex(a) on maintenance: publish. since rises to a, the writer starts at a; then,
+    with reg evaluated on the since just set, the publisher registers the peer hold if no
+    peer registered it first (or, unpaired, an orphan hold of its own)."""
+    a = command[1]
+    since = max(s.since[p], a)
+    after = s._replace(published=replace_at(s.published, p, True), since=replace_at(s.since, p, since),
+                       writer=replace_at(s.writer, p, a))
+    hold = None
+    if cfg.pairing == "none":
+        hold = ("orphan", registered_at(cfg, a, since))
+        after = after._replace(orphan=replace_at(after.orphan, p, hold[1]))
+    elif s.standing[p] != BOTTOM:
+        hold = ("taken", s.standing[p])
+    elif cfg.peer_by == "publisher":
+        hold = ("peer", registered_at(cfg, a, since))
+        after = after._replace(standing=replace_at(after.standing, p, hold[1]))
+    if record is not None:
+        record.append(IndexPublished(p, a, (s.since[p], since), hold))
+    return after
+
+
+@event
+class PeerRecorded(Event):
+    """Maintenance on process p pops a peek's create or drop: it records (or forgets) the peek's
+    exports as peers; nothing it holds changes."""
+
+    command: tuple
+
+    def words(self) -> str:
+        if self.command[0] == CREATE:
+            return (f"pops {command_text(self.command)}: a peek it does not render, so it records the "
+                    "peek's exports as peers (nothing it holds changes)")
+        return f"pops {command_text(self.command)}: it forgets the peek's peer record"
+
+    def drawing(self) -> tuple:
+        return ()
+
+
+def maint_peer_record(s: State, cfg, p: int, command, record: list | None = None) -> State:
+    """Create(d, t) or Drop(d) on maintenance (the stateless multiplexer): a peer recorded or
+    forgotten; a peek dataflow's exports are transient, so nothing beyond the pop."""
+    if record is not None:
+        record.append(PeerRecorded(command))
+    return s
+
+
+@event
+class Reconciled(Event):
+    """A runtime of process p pops Hello and reconciles against the new connection's history:
+    `dropped` the readers it drops, `cleared` the peer hold it unregisters (before), if any."""
+
+    runtime: str
+    p: int
+    dropped: tuple
+    cleared: int | None
+    kept: tuple = ()
+
+    def words(self) -> str:
+        if self.runtime == MAINTENANCE:
+            return "pops Hello and reconciles: it renders no peek and keeps the index (nothing changes)"
+        said = []
+        if self.dropped:
+            said.append(f"reconciliation drops {readers_phrase(self.dropped)}, which the new connection does not know")
+        elif self.kept:
+            said.append(f"reconciliation keeps {readers_phrase(self.kept)}, which the new connection does not know")
+        if self.cleared is not None:
+            said.append(f"the peer hold at {self.cleared} is cleared")
+        return "pops Hello: " + ("; ".join(said) if said else "nothing to reconcile (it clears nothing)")
+
+    def drawing(self) -> tuple:
+        return (StepNote(lane(self.runtime, self.p), ": Hello, reconciles"),)
+
+
+def readers_phrase(peeks: tuple) -> str:
+    return ("reader " if len(peeks) == 1 else "readers ") + ", ".join(map(str, peeks))
+
+
+def maint_hello(s: State, cfg, p: int, command, record: list | None = None) -> State:
+    """Hello on maintenance: it reconciles; it renders no peek and keeps the index, so nothing
+    beyond the pop."""
+    if record is not None:
+        record.append(Reconciled(MAINTENANCE, p, (), None))
+    return s
+
+
 MAINTENANCE_EFFECTS = {
     COMPACT: maint_compact,
     ACQUIRE: maint_acquire,
     RELEASE: maint_release,
     EXPORT: maint_export,
+    CREATE_INDEX: maint_create_index,
+    CREATE: maint_peer_record,
+    DROP: maint_peer_record,
+    HELLO: maint_hello,
 }
 
 # ---------------------------------------------------- interactive, per command
@@ -1113,6 +1372,8 @@ def inter_drop(s: State, cfg, p: int, command, record: list | None = None) -> St
         s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, None)))
     if cfg.ctl_release == "report":
         s = report_retired(s, cfg, p, d, was_parked, record)
+    if s.drop_applied[p] is not None:
+        s = s._replace(drop_applied=replace_at(s.drop_applied, p, True))
     return s
 
 
@@ -1174,9 +1435,14 @@ class StandingRaised(Event):
     p: int
     command: tuple
     standing: tuple
+    peer: bool = False  # section 13: the standing hold is the peer hold
 
     def words(self) -> str:
         shown, new = command_text(self.command), self.standing[1]
+        if self.peer and self.standing[0] == BOTTOM:
+            return f"applies {shown}: it registers the peer hold again, at {new}"
+        if self.peer:
+            return f"applies {shown}: the peer hold moves to {new}"
         if isinstance(new, int):
             return f"applies {shown}: its standing hold rises to {new}"
         return f"applies {shown}: its standing hold for {INDEX_NAMES[cmd.index_of(self.command)]} rises to {self.command[-1]}"
@@ -1193,9 +1459,12 @@ class CompactIgnored(Event):
     command: tuple
     indexed: bool
     standing: object
+    absent: bool = False  # section 13: no peer hold is registered, and nothing registers one here
 
     def words(self) -> str:
         shown = command_text(self.command)
+        if self.absent:
+            return f"pops {shown}: no peer hold is registered here, so nothing moves"
         if not self.indexed:
             return f"pops {shown} and ignores it (no standing hold in this design)"
         return (f"pops {shown}: the standing hold does not move "
@@ -1214,9 +1483,16 @@ def inter_compact(s: State, cfg, p: int, command, record: list | None = None) ->
         return s
     i, f = cmd.index_of(command), command[-1]
     old = s.standing[p]
-    new = replace_at(old, i, f) if isinstance(old, tuple) else max(old, f)
+    if old == BOTTOM:  # no peer hold registered: with peer_reset = clear, this compaction registers it
+        if cfg.peer_reset != "clear":
+            if record is not None:
+                record.append(CompactIgnored(command, s.ix is not None, old, absent=True))
+            return s
+        new = f
+    else:
+        new = replace_at(old, i, f) if isinstance(old, tuple) else max(old, f)
     if record is not None:
-        record.append(StandingRaised(p, command, (old, new)) if new != old
+        record.append(StandingRaised(p, command, (old, new), with_section_13(cfg)) if new != old
                       else CompactIgnored(command, s.ix is not None, old))
     return s._replace(standing=replace_at(s.standing, p, new))
 
@@ -1241,11 +1517,68 @@ def inter_release(s: State, cfg, p: int, command, record: list | None = None) ->
     return s._replace(released=replace_at(s.released, p, s.released[p] | {command[1]}))
 
 
+@event
+class PeerTaken(Event):
+    """The interactive runtime of process p pops the index's create and records the peer: it
+    registers the peer hold at `registered` where none is registered, else it takes over the
+    hold at `taken` that the publisher registered; `standing` is (before, after)."""
+
+    p: int
+    a: int
+    registered: int | None
+    taken: int | None
+
+    def words(self) -> str:
+        if self.registered is not None:
+            return f"records the index as a peer and registers the peer hold at {self.registered}"
+        return f"records the index as a peer and takes over the peer hold at {self.taken}"
+
+    def drawing(self) -> tuple:
+        at = self.registered if self.registered is not None else self.taken
+        verb = "registers" if self.registered is not None else "takes over"
+        return (StepNote(lane(INTERACTIVE, self.p), f": peer, {verb} hold {at}"),)
+
+
+def inter_create_index(s: State, cfg, p: int, command, record: list | None = None) -> State:
+    """CreateIndex(a) on the interactive runtime: record the peer. Where no peer hold is
+    registered it registers its own at reg(p, a), with the current since; otherwise it takes
+    over the registered hold (nothing beyond the pop)."""
+    a, old = command[1], s.standing[p]
+    if old != BOTTOM:
+        if record is not None:
+            record.append(PeerTaken(p, a, None, old))
+        return s
+    hold = registered_at(cfg, a, s.since[p])
+    if record is not None:
+        record.append(PeerTaken(p, a, hold, None))
+    return s._replace(standing=replace_at(s.standing, p, hold))
+
+
+def inter_hello(s: State, cfg, p: int, command, record: list | None = None) -> State:
+    """Hello on the interactive runtime: reconciliation drops every registered reader (the new
+    connection's history holds no peek that Reconnect forgot), with `reconcile = drop`; the
+    peer hold is unregistered with `peer_reset = clear`."""
+    readers = held(s.readers[p])
+    after, cleared = s, None
+    if cfg.reconcile == "drop" and readers:
+        after = after._replace(readers=replace_at(after.readers, p, (None,) * len(s.readers[p])))
+    if cfg.peer_reset == "clear" and s.standing[p] != BOTTOM:
+        cleared = s.standing[p]
+        after = after._replace(standing=replace_at(after.standing, p, BOTTOM))
+    if record is not None:
+        dropped = tuple(sorted(readers)) if cfg.reconcile == "drop" else ()
+        kept = () if cfg.reconcile == "drop" else tuple(sorted(readers))
+        record.append(Reconciled(INTERACTIVE, p, dropped, cleared, kept))
+    return after
+
+
 INTERACTIVE_EFFECTS = {
     CREATE: inter_create,
     DROP: inter_drop,
     COMPACT: inter_compact,
     RELEASE: inter_release,
+    CREATE_INDEX: inter_create_index,
+    HELLO: inter_hello,
 }
 
 
@@ -1280,6 +1613,11 @@ def peek_times(cfg):
 
 def peeks(cfg):
     return [((d,), dict(d=d)) for d in range(cfg.D)]
+
+
+def index_as_ofs(cfg):
+    """CreateIndex(a) for each a increasing (spec 13.3)."""
+    return [((a,), dict(a=a)) for a in range(cfg.MaxTime + 1)]
 
 
 def index_ids(cfg):
@@ -1374,7 +1712,9 @@ def publish_footprint(cfg, p) -> Footprint:
 def published_since(s: State, cfg, p: int) -> int:
     """The since Publish(p) leaves: the published one raised to the least hold, if any."""
     bound = publish_bound(s, cfg, p)
-    return s.since[p] if bound is None else max(s.since[p], bound)
+    if bound is None:
+        return s.since[p]
+    return bound if cfg.since_rule == "meet" else max(s.since[p], bound)
 
 
 def seal_footprint(cfg, p) -> Footprint:
@@ -1403,14 +1743,27 @@ def reader_downgrade_footprint(cfg, p) -> Footprint:
 
 # ------------------------------------------------------------ the actions
 
+def create_peek_footprint(cfg, p) -> Footprint:
+    """With the design's silent reconnection, a create clears every process's `drop_applied`:
+    each process's locals are rewritten alike, by what the globals say (spec 12.6)."""
+    return Footprint(EACH) if with_silent_hello(cfg) else controller(cfg, p)
+
+
+def with_any_reconnect(cfg) -> bool:
+    """Section 10's reconnection (the cap's), or section 13's and 12.6's (E >= 1)."""
+    return with_reconnect(cfg) or with_reconnections(cfg)
+
+
 ACTIONS = (
-    Action("CreatePeek", create_peek, peek_times, False, controller),
+    # Section 13: the controller creates the index in the stream, before any peek.
+    Action("CreateIndex", create_index, index_as_ofs, False, controller, where=with_created_index),
+    Action("CreatePeek", create_peek, peek_times, False, create_peek_footprint),
     Action("DropPeek", drop_peek, peeks, False, controller),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller, where=with_policy),
     # Section 12: a free controller allows compaction in one command, in AdvancePolicy's place.
     Action("AllowCompaction", allow_compaction, index_times, False, controller, where=with_free_controller),
     Action("Ingest", ingest, nothing, False, ingest_footprint, where=with_ingest),
-    Action("Reconnect", reconnect, nothing, False, controller, where=with_reconnect),
+    Action("Reconnect", reconnect, nothing, False, controller, where=with_any_reconnect),
     Action("MaintStep", maint_step, processes, True, maint_step_footprint),
     Action("InterStep", inter_step, processes, True, inter_step_footprint),
     # Without acquisition nothing is ever released to reclaim.

@@ -16,20 +16,24 @@ from typing import Callable, Mapping
 
 import attrs
 
-CONSTANT_NAMES = ("P", "D", "MaxTime")
-CONSTANT_MINIMUM = {"P": 1, "D": 0, "MaxTime": 0}
-DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2}
+CONSTANT_NAMES = ("P", "D", "MaxTime", "E")
+CONSTANT_MINIMUM = {"P": 1, "D": 0, "MaxTime": 0, "E": 0}
+# E (spec 13.1): the reconnections the controller may take. At its default 0 it is not
+# shown among a configuration's constants, so sections 1 to 12 print as they did.
+DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2, "E": 0}
+HIDDEN_AT_DEFAULT = ("E",)
 # The largest value of each constant, and why. P is bounded by the search itself,
 # whatever the options: each process multiplies the reachable states (measured, Holds
 # at D=0, MaxTime=1: 2,070,243 states at P=8, 12,030,823 at P=9), and symmetry
 # reduction would canonicalise over all P! orders. The reason names no option, since
 # none lifts the bound (--symmetry does not: its P! orders are 40,320 at P=8).
-CONSTANT_MAXIMUM = {"P": 8, "D": 1_000, "MaxTime": 1_000_000}
+CONSTANT_MAXIMUM = {"P": 8, "D": 1_000, "MaxTime": 1_000_000, "E": 1_000}
 CONSTANT_LIMIT_WHY = {
     "P": "each process multiplies the reachable states, about sixfold even at D=0, MaxTime=1, "
          "where P=8 has 2,070,243",
     "D": "every peek id multiplies the action instances listed in memory",
     "MaxTime": "every time multiplies the action instances listed in memory",
+    "E": "every reconnection queues a Hello on every stream, and the queues grow with it",
 }
 # Every (peek id, time) pair is a CreatePeek instance, listed in memory before
 # the search starts (about 200 bytes each): 2^20 of them take about 200 MB.
@@ -140,8 +144,150 @@ SWITCHES = {
                shown=False, section=12,
                value_needs={False: ((lambda cfg: cfg.seal == "none", "seal=none"),
                                     (lambda cfg: cfg.physical == "from_since", "physical=from_since"))}),
+        # Section 12.6: the design's own reconnection, which queues nothing.
+        Switch("hello", ("marker", "silent"), "marker",
+               "a reconnection queues Hello on every stream for reconciliation (section 13), or queues nothing "
+               "and lets the controller create its one peek again (the design's TLA+ Hello)",
+               only_with=lambda cfg: reconnections(cfg) >= 1, only_with_text="E>=1 (a reconnection to take)",
+               shown=False, section=12),
+        # Section 13: the design as shipped.
+        Switch("multiplexer", ("split", "stateless"), "split",
+               "the multiplexer splits the stream (creates and drops to the interactive runtime), or forwards "
+               "every command to both runtimes", shown=False, in_matrix=True, section=13),
+        Switch("index", ("static", "created"), "static",
+               "the index exists and is held from the start, or the controller creates it in the stream and a "
+               "peer hold is registered when it is published", shown=False, in_matrix=True, section=13),
+        Switch("peer_by", ("publisher", "reader"), "publisher",
+               "whichever runtime pops the index's create first registers the peer hold, or only the reading "
+               "(interactive) runtime does", only_with=lambda cfg: cfg.index == "created",
+               only_with_text="index=created", shown=False, in_matrix=True, section=13),
+        Switch("peer_at", ("join", "as_of", "minimum"), "join",
+               "a peer hold is registered at the join of the create's as_of and the published since, at the "
+               "bare as_of, or at the minimum time", only_with=lambda cfg: cfg.index == "created",
+               only_with_text="index=created", shown=False, in_matrix=True, section=13),
+        Switch("since_rule", ("rise", "meet"), "rise",
+               "the publisher's since only rises, or is the meet of its holds (the trace's rule)",
+               only_with=lambda cfg: cfg.index == "created", only_with_text="index=created", shown=False,
+               section=13),
+        Switch("pairing", ("fifo", "none"), "fifo",
+               "a publication is paired with its peer, which takes the hold over, or the publisher's hold is "
+               "an orphan nobody moves", only_with=lambda cfg: cfg.index == "created",
+               only_with_text="index=created", shown=False, in_matrix=True, section=13,
+               value_needs={"none": ((lambda cfg: cfg.peer_by == "publisher", "peer_by=publisher"),)}),
+        Switch("reconcile", ("drop", "none"), "drop",
+               "at Hello the interactive runtime drops every reader the new connection does not know, or keeps them",
+               only_with=lambda cfg: marker_reconnections(cfg), only_with_text="E>=1 with hello=marker",
+               shown=False, in_matrix=True, section=13),
+        Switch("peer_reset", ("keep", "clear"), "keep",
+               "the peer hold survives a reconnection, or the interactive runtime's Hello clears it",
+               only_with=lambda cfg: marker_reconnections(cfg), only_with_text="E>=1 with hello=marker",
+               shown=False, in_matrix=True, section=13),
     )
 }
+
+
+def reconnections(cfg) -> int:
+    """E: the reconnections a configuration lets the controller take (0 where not given)."""
+    return getattr(cfg, "E", 0)
+
+
+def marker_reconnections(cfg) -> bool:
+    """Reconnections as section 13 has them: a Hello queued on every stream."""
+    return reconnections(cfg) >= 1 and getattr(cfg, "hello", "marker") == "marker"
+
+
+def uses_section_13(cfg) -> bool:
+    """Spec 13.1: the stateless multiplexer, the created index, or reconnections with Hello markers."""
+    return (getattr(cfg, "multiplexer", "split") == "stateless" or getattr(cfg, "index", "static") == "created"
+            or marker_reconnections(cfg))
+
+
+@attrs.frozen
+class Rule:
+    """A combination of switches a configuration may not give (spec 13.1 and 12.6): where
+    `refuses(cfg)` holds, the usage line `message`, naming `switch`, the one to drop."""
+
+    switch: str
+    refuses: Callable = attrs.field(eq=False)
+    message: str
+
+
+# The switches of sections 10 to 12 that section 13 does not combine with yet (13.1, refusal 6),
+# each at a value other than its default; and those of sections 10 and 11 that 12.6's silent
+# reconnection refuses.
+LATER_SWITCHES = ("alias", "reexport", "reconnect", "seal", "seal_alias", "ctl_release", "report", "floor",
+                  "reader_bound", "physical", "cut_floor", "controller", "reader_downgrade", "ingest")
+SECTIONS_10_11 = tuple(name for name in LATER_SWITCHES if name not in ("controller", "reader_downgrade", "ingest"))
+
+
+def _set(cfg, name: str) -> bool:
+    """Whether switch `name` leaves its default (physical counts only as from_cuts: from_upper is section 2's)."""
+    value = getattr(cfg, name, SWITCHES[name].default)
+    return value == "from_cuts" if name == "physical" else value != SWITCHES[name].default
+
+
+def _later_switch_rule(name: str) -> Rule:
+    return Rule(name, lambda cfg: uses_section_13(cfg) and _set(cfg, name),
+                f"switch {name} does not combine with section 13 (multiplexer=stateless, index=created or E>=1 "
+                f"with hello=marker) yet: drop {name}, or those")
+
+
+def _silent_rule(name: str) -> Rule:
+    return Rule(name, lambda cfg: _silent(cfg) and _set(cfg, name),
+                f"switch {name} does not combine with hello=silent (the design's reconnection has none): "
+                f"drop {name}, or hello")
+
+
+def _silent(cfg) -> bool:
+    return reconnections(cfg) >= 1 and getattr(cfg, "hello", "marker") == "silent"
+
+
+RULES = (
+    # 13.1, refusal 1: the stateless multiplexer broadcasts compaction and synthesizes nothing.
+    Rule("multiplexer", lambda cfg: cfg.multiplexer == "stateless" and cfg.compaction == "routed",
+         "switch multiplexer=stateless forwards every command to both runtimes, so it needs "
+         "compaction=broadcast: set compaction=broadcast or drop multiplexer"),
+    Rule("multiplexer", lambda cfg: cfg.multiplexer == "stateless" and cfg.cap,
+         "switch multiplexer=stateless keeps no state, so it has no cap: drop cap or multiplexer"),
+    Rule("multiplexer", lambda cfg: cfg.multiplexer == "stateless" and cfg.acquire != "none",
+         "switch multiplexer=stateless synthesizes no Acquire or Release: set acquire=none or drop multiplexer"),
+    # Refusal 2: the created index needs the stateless multiplexer, and its peer hold is the standing hold.
+    Rule("index", lambda cfg: cfg.index == "created" and cfg.multiplexer == "split",
+         "switch index=created needs multiplexer=stateless (both runtimes receive the index's create): "
+         "set multiplexer=stateless or drop index"),
+    Rule("index", lambda cfg: cfg.index == "created" and not cfg.standing_hold,
+         "switch index=created needs standing_hold=True (the peer hold is the standing hold, registered late): "
+         "set standing_hold or drop index"),
+    # Refusal 4: section 13's reconnection broadcasts compaction behind the standing hold.
+    Rule("E", lambda cfg: marker_reconnections(cfg) and cfg.compaction == "routed",
+         "constant E>=1 with hello=marker needs compaction=broadcast: set compaction=broadcast, or E=0"),
+    Rule("E", lambda cfg: marker_reconnections(cfg) and not cfg.standing_hold,
+         "constant E>=1 with hello=marker needs standing_hold=True: set standing_hold, or E=0"),
+    Rule("E", lambda cfg: marker_reconnections(cfg) and cfg.cap,
+         "constant E>=1 with hello=marker does not combine with cap (section 10's reconnect is the cap's): "
+         "drop cap, or set E=0"),
+    Rule("E", lambda cfg: marker_reconnections(cfg) and cfg.acquire != "none",
+         "constant E>=1 with hello=marker needs acquire=none: set acquire=none, or E=0"),
+    # Refusal 6: no switch of sections 10 to 12 combines with section 13 yet.
+    *(_later_switch_rule(name) for name in LATER_SWITCHES),
+    # 12.6: the design's silent reconnection, as its Holds.tla has it.
+    Rule("hello", lambda cfg: _silent(cfg) and cfg.controller == "policy",
+         "switch hello=silent needs controller=free (the design's controller has no policy): "
+         "set controller=free or drop hello"),
+    Rule("hello", lambda cfg: _silent(cfg) and cfg.D != 1,
+         "switch hello=silent needs D=1 (the design's model has one dataflow): set D=1 or drop hello"),
+    Rule("hello", lambda cfg: _silent(cfg) and (cfg.multiplexer != "split" or cfg.index != "static"),
+         "switch hello=silent queues no Hello, which multiplexer=stateless and index=created act on: "
+         "drop them or hello"),
+    Rule("hello", lambda cfg: _silent(cfg) and (cfg.cap or cfg.acquire != "none"),
+         "switch hello=silent does not combine with cap or acquire: drop them or hello"),
+    *(_silent_rule(name) for name in SECTIONS_10_11),
+)
+
+
+def combination_refusal(cfg) -> Rule | None:
+    """The first rule of `RULES` that `cfg` breaks, or None."""
+    return next((rule for rule in RULES if rule.refuses(cfg)), None)
 
 
 
@@ -185,6 +331,16 @@ class Config:
     controller: str = _switch("controller")
     reader_downgrade: bool = _switch("reader_downgrade")
     ingest: bool = _switch("ingest")
+    E: int = DEFAULT_CONSTANTS["E"]
+    hello: str = _switch("hello")
+    multiplexer: str = _switch("multiplexer")
+    index: str = _switch("index")
+    peer_by: str = _switch("peer_by")
+    peer_at: str = _switch("peer_at")
+    since_rule: str = _switch("since_rule")
+    pairing: str = _switch("pairing")
+    reconcile: str = _switch("reconcile")
+    peer_reset: str = _switch("peer_reset")
 
     def __attrs_post_init__(self):
         for name in CONSTANT_NAMES:
@@ -193,6 +349,9 @@ class Config:
             refusal = switch.refusal(self)
             if refusal:
                 raise ConfigError(refusal)
+        broken = combination_refusal(self)
+        if broken is not None:
+            raise ConfigError(broken.message)
         creates = self.D * (1 if self.alias == "none" else 2) * (self.MaxTime + 1)  # one per (d, i, t)
         if creates > INSTANCE_LIMIT:
             raise ConfigError(
@@ -208,7 +367,9 @@ class Config:
 
     @property
     def constants(self) -> dict:
-        return {name: getattr(self, name) for name in CONSTANT_NAMES}
+        """The constants, E only where it is not 0 (sections 1 to 12 print as they did)."""
+        return {name: getattr(self, name) for name in CONSTANT_NAMES
+                if name not in HIDDEN_AT_DEFAULT or getattr(self, name) != DEFAULT_CONSTANTS[name]}
 
     @property
     def switches(self) -> dict:
@@ -229,8 +390,12 @@ def refused_switch(switches: Mapping[str, object]) -> str | None:
     """The first switch whose value `switches` (the others at their defaults) refuses, or None."""
     from types import SimpleNamespace
 
-    chosen = SimpleNamespace(**{**{name: switch.default for name, switch in SWITCHES.items()}, **switches})
-    return next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
+    chosen = SimpleNamespace(**{**DEFAULT_CONSTANTS, **{name: switch.default for name, switch in SWITCHES.items()},
+                                **switches})
+    found = next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
+    if found is None and (broken := combination_refusal(chosen)) is not None:
+        found = broken.switch
+    return found
 
 
 def check_constant(name: str, value) -> int:

@@ -42,9 +42,12 @@ from typing import Callable, NamedTuple
 import attrs
 
 from protocol.model.commands import (
-    EXPORT, INTERACTIVE, KINDS, MAINTENANCE, command_from_itf, command_text, command_to_itf, well_formed,
+    EXPORT, INTERACTIVE, KINDS, MAINTENANCE, bare, command_from_itf, command_text, command_to_itf, epoch_of, well_formed,
 )
-from protocol.model.where import agent_floor, everywhere, per_id, with_alias, with_cuts, with_reports, with_seal  # noqa: F401
+from protocol.model.where import (  # noqa: F401
+    agent_floor, everywhere, peer_may_be_absent, per_id, unpaired, with_alias, with_created_index, with_cuts,
+    with_reconnections, with_reports, with_seal, with_silent_hello,
+)
 
 UNBORN, LIVE, DROPPED = 0, 1, 2
 DF_NAMES = ("Unborn", "Live", "Dropped")
@@ -108,7 +111,7 @@ def _argument_ok(name: str, value, cfg) -> bool:
         return _id_ok(value, cfg.D)
     if name == "i":
         return _id_ok(value, index_count(cfg))
-    return _time_ok(value, cfg)
+    return _time_ok(value, cfg)  # t, f, and a (the index's as_of)
 
 
 def _dense(mapping: dict, size: int, default=None) -> tuple:
@@ -334,6 +337,60 @@ class PartialMap:
         return _dense({d: itf_number(t) for d, t in from_itf_map(encoded).items()}, sizes.D)
 
 
+class Flag:
+    """A bool."""
+
+    def initial(self, cfg):
+        return False
+
+    def problem(self, value, cfg) -> str | None:
+        return None if type(value) is bool else "is not a bool"
+
+    def accepts(self, cfg) -> Callable:
+        return lambda value: type(value) is bool
+
+    def text(self, value) -> str:
+        return "TRUE" if value else "FALSE"
+
+    def to_itf(self, value):
+        return value
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return encoded
+
+
+class Epoch(Time):
+    """An epoch `0..E`: the reconnections taken."""
+
+    def problem(self, value, cfg) -> str | None:
+        return None if _id_ok(value, cfg.E + 1) else f"is not an epoch 0..{cfg.E}"
+
+    def accepts(self, cfg) -> Callable:
+        return _ints_within(0, cfg.E)
+
+
+class IndexStatus(Time):
+    """The controller's index: `Unborn` or `Live` (spec 13.2)."""
+
+    def initial(self, cfg):
+        return UNBORN
+
+    def problem(self, value, cfg) -> str | None:
+        return None if value in (UNBORN, LIVE) and type(value) is int else "is not Unborn or Live"
+
+    def accepts(self, cfg) -> Callable:
+        return _ints_within(UNBORN, LIVE)
+
+    def text(self, value) -> str:
+        return DF_NAMES[value]
+
+    def to_itf(self, value):
+        return DF_NAMES[value]
+
+    def from_itf(self, encoded, sizes: Sizes):
+        return DF_NAMES.index(encoded)
+
+
 @attrs.frozen
 class Queue:
     """A FIFO of the commands `runtime` applies."""
@@ -347,9 +404,12 @@ class Queue:
         if not isinstance(value, tuple) or not all(well_formed(c, self.runtime) for c in value):
             return f"holds a command the {self.runtime} runtime cannot receive"
         for command in value:
-            names = KINDS[command[0]].field_names(command)
-            if not all(_argument_ok(name, v, cfg) for name, v in zip(names, command[1:])):
+            epoch, plain = epoch_of(command), bare(command)
+            names = KINDS[plain[0]].field_names(plain)
+            if not all(_argument_ok(name, v, cfg) for name, v in zip(names, plain[1:])):
                 return f"holds {command_text(command)}, an argument of which is out of range"
+            if epoch is not None and not epoch <= getattr(cfg, "E", 0):
+                return f"holds {command_text(command)}, whose epoch is past E = {getattr(cfg, 'E', 0)}"
         return None
 
     def accepts(self, cfg) -> Callable:
@@ -404,6 +464,21 @@ class Variable:
         return self.initial_value(cfg) if self.initial_value else self.domain.initial(cfg)
 
 
+def initial_standing(cfg):
+    """The standing hold starts at 0, or absent (⊥) where the index is created late (spec 13.2)."""
+    if with_created_index(cfg):
+        return BOTTOM
+    return (0,) * index_count(cfg) if per_id(cfg) else 0
+
+
+def initial_index_status(cfg):
+    return UNBORN if with_created_index(cfg) else LIVE
+
+
+def initially_published(cfg) -> bool:
+    return not with_created_index(cfg)
+
+
 TIME = Time()
 VARIABLES = (
     # Global: the controller, the environment and the multiplexer.
@@ -420,14 +495,20 @@ VARIABLES = (
              where=with_reports),
     Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
     Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
+    Variable("epoch", GLOBAL, Epoch(), "the reconnections the controller has taken (with `E >= 1`)", where=with_reconnections),
+    Variable("ixs", GLOBAL, IndexStatus(), "the controller's index: `Unborn` until it creates it in the stream, then `Live` (with `index = created`)",
+             where=with_created_index, initial_value=initial_index_status),
+    Variable("ix_as_of", GLOBAL, TIME, "the index's `as_of`, the time it was created at (with `index = created`)",
+             where=with_created_index),
     # Per process p.
     Variable("mq", PROCESS, Queue(MAINTENANCE), "process `p`'s maintenance command stream, as the multiplexer emitted it (FIFO); with an alias it starts with `Export`",
              initial_value=initial_maintenance_queue),
     Variable("iq", PROCESS, Queue(INTERACTIVE), "process `p`'s interactive command stream (FIFO)"),
     Variable("writer", PROCESS, Frontier(per_id, agent_floor),
              "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`; ⊥ until the first with `floor = agent`", rises=True),
-    Variable("standing", PROCESS, Frontier(per_id),
-             "the standing hold: the last compaction frontier `p`'s interactive runtime applied; one per index id with `alias = per_id`", rises=True),
+    Variable("standing", PROCESS, Frontier(per_id, peer_may_be_absent),
+             "the standing hold, or peer hold: the last compaction frontier `p`'s interactive runtime applied; one per index id with `alias = per_id`; ⊥ while no peer hold is registered (section 13)",
+             rises=True, initial_value=initial_standing),
     Variable("since", PROCESS, TIME, "the published logical `since` of the shared arrangement on `p` (one publication point for both ids)", rises=True),
     Variable("physical", PROCESS, TIME, "the physical compaction frontier `p`'s publisher forwarded",
              rises=True),
@@ -446,6 +527,13 @@ VARIABLES = (
              where=with_reports),
     Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
              where=with_cuts),
+    Variable("published", PROCESS, Flag(), "maintenance on `p` has published the index (with `index = created`)",
+             where=with_created_index, initial_value=initially_published),
+    Variable("orphan", PROCESS, Frontier(lambda cfg: False, lambda cfg: True),
+             "the hold `p`'s publisher registered at publication that no peer takes over, or ⊥ (with `pairing = none`)",
+             rises=True, where=unpaired),
+    Variable("drop_applied", PROCESS, Flag(), "`p`'s interactive runtime applied a `Drop` since the controller last created the peek (with `hello = silent`)",
+             where=with_silent_hello),
 )
 
 

@@ -79,3 +79,48 @@ def with_ingest(cfg) -> bool:
 def with_reader_downgrade(cfg) -> bool:
     """A rendered import's registration may rise as its reader makes progress (spec 12)."""
     return getattr(cfg, "reader_downgrade", False)
+
+
+def with_reconnections(cfg) -> bool:
+    """The controller may reconnect, E >= 1 times (spec 12.6 and 13)."""
+    return getattr(cfg, "E", 0) >= 1
+
+
+def with_markers(cfg) -> bool:
+    """Reconnections queue a Hello on every stream (spec 13)."""
+    return with_reconnections(cfg) and getattr(cfg, "hello", "marker") == "marker"
+
+
+def with_silent_hello(cfg) -> bool:
+    """Reconnections as the design's TLA+ model has them: nothing queued, commands carry their epoch (spec 12.6)."""
+    return with_reconnections(cfg) and getattr(cfg, "hello", "marker") == "silent"
+
+
+def with_stateless(cfg) -> bool:
+    """The multiplexer forwards every command to both runtimes (spec 13)."""
+    return getattr(cfg, "multiplexer", "split") == "stateless"
+
+
+def with_created_index(cfg) -> bool:
+    """The controller creates the index in the stream; a peer hold is registered at publication (spec 13)."""
+    return getattr(cfg, "index", "static") == "created"
+
+
+def unpaired(cfg) -> bool:
+    """The publisher's hold is an orphan no peer takes over (spec 13, pairing = none)."""
+    return getattr(cfg, "pairing", "fifo") == "none"
+
+
+def peer_may_be_absent(cfg) -> bool:
+    """standing[p] may be ⊥: the index is created late, or Hello clears the hold (spec 13.2)."""
+    return with_created_index(cfg) or (with_markers(cfg) and getattr(cfg, "peer_reset", "keep") == "clear")
+
+
+def with_section_13(cfg) -> bool:
+    """The configuration uses section 13 (spec 13.1)."""
+    return with_stateless(cfg) or with_created_index(cfg) or with_markers(cfg)
+
+
+def with_peer_held(cfg) -> bool:
+    """PeerHeld belongs here: section 13 with the standing hold (spec 13.4)."""
+    return with_section_13(cfg) and with_standing_hold(cfg)

@@ -19,16 +19,21 @@ import attrs
 
 from protocol.properties import guards as guarding
 from protocol.properties.guards import guarded
-from protocol.model.where import everywhere, with_alias, with_cuts, with_reports, with_seal, with_standing_hold, without_cuts
+from protocol.model.where import (
+    everywhere, with_alias, with_cuts, with_markers, with_peer_held, with_reports, with_seal, with_standing_hold,
+    without_cuts,
+)
 from protocol.properties.i1 import i1, i1_witnesses
 from protocol.properties.leads_to import (
     LeadsTo, compaction_not_stalled, compaction_thresholds, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
-    imports_backed_witnesses, peeks_served, peeks_served_witnesses,
+    imports_backed_witnesses, importers_retired, importers_retired_witnesses, peeks_served, peeks_served_witnesses,
 )
 from protocol.properties.no_regression import no_regression, no_regression_witnesses
 from protocol.properties.physical_cuts import physical_le_coverage, physical_le_coverage_witnesses, physical_le_cut, physical_le_cut_witnesses
 from protocol.properties.physical_le_since import physical_le_since, physical_le_since_witnesses
-from protocol.properties.since_allowed import since_allowed, since_allowed_witnesses, since_le_standing, since_le_standing_witnesses
+from protocol.properties.since_allowed import (
+    peer_held, peer_held_witnesses, since_allowed, since_allowed_witnesses, since_le_standing, since_le_standing_witnesses,
+)
 from protocol.properties.type_ok import type_ok, type_ok_witnesses
 
 STATE, TRANSITION, LIVENESS = "state invariant", "transition property", "liveness"
@@ -79,7 +84,10 @@ PROPERTIES = (
     Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True, pair_reads=("sent",),
              guards=guarding.SINCE_ALLOWED),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
-             where=with_standing_hold, guards=guarding.EVERYWHERE),
+             where=with_standing_hold, guards=guarding.SINCE_LE_STANDING),
+    # Section 13: the peer hold exists from the publication on.
+    Property("PeerHeld", STATE, peer_held, peer_held_witnesses, by_component=True, where=with_peer_held,
+             guards=guarding.PEER_HELD),
     Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
              where=with_cuts, guards=guarding.PHYSICAL_LE_COVERAGE),
     Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
@@ -90,6 +98,7 @@ PROPERTIES = (
     Property("ImportsBacked", LIVENESS, imports_backed, imports_backed_witnesses, where=with_alias),
     Property("PeeksServed", LIVENESS, peeks_served, peeks_served_witnesses, where=with_seal),
     Property("CtlHoldReleased", LIVENESS, ctl_hold_released, ctl_hold_released_witnesses, where=with_reports),
+    Property("ImportersRetired", LIVENESS, importers_retired, importers_retired_witnesses, where=with_markers),
 )
 
 

@@ -55,9 +55,16 @@ def unfloored_breaks_ordering(cfg) -> bool:
 
 NOTHING_TO_BREAK = Guard("no peek, or no time to compact to", nothing_to_break)
 
+def peer_hold_sound(cfg) -> bool:
+    """Section 13: the peer hold is registered by whichever runtime pops the index's create first,
+    and no reconnection clears it."""
+    return getattr(cfg, "peer_by", "publisher") == "publisher" and getattr(cfg, "peer_reset", "keep") == "keep"
+
+
 I1 = (
     NOTHING_TO_BREAK,
-    Guard("the standing hold, with an index of its own", lambda cfg: cfg.standing_hold and cfg.alias != "shared"),
+    Guard("the standing hold, with an index of its own", lambda cfg: cfg.standing_hold and cfg.alias != "shared"
+          and peer_hold_sound(cfg)),
     Guard("the standing hold never raised (routed compaction) on a shared alias point",
           lambda cfg: cfg.alias == "shared" and cfg.standing_hold and cfg.compaction == "routed"),
     Guard("acquisition released on the interactive stream",
@@ -92,6 +99,20 @@ NO_REGRESSION = (
 )
 
 EVERYWHERE = (Guard("no switch breaks it (only a sabotaged action does)", lambda cfg: True),)
+
+PEER_HELD = (
+    Guard("the peer hold registered by whichever runtime pops the index's create first, and kept across a "
+          "reconnection", peer_hold_sound),
+)
+
+SINCE_LE_STANDING = (
+    Guard("no time to compact to", lambda cfg: cfg.MaxTime == 0),
+    Guard("a peer hold registered at the join of its as_of and since, or at the as_of by the first runtime to "
+          "pop the create, and kept across a reconnection",
+          lambda cfg: getattr(cfg, "peer_reset", "keep") == "keep" and (
+              getattr(cfg, "peer_at", "join") == "join"
+              or (cfg.peer_at == "as_of" and cfg.peer_by == "publisher"))),
+)
 
 
 def guarded(guards: tuple, cfg) -> bool:

@@ -1,6 +1,6 @@
 """I1: a shared arrangement never compacts past the as_of of a dataflow that will read it."""
 
-from protocol.model.commands import CREATE, command_text
+from protocol.model.commands import CREATE, EPOCH_MARK, bare, command_text
 from protocol.model.state import INDEX_NAMES, stranded_on
 
 
@@ -9,9 +9,9 @@ def i1_witnesses(s, cfg=None) -> list[str]:
     found = []
     for p, since in enumerate(s.since):
         for command in s.iq[p]:
-            if command[0] == CREATE and since > command[-1]:
-                d, t = command[1], command[-1]
-                reads = f" (reading {INDEX_NAMES[command[2]]})" if len(command) == 4 else ""
+            if command[0] == CREATE and since > bare(command)[-1]:
+                d, t = command[1], bare(command)[-1]
+                reads = f" (reading {INDEX_NAMES[command[2]]})" if len(bare(command)) == 4 else ""
                 found.append(
                     f"since[{p}] = {since} is past as_of {t} of {command_text(command)}{reads}, "
                     f"still queued on process {p}'s interactive stream"
@@ -42,7 +42,8 @@ def i1(s, cfg=None) -> bool:
         if since == 0:
             continue  # nothing is compacted: every time is still readable
         for command in s.iq[p]:
-            if command[0] == CREATE and since > command[-1]:
+            # a create's as_of is its last argument, before the epoch it carries (spec 12.6)
+            if command[0] == CREATE and since > (command[-3] if command[-2] == EPOCH_MARK else command[-1]):
                 return False
         stranded = stranded_on(s, p)
         for d, hold in enumerate(s.readers[p]):

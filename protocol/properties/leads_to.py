@@ -19,7 +19,7 @@ from functools import partial
 from protocol.engine import GLOBALS, PAIR, PROCESS, LeadsTo, Thresholds
 from protocol.model.state import backed, index_count
 
-__all__ = ["LeadsTo", "compaction_not_stalled", "compaction_thresholds", "ctl_hold_released", "ctl_hold_released_witnesses", "imports_backed",
+__all__ = ["LeadsTo", "compaction_not_stalled", "importers_retired", "importers_retired_witnesses", "compaction_thresholds", "ctl_hold_released", "ctl_hold_released_witnesses", "imports_backed",
            "imports_backed_witnesses", "peeks_served", "peeks_served_witnesses"]
 
 
@@ -206,3 +206,35 @@ def ctl_hold_released_witnesses(s, cfg=None) -> list[str]:
             found.append(f"peek {d} is dropped, but the controller still holds its read hold at {s.as_of[d]}: "
                          f"process{'es' if len(silent) > 1 else ''} {', '.join(silent)} never reported it retired")
     return found
+
+
+def forgotten_reader(s, p: int, d: int) -> bool:
+    """Peek d is registered on p, and the controller has let it go (dropped, or forgotten at a reconnection)."""
+    from protocol.model.state import DROPPED
+
+    return s.readers[p][d] is not None and s.df[d] == DROPPED
+
+
+def not_registered(s, p: int, d: int) -> bool:
+    return s.readers[p][d] is None
+
+
+def importers_retired(cfg) -> list[LeadsTo]:
+    """A reader the controller has let go of is eventually dropped on the replica (spec 13.4).
+
+    For every process p and peek d, `d in readers[p] and df[d] = Dropped ~> d not in
+    readers[p]`. A peek forgotten at a reconnection is never sent a Drop: only reconciliation
+    at Hello can drop its reader, which otherwise pins compaction for good.
+    """
+    return per_process_and_peek(cfg, (forgotten_reader, PAIR), (not_registered, PROCESS), "importers retired",
+                                "{d} in readers[{p}] and df[{d}] = Dropped ~> {d} not in readers[{p}]")
+
+
+def importers_retired_witnesses(s, cfg=None) -> list[str]:
+    """Every reader registered on the replica for a peek the controller has let go of."""
+    from protocol.model.state import DROPPED
+
+    return [f"peek {d}'s reader is still registered on process {p} at {hold}, though the controller let the "
+            f"peek go: nobody will drop it"
+            for p, readers in enumerate(s.readers) for d, hold in enumerate(readers)
+            if hold is not None and s.df[d] == DROPPED]

@@ -3,7 +3,7 @@
 import operator
 
 from protocol.model import state as schema
-from protocol.model.state import GLOBAL
+from protocol.model.state import BOTTOM, GLOBAL
 
 
 def _fallen(name: str, before, after):
@@ -19,7 +19,8 @@ def _fallen(name: str, before, after):
         if old is None or old == new:
             continue
         for i, (o, n) in enumerate(zip(entries(old), entries(new))):
-            if n < o:
+            # ⊥ is no time: a hold registered (from ⊥) or cleared (to ⊥) is judged by PeerHeld and I1 (spec 13.4)
+            if n < o and n != BOTTOM and o != BOTTOM:
                 yield (where if isinstance(old, int) else f"{where}[{i}]", o, n)
 
 

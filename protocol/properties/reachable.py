@@ -125,6 +125,33 @@ def since_past_reader_as_of(s, cfg) -> bool:
                for since, readers in zip(s.since, s.readers) for d, t in enumerate(readers))
 
 
+def index_published(s, cfg) -> bool:
+    """the index is published"""
+    return s.published is not None and any(s.published)
+
+
+def peer_hold_moved(s, cfg) -> bool:
+    """a peer hold has moved past its registration"""
+    return s.ix_as_of is not None and any(standing != BOTTOM and standing > s.ix_as_of for standing in s.standing)
+
+
+def peek_forgotten_while_queued(s, cfg) -> bool:
+    """a reconnection forgets a peek still queued or rendered"""
+    return s.epoch is not None and s.epoch >= 1 and any(
+        status != LIVE and status != UNBORN and (readers[d] is not None or any(c[0] == "Create" and c[1] == d for c in iq))
+        for d, status in enumerate(s.df) for readers, iq in zip(s.readers, s.iq))
+
+
+def hello_queued(s, cfg) -> bool:
+    """a Hello is queued"""
+    return any(command[0] == "Hello" for iq in s.iq for command in iq)
+
+
+def reconnected(s, cfg) -> bool:
+    """the controller has reconnected"""
+    return s.epoch is not None and s.epoch >= 1
+
+
 REACHABLE = {
     "PeekCreated": peek_created,
     "PeekLive": peek_live,
@@ -146,6 +173,11 @@ REACHABLE = {
     "WriterFloorAbsent": writer_floor_absent,
     "ReaderAdvanced": reader_advanced,
     "SincePastReaderAsOf": since_past_reader_as_of,
+    "IndexPublished": index_published,
+    "PeerHoldMoved": peer_hold_moved,
+    "PeekForgottenWhileQueued": peek_forgotten_while_queued,
+    "HelloQueued": hello_queued,
+    "Reconnected": reconnected,
 }
 
 

@@ -1,5 +1,7 @@
 """SinceAllowed and SinceLeStanding: the published since stays within what was allowed."""
 
+from protocol.model.state import BOTTOM
+
 def _allowed(s) -> int:
     """max_i sent[i]: the most the controller allowed any index id of the point."""
     sent = s.sent
@@ -26,7 +28,10 @@ def since_allowed(s, cfg=None) -> bool:
 
 
 def _standing_entries(value) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
+    """The standing hold's times (none where it is ⊥: no peer hold is registered, spec 13.4)."""
+    if isinstance(value, tuple):
+        return value
+    return () if value == BOTTOM else (value,)
 
 
 def since_le_standing_witnesses(s, cfg=None) -> list[str]:
@@ -47,3 +52,23 @@ def since_le_standing(s, cfg=None) -> bool:
     return all(since <= hold for since, standing in zip(s.since, s.standing)
                for hold in _standing_entries(standing))
 
+
+
+def peer_held_witnesses(s, cfg=None) -> list[str]:
+    return [f"process {p}'s maintenance runtime has published the index, but no hold is registered on it "
+            f"(standing[{p}] = ⊥): nothing keeps it from compacting past a read still queued"
+            for p, published in enumerate(s.published)
+            if published is not False and s.standing[p] == BOTTOM and (s.orphan[p] is None or s.orphan[p] == BOTTOM)]
+
+
+def peer_held(s, cfg=None) -> bool:
+    """A published index is held from the moment it is published (spec 13.4): for every p,
+    published[p] implies standing[p] != ⊥ or orphan[p] != ⊥.
+
+    The peer hold must exist before maintenance can apply any AllowCompaction for the index,
+    or a read queued on a lagging interactive runtime is unprotected.
+    """
+    for p, published in enumerate(s.published):  # None: a static index, published from the start
+        if published is not False and s.standing[p] == BOTTOM and (s.orphan[p] is None or s.orphan[p] == BOTTOM):
+            return False
+    return True

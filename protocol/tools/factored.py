@@ -1012,7 +1012,9 @@ def frontiers_never_fall(cfg, model) -> bool:
 
 
 def switches(cfg) -> dict:
-    return {name: value for name, value in attrs.asdict(cfg).items() if name not in cfg.constants}
+    from protocol.model.config import CONSTANT_NAMES
+
+    return {name: value for name, value in attrs.asdict(cfg).items() if name not in CONSTANT_NAMES}
 
 
 def passed(value, limit) -> bool:
