@@ -20,7 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from protocol.model.config import lookup, named_configurations, parse_constant
+from protocol.model.config import ConfigError, lookup, named_configurations, parse_constant
 from protocol.lifecycle import how
 
 EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
@@ -167,7 +167,15 @@ def selected_configurations(args) -> list:
         raise UsageError(f"name a configuration or give --all; known: {', '.join(named_configurations())}")
     chosen = list(named_configurations().values()) if args.all else [lookup(n) for n in args.names]
     constants = constants_from(args)
-    return [named.with_constants(constants) for named in chosen]
+    if not args.all:
+        return [named.with_constants(constants) for named in chosen]
+    widened = []
+    for named in chosen:  # --all: a configuration the constants refuse is left out, saying so
+        try:
+            widened.append(named.with_constants(constants))
+        except ConfigError as refusal:
+            print(f"{named.name} left out at these constants: {refusal}", file=sys.stderr)
+    return widened
 
 
 def workers_count(text: str) -> int:

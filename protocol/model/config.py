@@ -18,10 +18,11 @@ import attrs
 
 CONSTANT_NAMES = ("P", "D", "MaxTime", "E")
 CONSTANT_MINIMUM = {"P": 1, "D": 0, "MaxTime": 0, "E": 0}
+DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2}
 # E (spec 13.1): the reconnections the controller may take. At its default 0 it is not
 # shown among a configuration's constants, so sections 1 to 12 print as they did.
-DEFAULT_CONSTANTS = {"P": 2, "D": 1, "MaxTime": 2, "E": 0}
-HIDDEN_AT_DEFAULT = ("E",)
+HIDDEN_CONSTANTS = {"E": 0}
+EVERY_DEFAULT_CONSTANT = {**DEFAULT_CONSTANTS, **HIDDEN_CONSTANTS}
 # The largest value of each constant, and why. P is bounded by the search itself,
 # whatever the options: each process multiplies the reachable states (measured, Holds
 # at D=0, MaxTime=1: 2,070,243 states at P=8, 12,030,823 at P=9), and symmetry
@@ -153,18 +154,18 @@ SWITCHES = {
         # Section 13: the design as shipped.
         Switch("multiplexer", ("split", "stateless"), "split",
                "the multiplexer splits the stream (creates and drops to the interactive runtime), or forwards "
-               "every command to both runtimes", shown=False, in_matrix=True, section=13),
+               "every command to both runtimes", shown=False, section=13),
         Switch("index", ("static", "created"), "static",
                "the index exists and is held from the start, or the controller creates it in the stream and a "
-               "peer hold is registered when it is published", shown=False, in_matrix=True, section=13),
+               "peer hold is registered when it is published", shown=False, section=13),
         Switch("peer_by", ("publisher", "reader"), "publisher",
                "whichever runtime pops the index's create first registers the peer hold, or only the reading "
                "(interactive) runtime does", only_with=lambda cfg: cfg.index == "created",
-               only_with_text="index=created", shown=False, in_matrix=True, section=13),
+               only_with_text="index=created", shown=False, section=13),
         Switch("peer_at", ("join", "as_of", "minimum"), "join",
                "a peer hold is registered at the join of the create's as_of and the published since, at the "
                "bare as_of, or at the minimum time", only_with=lambda cfg: cfg.index == "created",
-               only_with_text="index=created", shown=False, in_matrix=True, section=13),
+               only_with_text="index=created", shown=False, section=13),
         Switch("since_rule", ("rise", "meet"), "rise",
                "the publisher's since only rises, or is the meet of its holds (the trace's rule)",
                only_with=lambda cfg: cfg.index == "created", only_with_text="index=created", shown=False,
@@ -172,16 +173,16 @@ SWITCHES = {
         Switch("pairing", ("fifo", "none"), "fifo",
                "a publication is paired with its peer, which takes the hold over, or the publisher's hold is "
                "an orphan nobody moves", only_with=lambda cfg: cfg.index == "created",
-               only_with_text="index=created", shown=False, in_matrix=True, section=13,
+               only_with_text="index=created", shown=False, section=13,
                value_needs={"none": ((lambda cfg: cfg.peer_by == "publisher", "peer_by=publisher"),)}),
         Switch("reconcile", ("drop", "none"), "drop",
                "at Hello the interactive runtime drops every reader the new connection does not know, or keeps them",
                only_with=lambda cfg: marker_reconnections(cfg), only_with_text="E>=1 with hello=marker",
-               shown=False, in_matrix=True, section=13),
+               shown=False, section=13),
         Switch("peer_reset", ("keep", "clear"), "keep",
                "the peer hold survives a reconnection, or the interactive runtime's Hello clears it",
                only_with=lambda cfg: marker_reconnections(cfg), only_with_text="E>=1 with hello=marker",
-               shown=False, in_matrix=True, section=13),
+               shown=False, section=13),
     )
 }
 
@@ -331,7 +332,7 @@ class Config:
     controller: str = _switch("controller")
     reader_downgrade: bool = _switch("reader_downgrade")
     ingest: bool = _switch("ingest")
-    E: int = DEFAULT_CONSTANTS["E"]
+    E: int = HIDDEN_CONSTANTS["E"]
     hello: str = _switch("hello")
     multiplexer: str = _switch("multiplexer")
     index: str = _switch("index")
@@ -369,7 +370,7 @@ class Config:
     def constants(self) -> dict:
         """The constants, E only where it is not 0 (sections 1 to 12 print as they did)."""
         return {name: getattr(self, name) for name in CONSTANT_NAMES
-                if name not in HIDDEN_AT_DEFAULT or getattr(self, name) != DEFAULT_CONSTANTS[name]}
+                if getattr(self, name) != HIDDEN_CONSTANTS.get(name, getattr(self, name) + 1)}
 
     @property
     def switches(self) -> dict:
@@ -390,7 +391,7 @@ def refused_switch(switches: Mapping[str, object]) -> str | None:
     """The first switch whose value `switches` (the others at their defaults) refuses, or None."""
     from types import SimpleNamespace
 
-    chosen = SimpleNamespace(**{**DEFAULT_CONSTANTS, **{name: switch.default for name, switch in SWITCHES.items()},
+    chosen = SimpleNamespace(**{**EVERY_DEFAULT_CONSTANT, **{name: switch.default for name, switch in SWITCHES.items()},
                                 **switches})
     found = next((name for name, switch in SWITCHES.items() if switch.refusal(chosen)), None)
     if found is None and (broken := combination_refusal(chosen)) is not None:
@@ -925,7 +926,7 @@ def config_of(name: str, tables: dict, seen: tuple = ()):
         raise ConfigError(f"{manifest_where()}, [{name}]: no [{based_on}] to base it on: add it, or set `based_on`")
     base = config_of(based_on, tables, (*seen, name)) if based_on else Config()
     try:
-        return base.evolve(**table.get("switches", {}), **{**DEFAULT_CONSTANTS, **table.get("constants", {})})
+        return base.evolve(**table.get("switches", {}), **{**EVERY_DEFAULT_CONSTANT, **table.get("constants", {})})
     except (TypeError, ConfigError) as error:
         raise ConfigError(f"{manifest_where()}, [{name}]: {error}") from None
 

@@ -42,11 +42,11 @@ from typing import Callable, NamedTuple
 import attrs
 
 from protocol.model.commands import (
-    EXPORT, INTERACTIVE, KINDS, MAINTENANCE, bare, command_from_itf, command_text, command_to_itf, epoch_of, well_formed,
+    CREATE, CREATE_INDEX, DROP, EXPORT, HELLO, INTERACTIVE, KINDS, MAINTENANCE, bare, command_from_itf, command_text, command_to_itf, epoch_of, well_formed,
 )
 from protocol.model.where import (  # noqa: F401
     agent_floor, everywhere, peer_may_be_absent, per_id, unpaired, with_alias, with_created_index, with_cuts,
-    with_reconnections, with_reports, with_seal, with_silent_hello,
+    with_markers, with_reconnections, with_reports, with_seal, with_silent_hello, with_stateless,
 )
 
 UNBORN, LIVE, DROPPED = 0, 1, 2
@@ -391,6 +391,19 @@ class IndexStatus(Time):
         return DF_NAMES.index(encoded)
 
 
+def sent_here(kind: str, runtime: str, cfg) -> bool:
+    """Whether the configuration sends commands of `kind` to `runtime` (spec 13.2: a peek's create
+    and drop reach maintenance only through the stateless multiplexer, the index's create only
+    where it is created, Hello only with section 13's reconnections)."""
+    if kind == CREATE_INDEX:
+        return with_created_index(cfg)
+    if kind == HELLO:
+        return with_markers(cfg)
+    if kind in (CREATE, DROP) and runtime == MAINTENANCE:
+        return with_stateless(cfg)
+    return True
+
+
 @attrs.frozen
 class Queue:
     """A FIFO of the commands `runtime` applies."""
@@ -405,6 +418,8 @@ class Queue:
             return f"holds a command the {self.runtime} runtime cannot receive"
         for command in value:
             epoch, plain = epoch_of(command), bare(command)
+            if not sent_here(plain[0], self.runtime, cfg) or (epoch is None) == with_silent_hello(cfg):
+                return f"holds {command_text(command)}, which this configuration never sends the {self.runtime} runtime"
             names = KINDS[plain[0]].field_names(plain)
             if not all(_argument_ok(name, v, cfg) for name, v in zip(names, plain[1:])):
                 return f"holds {command_text(command)}, an argument of which is out of range"

@@ -6,6 +6,11 @@ from protocol.model import state as schema
 from protocol.model.state import BOTTOM, GLOBAL
 
 
+# A hold's absence is no time (spec 13.4): a peer hold or an orphan registered (from ⊥) or
+# cleared (to ⊥) is judged by PeerHeld and I1, not here. A writer entry may rise from ⊥, never fall to it.
+HOLDS_THAT_MAY_GO = ("standing", "orphan")
+
+
 def _fallen(name: str, before, after):
     """(where, old, new) for each entry of variable `name` that fell in the step."""
     variable = schema.BY_NAME[name]
@@ -19,8 +24,7 @@ def _fallen(name: str, before, after):
         if old is None or old == new:
             continue
         for i, (o, n) in enumerate(zip(entries(old), entries(new))):
-            # ⊥ is no time: a hold registered (from ⊥) or cleared (to ⊥) is judged by PeerHeld and I1 (spec 13.4)
-            if n < o and n != BOTTOM and o != BOTTOM:
+            if n < o and not (name in HOLDS_THAT_MAY_GO and BOTTOM in (o, n)):
                 yield (where if isinstance(old, int) else f"{where}[{i}]", o, n)
 
 

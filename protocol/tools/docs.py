@@ -21,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from protocol.model.config import DEFAULT_CONSTANTS, HOLDS, SWITCHES, named_configurations
+from protocol.model.config import DEFAULT_CONSTANTS, EVERY_DEFAULT_CONSTANT, HOLDS, SWITCHES, named_configurations
 from protocol.render.export import trace_markdown
 from protocol.configurations.golden import golden_path, golden_text
 from protocol.run import check
@@ -64,7 +64,7 @@ def changed_switches(named) -> str:
 def constants_words(named) -> str:
     """The constants a configuration is defined at, where they are not the defaults."""
     changed = [f"{name}={value}" for name, value in named.config.constants.items()
-               if value != DEFAULT_CONSTANTS[name]]
+               if value != EVERY_DEFAULT_CONSTANT[name]]
     return f" At {', '.join(changed)}." if changed else ""
 
 
