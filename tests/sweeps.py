@@ -116,17 +116,24 @@ def complete(sweeps: list[list[dict]]) -> tuple[list[dict], list[dict], list[dic
 
 SECTION_11 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 11]
 SECTION_12 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 12]
+SECTION_13 = [name for name, switch in SWITCHES_DECLARED.items() if switch.section == 13]
 SWITCHES = {name: values for name, values in switch_values().items()
-            if name != "fairness" and name not in SECTION_11 + SECTION_12}
+            if name != "fairness" and name not in SECTION_11 + SECTION_12 + SECTION_13}
 SEAL_SWITCHES = {"physical": switch_values()["physical"], "alias": ("none", "per_id"),
                  **{name: switch_values()[name] for name in SECTION_11}}
+# E, the reconnections (spec 12.6 and 13), is a constant that the last two sweeps vary as a switch.
 TLA_SWITCHES = {**{name: switch_values()[name] for name in ("compaction", "standing_hold", "cap", "ctl_release")},
-                "alias": ("none", "per_id"), **{name: switch_values()[name] for name in SECTION_12}}
+                "alias": ("none", "per_id"), **{name: switch_values()[name] for name in SECTION_12}, "E": (0, 1)}
+# Section 13's switches with those of section 2 they combine with (13.1: compaction is broadcast).
+PEER_SWITCHES = {"standing_hold": (False, True), "physical": ("from_since", "from_upper"),
+                 **{name: switch_values()[name] for name in SECTION_13}, "E": (0, 1)}
 SHIPPED = dict(compaction="broadcast", standing_hold=True)
 EVERY_COMBINATION = valid_combinations(SWITCHES)
 EVERY_SEAL_COMBINATION = [{**SHIPPED, **switches} for switches in valid_combinations(SEAL_SWITCHES, SHIPPED)]
 EVERY_TLA_COMBINATION = valid_combinations(TLA_SWITCHES)
-SWEEPS = [EVERY_COMBINATION, EVERY_SEAL_COMBINATION, EVERY_TLA_COMBINATION]
+EVERY_PEER_COMBINATION = [{"compaction": "broadcast", **switches}
+                          for switches in valid_combinations(PEER_SWITCHES, {"compaction": "broadcast"})]
+SWEEPS = [EVERY_COMBINATION, EVERY_SEAL_COMBINATION, EVERY_TLA_COMBINATION, EVERY_PEER_COMBINATION]
 
 MODES = ("budget", "complete")
 
@@ -167,6 +174,10 @@ def is_tla_combination(switches: dict) -> bool:
     return any(name in switches for name in SECTION_12)
 
 
+def is_peer_combination(switches: dict) -> bool:
+    return any(name in switches for name in SECTION_13)
+
+
 def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
     """Where one combination of the sweeps is compared: the constants of the whole
     exploration (with liveness), and those of a prefix at two processes (PREFIX states,
@@ -177,6 +188,8 @@ def sweep_constants(switches: dict) -> tuple[dict, dict | None]:
     sweep's (its ctl_release is whole at two processes without an alias)."""
     if is_seal_combination(switches):
         return dict(P=1, MaxTime=1), (dict(P=2, MaxTime=1) if switches["alias"] == "none" else None)
+    if is_peer_combination(switches):  # section 13: whole at one process, a prefix at two
+        return dict(P=1, MaxTime=1), dict(P=2, MaxTime=1)
     return (dict(MaxTime=1) if switches.get("alias", "none") == "none" else dict(MaxTime=1, P=1)), None
 
 
