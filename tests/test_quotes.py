@@ -31,9 +31,12 @@ def test_a_stale_figure_is_replaced():
 
 def test_violated_by_lists_every_configuration_expected_to_violate_the_property():
     named = named_configurations()
-    assert docs.manifest_figure("violated_by", "NoRegression", named) == "`HoldsAliasShared` (8)"
-    assert docs.manifest_figure("violated_by", "CompactionNotStalled", named) == \
-        "`HoldsUnfair` (lasso of 2), `HoldsRoutedStanding` (lasso of 3)"
+    assert docs.manifest_figure("violated_by", "NoRegression", named) == \
+        "`HoldsAliasShared` (8), `HoldsPeerByReaderMeet` (8), `HoldsPeerMinimumMeet` (4)"
+    lassos = [f"`{n.name}` (lasso of {dict(n.expect)['CompactionNotStalled']})" for n in named.values()
+              if "CompactionNotStalled" in dict(n.expect)]
+    assert lassos[:2] == ["`HoldsUnfair` (lasso of 2)", "`HoldsRoutedStanding` (lasso of 3)"]
+    assert docs.manifest_figure("violated_by", "CompactionNotStalled", named) == ", ".join(lassos)
     assert docs.manifest_figure("violated_by", "TypeOK", named) == "nothing"
 
 
@@ -129,6 +132,7 @@ def test_a_property_row_names_every_configuration_that_must_violate_it_and_keeps
     (row,) = [quote for quote in docs.quotes() if quote.text.startswith("| NoRegression |")]
     stale = "| NoRegression | transition property | `no_regression` | `HoldsGone` (3) |\n"
     assert quoted(stale, row, named) == ("| NoRegression | transition property | `no_regression` | "
-                                         "`HoldsAliasShared` (8) |\n")
+                                         "`HoldsAliasShared` (8), `HoldsPeerByReaderMeet` (8), "
+                                         "`HoldsPeerMinimumMeet` (4) |\n")
     every = {prop for n in named.values() for prop in dict(n.expect)}
     assert {quote.text.split(" | ")[0][2:] for quote in docs.quotes() if "violated_by" in quote.text} == every
