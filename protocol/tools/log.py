@@ -422,7 +422,14 @@ def lenient_forms(domain, encoded) -> list:
 
 
 def command_variant(text: str) -> dict:
-    """`"Compact(1)"` as the ITF variant of its kind (either of the kind's field lists)."""
+    """`"Compact(1)"` as the ITF variant of its kind (either of the kind's field lists); a command
+    carrying the epoch it was sent in (spec 12.6, `hello = silent`) is written `"Compact(1)@0"`."""
+    text, at, epoch = text.partition("@")
+    if at:
+        if not (epoch.isascii() and epoch.isdigit()) or len(epoch) > 30:
+            raise NotInDomain(f"{text[:40]}@{epoch[:30]}: the epoch after @ must be a whole number")
+        variant = command_variant(text)
+        return {**variant, "value": {**variant["value"], "epoch": int(epoch)}}
     name, _, rest = text.partition("(")
     kind = cmd.KINDS[name.strip()]
     if rest and not rest.endswith(")"):
