@@ -726,7 +726,7 @@ def refused(log: Log, cfg: Config, follower: Follower, layers: list, event, numb
     enabled = tuple(enabled_steps(cfg, state) for state in candidates)
     if isinstance(event, Observation):
         reason = observation_reason(event, follower, packed, cfg)
-        differences = tuple(observation_differences(event, state) for state in candidates)
+        differences = tuple(observation_differences(event, state, cfg) for state in candidates)
         mismatch = Mismatch(event.line, event.where, number, "observation", reason, candidates, enabled,
                             states=len(packed), differences=differences)
     else:
@@ -760,10 +760,12 @@ def observation_distances(follower: Follower, event: Observation, packed: list) 
     return [sum(not holds(s) for holds in checks) for s in packed]
 
 
-def observation_differences(event: Observation, state) -> tuple:
-    """((observed variable or entry, the observed value's text), ...) where `state` has another value."""
+def observation_differences(event: Observation, state, cfg: Config) -> tuple:
+    """((observed variable or entry, the observed value's text), ...) where `state` has another value;
+    a variable the design held against lacks (--config) is left out: the reason names it."""
     return tuple((fact_text(name, p), _value_text(name, p, value, schema.BY_NAME[name].domain.text))
-                 for name, p, value in event.facts if observed_value(state, name, p) != value)
+                 for name, p, value in event.facts
+                 if schema.BY_NAME[name].where(cfg) and observed_value(state, name, p) != value)
 
 
 def observation_reason(event: Observation, follower: Follower, packed: list, cfg: Config) -> str:
