@@ -253,3 +253,31 @@ def test_cli_json_with_two_jobs(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == EVERY_COMBINATION + 1
     assert all(isinstance(json.loads(line), dict) for line in lines)
+
+
+# ------------------------------------------------------------------ section 13's family
+
+SHIPPED_SMALL = {"P": 1, "D": 1, "MaxTime": 1, "E": 1}
+
+
+def test_the_shipped_family_varies_five_mechanisms_under_the_created_index():
+    from protocol.tools.matrix import SHIPPED
+
+    rows = plan(SHIPPED_SMALL, SHIPPED)
+    assert len(rows) == 24  # 2^5, less the 8 with pairing=none and peer_by=reader (13.1)
+    assert all(row.config.multiplexer == "stateless" and row.config.index == "created" for row in rows)
+    assert rows[0].mechanisms == {"publisher registers", "join", "pairing", "reconciliation", "keep on reconnect"}
+    assert rows[0].named == "HoldsPeerReconnect" and rows[-1].mechanisms == {"pairing"}
+
+
+@pytest.mark.slow
+def test_the_shipped_family_derives_the_minimal_set_of_the_shipped_design():
+    from protocol.tools.matrix import SHIPPED
+
+    matrix = run_matrix(SHIPPED_SMALL, jobs=1, family=SHIPPED)
+    assert matrix.as_expected and matrix.complete
+    assert matrix.minimal_sets() == [frozenset({"publisher registers", "pairing", "reconciliation",
+                                                "keep on reconnect"})]
+    # the join is redundant while the publisher registers (spec 13.6), needed where a reader registers late
+    shipped = next(row for row in matrix.rows if row.named == "HoldsPeerReconnect")
+    assert remark(shipped, matrix) == "sufficient; redundant: join"

@@ -9,7 +9,7 @@ import attrs
 
 from protocol.model.config import Config
 from protocol.tools.matrix import (
-    Matrix, derivation_record, estimate, markdown, matrix_switches, plan, row_record, run_matrix,
+    FAMILIES, Matrix, derivation_record, estimate, markdown, matrix_switches, plan, row_record, run_matrix,
 )
 from protocol.cli.common import (
     JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, warn, whole_number, wide_console,
@@ -26,6 +26,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
                     "and derive the minimal sufficient sets of mechanisms.",
     )
     add_constants_option(parser)
+    parser.add_argument("--family", choices=tuple(FAMILIES), default="mechanisms",
+                        help="; ".join(f"{name}: {family.meaning}" for name, family in FAMILIES.items())
+                        + " (default mechanisms; shipped runs at P=1, E=1 unless -c says otherwise)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per row as it is checked (JSON Lines), then the derived sets")
     parser.add_argument("--format", choices=("table", "markdown"), default=None,
@@ -38,17 +41,18 @@ def add_parser(subparsers, name: str, help: str) -> None:
 def run(args) -> int:
     if args.json and args.format is not None:
         raise UsageError(f"--json and --format {args.format} both choose the output: give one")
-    constants = {**Config().constants, **constants_from(args)}
-    Config(**constants)  # refuse bad constants before anything runs
-    rows = plan(constants)
-    say_how_long(constants)
+    family = FAMILIES[args.family]
+    constants = {**Config().constants, **family.constants, **constants_from(args)}
+    Config(**constants, **family.fixed)  # refuse bad constants before anything runs
+    rows = plan(constants, family)
+    say_how_long(constants, family)
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
         if args.json:
-            matrix = run_matrix(constants, args.jobs, on_done=streamer(rows, sink))
+            matrix = run_matrix(constants, args.jobs, on_done=streamer(rows, sink), family=family)
             print(json.dumps(derivation_record(matrix)), file=sink, flush=True)
         else:
-            matrix = run_with_progress(constants, args.jobs, rows, console)
+            matrix = run_with_progress(constants, args.jobs, rows, console, family)
             if args.format == "markdown":
                 print(markdown(matrix), file=sink, flush=True)
             else:
@@ -60,11 +64,11 @@ def run(args) -> int:
                       why="combinations not checked to the end are unknown; no minimal set derived")
 
 
-def say_how_long(constants) -> None:
+def say_how_long(constants, family) -> None:
     """Past the default constants, a line on stderr before the run: how long at least."""
     from protocol.render.matrix import estimate_line
 
-    line = estimate_line(estimate(constants))
+    line = estimate_line(estimate(constants, family))
     if line is not None:
         warn(line)
 
@@ -75,20 +79,20 @@ def streamer(rows: list, sink):
     def on_done(row, outcome) -> None:
         done = [attrs.evolve(row, outcome=outcome)]
         done += [other for other in rows if other.same_as == row.number]
-        partial = Matrix(tuple(done[0] if r.number == row.number else r for r in rows))
+        partial = Matrix(tuple(done[0] if r.number == row.number else r for r in rows), family=row.family)
         for each in done:
             print(json.dumps(row_record(each, partial, minimal=[])), file=sink, flush=True)
 
     return on_done
 
 
-def run_with_progress(constants, jobs: int, rows: list, console) -> Matrix:
+def run_with_progress(constants, jobs: int, rows: list, console, family) -> Matrix:
     if not console.is_terminal:
-        return run_matrix(constants, jobs)
+        return run_matrix(constants, jobs, family=family)
     from protocol.render.matrix import MatrixProgress
 
     with MatrixProgress(console, len(rows)) as progress:
         def advance(row, outcome) -> None:  # a row and the rows that are the same system
             progress.advance(row, 1 + sum(other.same_as == row.number for other in rows))
 
-        return run_matrix(constants, jobs, on_done=advance)
+        return run_matrix(constants, jobs, on_done=advance, family=family)

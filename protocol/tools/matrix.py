@@ -45,6 +45,49 @@ LIVENESS = "CompactionNotStalled"
 REQUIRED = ("I1", LIVENESS)
 
 
+@attrs.frozen
+class Family:
+    """A family of combinations the matrix checks: the switches it varies, what it holds
+    fixed, the properties a sufficient set must keep, and how a mechanism is named.
+
+    `on` is None for section 2's family, whose mechanisms are the switches set away from
+    their defaults; otherwise it maps each varied switch to the value that *is* the
+    mechanism (on) and the value that switches it off, and `labels` names it."""
+
+    name: str
+    meaning: str
+    varied: Callable  # () -> the switches varied, in order
+    required: tuple
+    fixed: dict = attrs.field(factory=dict)
+    constants: dict = attrs.field(factory=dict)  # over Config()'s defaults
+    on: dict | None = None  # switch -> (its value with the mechanism on, with it off)
+    labels: dict = attrs.field(factory=dict)  # switch -> the mechanism's name
+    tied: Callable = lambda switches: switches  # switches -> those with what follows from them
+    note: str = ""  # what the derivation cannot show, in words
+
+
+MECHANISMS = Family("mechanisms", "the mechanisms that restore the lost ordering (sections 2 and 11)",
+                    lambda: matrix_switches(), REQUIRED)
+# Section 13's design as shipped, at one process with one reconnection: with the created index
+# (which needs every command on both runtimes), the peer hold's registrar, its value, its pairing,
+# and what a reconnection does. The stateless multiplexer is held on, since the created index
+# cannot exist without it (13.1, refusal 2); HoldsStatelessUnheld shows the hold it needs.
+SHIPPED = Family(
+    "shipped", "the design as shipped (section 13): who registers the peer hold, where, its pairing, "
+               "and what a reconnection keeps",
+    lambda: ("peer_by", "peer_at", "pairing", "reconcile", "peer_reset"),
+    ("I1", "PeerHeld", "ImportersRetired", LIVENESS),
+    fixed={"compaction": "broadcast", "standing_hold": True, "multiplexer": "stateless", "index": "created"},
+    constants={"P": 1, "E": 1},
+    on={"peer_by": ("publisher", "reader"), "peer_at": ("join", "as_of"), "pairing": ("fifo", "none"),
+        "reconcile": ("drop", "none"), "peer_reset": ("keep", "clear")},
+    labels={"peer_by": "publisher registers", "peer_at": "join", "pairing": "pairing",
+            "reconcile": "reconciliation", "peer_reset": "keep on reconnect"},
+    note="the stateless multiplexer is held on: the created index cannot exist without it, and "
+         "HoldsStatelessUnheld shows what it needs beside")
+FAMILIES = {family.name: family for family in (MECHANISMS, SHIPPED)}
+
+
 # ------------------------------------------------------------ combinations
 
 
@@ -57,8 +100,11 @@ def mechanism_label(switch: str, value) -> str:
     return f"{switch} {value}"
 
 
-def mechanisms(cfg: Config) -> frozenset[str]:
-    """The mechanisms `cfg` switches on, relative to the baseline."""
+def mechanisms(cfg: Config, family: Family = MECHANISMS) -> frozenset[str]:
+    """The mechanisms `cfg` switches on, relative to the family's baseline."""
+    if family.on is not None:
+        return frozenset(family.labels[name] for name in family.varied()
+                         if getattr(cfg, name) == family.on[name][0])
     return frozenset(
         mechanism_label(name, getattr(cfg, name))
         for name, default in baseline().items()
@@ -66,7 +112,7 @@ def mechanisms(cfg: Config) -> frozenset[str]:
     )
 
 
-def combinations(constants: Mapping[str, int]) -> list[Config]:
+def combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[Config]:
     """Every combination of the matrix switches, fairness on, in a fixed order.
 
     Compaction varies slowest among the switches of section 2, routed first, so
@@ -74,11 +120,15 @@ def combinations(constants: Mapping[str, int]) -> list[Config]:
     comes after it; the controller's release (`ctl_release`, section 11) varies
     slower still, so the combinations of section 2 come first, in their order.
     """
-    switches = sorted(matrix_switches(), key=lambda name: SWITCHES[name].shown)  # section 11's vary slowest
+    if family.on is not None:
+        switches, values = family.varied(), [family.on[name] for name in family.varied()]
+    else:
+        switches = sorted(matrix_switches(), key=lambda name: SWITCHES[name].shown)  # section 11's vary slowest
+        values = [SWITCHES[name].values for name in switches]
     found = []
-    for chosen in itertools.product(*(SWITCHES[name].values for name in switches)):
+    for chosen in itertools.product(*values):
         try:
-            found.append(Config(**constants, fairness=True, **dict(zip(switches, chosen))))
+            found.append(Config(**constants, fairness=True, **family.fixed, **family.tied(dict(zip(switches, chosen)))))
         except ConfigError:
             continue  # a value that needs a switch the matrix does not vary (physical from_cuts needs a seal)
     return found
@@ -172,10 +222,11 @@ class Row:
     named: str | None = None
     same_as: int | None = None
     outcome: Outcome | None = None
+    family: Family = MECHANISMS
 
     @property
     def mechanisms(self) -> frozenset[str]:
-        return mechanisms(self.config)
+        return mechanisms(self.config, self.family)
 
 
 @attrs.frozen
@@ -183,6 +234,7 @@ class Matrix:
     rows: tuple  # of Row, in combination order
     seconds: float = 0.0
     interrupted: bool = False
+    family: Family = MECHANISMS
 
     def outcome(self, row: Row) -> Outcome | None:
         """The row's outcome, or that of the row it is the same system as."""
@@ -191,8 +243,8 @@ class Matrix:
         return row.outcome
 
     def sufficiency(self) -> dict[frozenset[str], bool | None]:
-        """mechanisms -> whether I1 and CompactionNotStalled both hold with them."""
-        return {row.mechanisms: sufficient(self.outcome(row)) for row in self.rows}
+        """mechanisms -> whether the family's required properties (I1 and CompactionNotStalled) hold with them."""
+        return {row.mechanisms: sufficient(self.outcome(row), self.family.required) for row in self.rows}
 
     def minimal_sets(self) -> list[frozenset[str]]:
         """The minimal sufficient sets; none unless every combination was checked to the end."""
@@ -211,16 +263,16 @@ class Matrix:
         return self.complete and not any(o.mismatches for o in run)
 
 
-def plan(constants: Mapping[str, int]) -> list[Row]:
+def plan(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[Row]:
     """The rows before running: which are named, which are the same system as an earlier one."""
     named = named_for(constants)
     number_of: dict[Config, int] = {}
     rows = []
-    for number, cfg in enumerate(combinations(constants), start=1):
+    for number, cfg in enumerate(combinations(constants, family), start=1):
         canonical = same_system(cfg)
         same_as = number_of.get(canonical) if canonical != cfg else None
         number_of.setdefault(cfg, number)
-        rows.append(Row(number, cfg, named[cfg].name if cfg in named else None, same_as))
+        rows.append(Row(number, cfg, named[cfg].name if cfg in named else None, same_as, family=family))
     return rows
 
 
@@ -228,10 +280,11 @@ def run_matrix(
     constants: Mapping[str, int],
     jobs: int = 1,
     on_done: Callable[[Row], None] | None = None,
+    family: Family = MECHANISMS,
 ) -> Matrix:
     """Check every combination that is its own system, `jobs` at a time."""
     started = time.perf_counter()
-    rows = plan(constants)
+    rows = plan(constants, family)
     todo = [row for row in rows if row.same_as is None]
     outcomes = {}
     interrupted = False
@@ -242,7 +295,7 @@ def run_matrix(
     except KeyboardInterrupt:
         interrupted = True  # Ctrl-C: report what was checked; `complete` says the rest is missing
     done = tuple(attrs.evolve(row, outcome=outcomes.get(row.number)) for row in rows)
-    return Matrix(done, seconds=time.perf_counter() - started, interrupted=interrupted)
+    return Matrix(done, seconds=time.perf_counter() - started, interrupted=interrupted, family=family)
 
 
 def run_rows(todo: list[Row], jobs: int, on_done) -> Iterable[tuple[int, Outcome]]:
@@ -293,13 +346,14 @@ class Estimate:
         return self.seconds * self.combinations
 
 
-def estimate(constants: Mapping[str, int]) -> Estimate | None:
+def estimate(constants: Mapping[str, int], family: Family = MECHANISMS) -> Estimate | None:
     """The probe, at constants past the defaults; None at or below them (seconds anyway)."""
-    if all(constants[name] <= DEFAULT_CONSTANTS[name] for name in DEFAULT_CONSTANTS):
+    defaults = {**DEFAULT_CONSTANTS, **family.constants}
+    if all(constants.get(name, 0) <= defaults.get(name, 0) for name in {*DEFAULT_CONSTANTS, *constants}):
         return None
     from protocol.run import check
 
-    todo = [row for row in plan(constants) if row.same_as is None]
+    todo = [row for row in plan(constants, family) if row.same_as is None]
     probe = check(NamedConfig(name="matrix", config=todo[0].config), max_states=PROBE_STATES)
     if probe.interrupted:
         raise KeyboardInterrupt  # Ctrl-C during the probe: the matrix has not begun
@@ -351,8 +405,9 @@ def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
         return "not checked to the end (interrupted)"
     table = matrix.sufficiency() if table is None else table
     minimal = matrix.minimal_sets() if minimal is None else minimal
-    i1, live = (outcome.holds(prop) for prop in REQUIRED) if outcome else (None, None)
-    if i1 is True and live is False:
+    safe = all(outcome.holds(prop) is True for prop in matrix.family.required if prop != LIVENESS)
+    live = outcome.holds(LIVENESS)
+    if safe and live is False and matrix.family is MECHANISMS:
         if row.config.standing_hold and row.config.effective_compaction == "routed":
             return ("standing hold never learns a compaction: safe only because "
                     "the index never compacts again")
@@ -371,6 +426,7 @@ def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
 def in_switch_order(mechs: Iterable[str]) -> list[str]:
     """Mechanisms listed in the order of the switches (compaction first), not alphabetically."""
     order = [mechanism_label(name, value) for name in matrix_switches() for value in SWITCHES[name].values]
+    order += [label for family in FAMILIES.values() for label in family.labels.values()]
     return sorted(mechs, key=lambda m: (order.index(m) if m in order else len(order), m))
 
 
@@ -419,7 +475,7 @@ def row_record(row: Row, matrix: Matrix, table=None, minimal=None) -> dict:
     return {
         "row": row.number,
         "constants": row.config.constants,
-        "switches": {name: getattr(row.config, name) for name in matrix_switches()},
+        "switches": {name: getattr(row.config, name) for name in matrix.family.varied()},
         "mechanisms": in_switch_order(row.mechanisms),
         "named": row.named,
         "same_as": row.same_as,
@@ -442,8 +498,9 @@ def derivation_record(matrix: Matrix, minimal=None) -> dict:
     """The last JSON record: the minimal sufficient sets, derived only from a complete matrix."""
     minimal = matrix.minimal_sets() if minimal is None else minimal
     return {
+        "family": matrix.family.name,
         "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
-        "required": list(REQUIRED),
+        "required": list(matrix.family.required),
         "derived": matrix.complete,
         "complete": matrix.complete,
         "seconds": round(matrix.seconds, 3),
@@ -479,6 +536,9 @@ def derivation_summary(matrix: Matrix, minimal=None) -> str:
                 "minimal sufficient sets not derived.")
     minimal = matrix.minimal_sets() if minimal is None else minimal
     sets = ", ".join("{" + ", ".join(in_switch_order(m)) + "}" for m in minimal) or "none"
-    return (f"Minimal sufficient sets ({' and '.join(REQUIRED)} hold; switching off any one "
-            f"mechanism breaks one of them): {sets}. {len(matrix.rows)} combinations, "
+    required = matrix.family.required
+    held = " and ".join(required) if len(required) <= 2 else ", ".join(required[:-1]) + " and " + required[-1]
+    note = f" ({matrix.family.note})" if matrix.family.note else ""
+    return (f"Minimal sufficient sets ({held} hold; switching off any one "
+            f"mechanism breaks one of them): {sets}{note}. {len(matrix.rows)} combinations, "
             f"{matrix.seconds:.1f} s.")
