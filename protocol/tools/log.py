@@ -413,12 +413,19 @@ def decode_one(variable, encoded, cfg: Config):
 def lenient_forms(domain, encoded) -> list:
     """The ITF forms a value written in a log's shorter forms may stand for, to try in turn: a
     queue's command texts as variants; any other list as a function of its index (a value per
-    process, peek or index id), else as a set."""
+    process, peek or index id), else as a set; null as ⊥ (a frontier entry that may be absent,
+    as `standing[p]` with `index = created`)."""
+    if encoded is None:
+        return [BOTTOM_VARIANT]
     if not isinstance(encoded, list):
         return [encoded]
     if isinstance(domain, schema.Queue):
         return [[command_variant(c) if isinstance(c, str) else c for c in encoded]]
     return [encoded, {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}, {"#set": encoded}]
+
+
+# ⊥ in the ITF encoding (protocol/model/state.py writes it so): a log may also write null.
+BOTTOM_VARIANT = {"tag": "Bottom", "value": {"#tup": []}}
 
 
 def command_variant(text: str) -> dict:
@@ -431,7 +438,10 @@ def command_variant(text: str) -> dict:
         variant = command_variant(text)
         return {**variant, "value": {**variant["value"], "epoch": int(epoch)}}
     name, _, rest = text.partition("(")
-    kind = cmd.KINDS[name.strip()]
+    kind = cmd.KINDS.get(name.strip())
+    if kind is None:
+        raise NotInDomain(f"{name.strip()[:40] or text[:40]!r} is not a command the model has: its commands are "
+                          f"{', '.join(cmd.KINDS)}")
     if rest and not rest.endswith(")"):
         raise NotInDomain(f"{text} does not end with ')'")
     args = [int(a) for a in rest[:-1].split(",") if a.strip()] if rest else []
