@@ -152,3 +152,16 @@ def ctrl_c_reaches_it() -> None:
     Python then installs no handler for it: run from such a job, an interrupted
     child would never see the Ctrl-C the test sends."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# What each engine option of `protocol.run.check` is asked for (the readable search is what they
+# are held to, where a test compares).
+ENGINE_OPTIONS = {
+    "packed": dict(engine="packed"),
+    "vector": dict(engine="vector"),
+    "packed-symmetry": dict(engine="packed", symmetry=True),
+    "vector-symmetry": dict(engine="vector", symmetry=True),
+    "fingerprints": dict(engine="packed", fingerprints=True, liveness=False),
+    "packed-workers": dict(engine="packed", workers=2),
+    "vector-workers": dict(engine="vector", workers=2),
+}

@@ -16,6 +16,7 @@ from protocol.model.config import lookup, named_configurations
 from protocol.model.next import model_for
 from protocol.properties import LIVENESS, properties_for
 from protocol.run import check
+from helpers import ENGINE_OPTIONS
 
 SECTION_12 = [name for name, named in named_configurations().items()
               if named.config.controller == "free" or named.config.reader_downgrade
@@ -26,15 +27,7 @@ WIDER = [("TlaHolds", {"D": 2, "MaxTime": 1}), ("TlaHoldsRouted", {"D": 2, "MaxT
 CASES = [(name, {}) for name in SECTION_12] + WIDER
 SLOW = pytest.mark.slow
 # What each engine is asked for; the readable search is what they are held to.
-ENGINES = {
-    "packed": dict(engine="packed"),
-    "vector": dict(engine="vector"),
-    "packed-symmetry": dict(engine="packed", symmetry=True),
-    "vector-symmetry": dict(engine="vector", symmetry=True),
-    "fingerprints": dict(engine="packed", fingerprints=True, liveness=False),
-    "packed-workers": dict(engine="packed", workers=2),
-    "vector-workers": dict(engine="vector", workers=2),
-}
+ENGINES = ENGINE_OPTIONS
 QUICK_ENGINES = ("packed", "vector")  # the others, in the slow run
 # The quick run takes the small cases, one with two peeks among them; TlaHolds itself is
 # compared packed and vector against the readable search in the quick run of

@@ -203,6 +203,15 @@ def pair_permutation(pairs: Sequence[LeadsTo], process_map: Sequence[int]) -> tu
     return tuple(mapped)
 
 
+def owner_text(instance: Instance) -> str:
+    """How a refusal names an instance: a per-process one by its family, `Bump(p, 3)`, since
+    every process's instance acts alike; any other by its label."""
+    label = instance.label
+    if instance.process is None or not label.args or label.args[0] != instance.process:
+        return str(label)
+    return str(Label(label.name, "p", *label.args[1:]))
+
+
 @attrs.frozen
 class Model:
     """Everything the engine needs of a model, for one configuration."""
@@ -244,6 +253,15 @@ class Model:
         if len(set(labels)) < len(labels):
             twice = next(label for label in labels if labels.count(label) > 1)
             raise ModelError(f"{twice} is listed twice: give each action instance its own label")
+        # Every engine runs the instances as given here: each per-process step handed a view of
+        # what its footprint declares, its writes checked, and a controller step checked against
+        # itself on the initial locals (engine/views.py).
+        from protocol.engine.views import checked_step
+
+        initial = self.initial_states[0] if len(self.initial_states) == 1 else None
+        object.__setattr__(self, "instances", [attrs.evolve(instance, step=checked_step(
+            instance.step, self.layout, instance.footprint, instance.process, owner_text(instance), initial))
+            for instance in self.instances])
 
     @property
     def labels(self) -> list:

@@ -115,9 +115,9 @@ def index_live(s: State) -> bool:
     return s.ixs is None or s.ixs == LIVE
 
 
-def sent_in(s: State) -> int | None:
+def sent_in(s: State, cfg) -> int | None:
     """The epoch a command sent now carries: the current one with `hello = silent`, else none (spec 12.6)."""
-    return s.epoch if s.drop_applied[0] is not None else None
+    return s.epoch if cfg.hello == "silent" else None
 
 
 def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None = None) -> State | None:
@@ -129,7 +129,7 @@ def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None =
     if not read_floor(s, cfg, i) <= t <= cfg.MaxTime or not index_live(s):
         return None
     indexed = s.ix is not None
-    create = with_epoch(cmd.create(d, i, t, indexed), sent_in(s))
+    create = with_epoch(cmd.create(d, i, t, indexed), sent_in(s, cfg))
     mq, iq, caps = s.mq, append_all(s.iq, create), s.caps
     if cfg.multiplexer == "stateless":
         mq = append_all(mq, create)
@@ -148,8 +148,8 @@ def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None =
             record.append(CapRaised(d, t))
     ix = replace_at(s.ix, d, i) if indexed else s.ix
     after = s._replace(df=replace_at(s.df, d, LIVE), as_of=replace_at(s.as_of, d, t), ix=ix, mq=mq, iq=iq, caps=caps)
-    if s.drop_applied[0] is not None:
-        after = after._replace(drop_applied=(False,) * len(s.drop_applied))
+    if cfg.hello == "silent":
+        after = after._replace(drop_applied=(False,) * cfg.P)
     return after
 
 
@@ -178,7 +178,7 @@ def drop_peek(s: State, cfg, d: int, record: list | None = None) -> State | None
     """DropPeek(d): the peek is done or cancelled; its hold on the index goes."""
     if s.df[d] != LIVE:
         return None
-    drop = with_epoch((DROP, d), sent_in(s))
+    drop = with_epoch((DROP, d), sent_in(s, cfg))
     iq, mq = append_all(s.iq, drop), s.mq
     if cfg.multiplexer == "stateless":
         mq = append_all(mq, drop)  # the peer record goes, before Compact runs
@@ -568,7 +568,7 @@ def route_compaction(s: State, cfg, i: int, frontier: int, record: list | None =
             record.append(CompactionCapped(frontier) if moved is None
                           else CompactionForwarded(frontier, moved, cfg.P))
         return after
-    command = with_epoch(cmd.compact(i, frontier, s.ix is not None), sent_in(s))
+    command = with_epoch(cmd.compact(i, frontier, s.ix is not None), sent_in(s, cfg))
     if cfg.compaction == "routed":
         runtimes, after = (MAINTENANCE,), s._replace(mq=append_all(s.mq, command))
     else:
@@ -1048,7 +1048,9 @@ def maint_export(s: State, cfg, p: int, command, record: list | None = None) -> 
     every reader of Y registered in the placeholder is stranded; with `adopt` the
     placeholder is backed in place (nothing beyond the pop). With a seal, Y's
     publication notifies Y."""
-    placeholder = placeholder_readers(s, p)
+    # which readers sit in Y's placeholder is read only where it matters: with overwrite, which
+    # strands them (and so reads which index each peek reads), and to narrate adopt's backing
+    placeholder = placeholder_readers(s, p) if cfg.reexport == "overwrite" or record is not None else frozenset()
     if cfg.reexport == "overwrite":
         after = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] | placeholder))
         newly, backed = tuple(sorted(placeholder - s.stranded[p])), False
@@ -1372,7 +1374,7 @@ def inter_drop(s: State, cfg, p: int, command, record: list | None = None) -> St
         s = s._replace(cut=replace_at(s.cut, p, replace_at(s.cut[p], d, None)))
     if cfg.ctl_release == "report":
         s = report_retired(s, cfg, p, d, was_parked, record)
-    if s.drop_applied[p] is not None:
+    if cfg.hello == "silent":
         s = s._replace(drop_applied=replace_at(s.drop_applied, p, True))
     return s
 

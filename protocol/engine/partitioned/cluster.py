@@ -8,6 +8,7 @@ over their futures. Ray is an optional dependency (`pip install '.[cluster]'`).
 
 from __future__ import annotations
 
+from protocol.engine import ModelError
 from protocol.engine.partitioned.search import Partition, WorkerLost
 
 
@@ -61,8 +62,10 @@ class RayPool:
             raise WorkerLost(f"worker {index} (Ray actor) died: {str(error).splitlines()[0]}; "
                              "the run has no verdict") from None
         except RayTaskError as error:
-            raise WorkerLost(f"worker {index} (Ray actor) failed: {str(error).splitlines()[0]}",
-                             getattr(error, "cause", None)) from None
+            cause = getattr(error, "cause", None)
+            if isinstance(cause, ModelError):  # the model broke a contract, on that actor as it would here
+                raise cause from None
+            raise WorkerLost(f"worker {index} (Ray actor) failed: {str(error).splitlines()[0]}", cause) from None
 
     def close(self) -> None:
         for actor in self.actors:

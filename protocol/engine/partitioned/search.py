@@ -35,7 +35,7 @@ import traceback
 from functools import partial
 from typing import Callable
 
-from protocol.engine import Model, WorkerLost
+from protocol.engine import Model, ModelError, WorkerLost
 from protocol.engine.partitioned.liveness import DistributedLiveness
 from protocol.engine.interface import Counts, Run, Unavailable
 from protocol.engine.liveness import FairGraph
@@ -126,6 +126,8 @@ class ProcessPool:
             self._lost(index)
         if status == "error":
             text, error = value
+            if isinstance(error, ModelError):  # the model broke a contract, in that worker as it would here
+                raise error
             raise WorkerLost(f"worker {index} (pid {self.processes[index].pid}) failed: "
                              f"{text.strip().splitlines()[-1]}", error)
         return value
