@@ -183,7 +183,7 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     declared, start = model.BY_NAME["MaintStep"], initial(cfg)
     sabotaged = attrs.evolve(declared, step=lambda s, **kw: declared.step(s, **kw) if s.upper == start.upper else None)
     monkeypatch.setattr(actions, "ACTIONS", tuple(sabotaged if a is declared else a for a in actions.ACTIONS))
-    with pytest.raises(AssertionError, match="^MaintStep reads the global upper outside its footprint .*: "
+    with pytest.raises(AssertionError, match=r"^MaintStep\(p\) reads the global upper outside its footprint: "
                                              "add .upper. to its footprint.s reads$"):
         explore_config(cfg)
 
@@ -199,4 +199,4 @@ def test_a_footprint_breach_is_one_line_naming_the_action_and_the_variable(monke
     monkeypatch.setattr(actions, "ACTIONS", tuple(sabotaged if a is declared else a for a in actions.ACTIONS))
     assert main(["check", "Holds"]) == 1
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert "MaintStep reads the global upper outside its footprint" in line and "add 'upper'" in line
+    assert "MaintStep(p) reads the global upper outside its footprint" in line and "add 'upper'" in line

@@ -136,7 +136,7 @@ def test_matrix_in_a_pipe_is_readable(cli, monkeypatch):  # noqa: F811
 
     monkeypatch.delenv("COLUMNS")
     matrix = eight_property_matrix()
-    monkeypatch.setattr(command, "run_with_progress", lambda constants, jobs, rows, console: matrix)
+    monkeypatch.setattr(command, "run_with_progress", lambda constants, jobs, rows, console, family: matrix)
     code, out, err = cli("matrix", "-c", "MaxTime=1", "-c", "P=1")
     assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80, out
     assert len(re.findall(r"✗ ?12", out)) == sum(row.same_as is None for row in matrix.rows)

@@ -23,6 +23,7 @@ from protocol.engine.vector import liveness as vector_liveness
 from protocol.engine.vector.liveness import VectorGraph
 from protocol.engine.vector.search import explore_vector
 from protocol.model import actions
+from protocol.model.state import replace_at
 from protocol.model.config import lookup, named_configurations
 from protocol.model.next import model_for
 from protocol.run import check
@@ -358,7 +359,7 @@ class AtOnce(ThreadPoolExecutor):
 def lowering_publish(s, cfg, p):
     """Publish, or where process p's since is above 0, lower it by one (breaks NoRegression)."""
     if s.since[p] > 0:
-        return s._replace(since=tuple(v - 1 if q == p else v for q, v in enumerate(s.since)))
+        return s._replace(since=replace_at(s.since, p, s.since[p] - 1))
     return actions.publish(s, cfg, p)
 
 

@@ -91,7 +91,8 @@ def test_the_memo_runs_the_step_once_per_value_of_what_it_touches():
 
 @pytest.mark.parametrize("step, words", [
     (bump_writing_y, "Bump(p, 1) wrote y, which its footprint leaves untouched: remove 'y' from its footprint's untouched"),
-    (bump_reading_y, "Bump(p, 1) acts otherwise on locals that differ only in y, which its footprint leaves untouched"),
+    (bump_reading_y, "Bump(p, 1) reads the local y, which its footprint leaves untouched: remove 'y' from its "
+                     "footprint's untouched variables"),
 ])
 @pytest.mark.parametrize("explore_with", [explore_model, explore_vector], ids=["packed", "vector"])
 def test_a_wrong_declaration_is_one_line_naming_the_action_and_the_fix(step, words, explore_with):

@@ -403,7 +403,8 @@ def test_a_by_pair_invariant_is_judged_once_per_value_of_the_globals_it_reads_an
     wrong = tuple(attrs.evolve(prop, pair_reads=("upper",)) if prop.name == "SinceAllowed" else prop
                   for prop in props.PROPERTIES)
     monkeypatch.setattr(props, "PROPERTIES", wrong)
-    with pytest.raises(ModelError, match=r"^SinceAllowed reads globals it does not declare .*: add them to its pair_reads$"):
+    with pytest.raises(ModelError, match=r"^SinceAllowed reads the global sent outside the globals it declares: "
+                                         r"add 'sent' to its pair_reads$"):
         follow(parse(text))
 
 

@@ -156,3 +156,50 @@ def test_the_command_line_says_it_in_one_line(sabotaged, cli):
     code, out, err = cli("check", "Holds", "-c", "MaxTime=1")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "InterStep(p) reads the global df outside its footprint" in err
+
+
+# ------------------------------------------------------------------ properties
+
+
+def since_allowed_reading_the_next_process(s, p, cfg=None):
+    """SinceAllowed of process p, but judged on the next process's since."""
+    return s.since[(p + 1) % len(s.since)] <= s.sent
+
+
+def since_allowed_reading_policy(s, p, cfg=None):
+    """SinceAllowed of process p, but against policy: a global it does not declare (it declares sent)."""
+    return s.since[p] <= s.policy
+
+
+PROPERTY_MISTAKES = [
+    (since_allowed_reading_the_next_process, "SinceAllowed reads since[1], another process's entry"),
+    (since_allowed_reading_policy, "SinceAllowed reads the global policy outside the globals it declares"),
+]
+
+
+@pytest.fixture
+def sabotaged_property(monkeypatch):
+    from protocol import properties as props
+
+    def plant(per_process):
+        monkeypatch.setattr(props, "PROPERTIES", tuple(
+            attrs.evolve(prop, per_process=per_process) if prop.name == "SinceAllowed" else prop
+            for prop in props.PROPERTIES))
+    return plant
+
+
+@pytest.mark.parametrize("options", [{}, *ENGINE_OPTIONS.values()], ids=["readable", *ENGINE_OPTIONS])
+@pytest.mark.parametrize("per_process, words", PROPERTY_MISTAKES, ids=[m[0].__name__ for m in PROPERTY_MISTAKES])
+def test_a_per_process_property_that_reads_past_its_declaration_is_one_line(sabotaged_property, per_process, words,
+                                                                            options):
+    from protocol.model.next import model_for
+
+    sabotaged_property(per_process)
+    named = lookup("HoldsRouted").with_constants({"MaxTime": 1})
+    with pytest.raises(ModelError) as refused:
+        if options:
+            check(named, **options)
+        else:
+            model = model_for(named.config)
+            explore(model.initial_states, model.successors, model.invariants, model.transition_properties)
+    assert words in str(refused.value) and "\n" not in str(refused.value)

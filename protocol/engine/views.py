@@ -31,10 +31,12 @@ class View:
     limits. `kinds` maps each variable to SEEN, ENTRY or HIDDEN; a global missing from it is
     undeclared."""
 
-    __slots__ = ("_state", "_p", "_owner", "_kinds", "_iterable")
+    __slots__ = ("_state", "_p", "_owner", "_kinds", "_iterable", "_declared")
 
-    def __init__(self, state, p: int, owner: str, kinds: dict, iterable: bool):
+    def __init__(self, state, p: int, owner: str, kinds: dict, iterable: bool,
+                 declared: tuple = ("its footprint", "its footprint's reads")):
         self._state, self._p, self._owner, self._kinds, self._iterable = state, p, owner, kinds, iterable
+        self._declared = declared  # where the globals it reads are declared, and where to add one
 
     def __getattr__(self, name: str):
         kind = self._kinds.get(name)
@@ -43,28 +45,34 @@ class View:
         if kind == SEEN:
             return getattr(self._state, name)
         value = getattr(self._state, name, None)
-        if kind == HIDDEN:
-            raise ModelError(f"{self._owner} reads the local {name}, which its footprint leaves untouched: "
-                             f"remove {name!r} from its footprint's untouched variables")
+        if kind == HIDDEN:  # sliced to be copied, as a write of another variable's entry does; never read
+            return ProcessEntries(value, None, self._owner, name, False)
         if value is None or name.startswith("_"):
             if value is None and not hasattr(self._state, name):
                 raise AttributeError(name)
             return value  # a variable absent from this configuration: nothing to read
-        raise ModelError(f"{self._owner} reads the global {name} outside its footprint: "
-                         f"add {name!r} to its footprint's reads")
+        raise ModelError(f"{self._owner} reads the global {name} outside {self._declared[0]}: "
+                         f"add {name!r} to {self._declared[1]}")
 
     def _replace(self, **changes) -> "View":
-        return View(self._state._replace(**changes), self._p, self._owner, self._kinds, self._iterable)
+        # a variable handed back whole (`_replace(x=s.x)`) is written as it is, not read
+        written = {name: value._values if type(value) is ProcessEntries else value for name, value in changes.items()}
+        return View(self._state._replace(**written), self._p, self._owner, self._kinds, self._iterable,
+                    self._declared)
 
     @property
     def _fields(self) -> tuple:
         return self._state._fields
 
+    def __repr__(self) -> str:
+        return repr(self._state)
+
 
 class ProcessEntries:
     """A per-process variable as process `p`'s step sees it: its own entry; a slice copies
     (to replace one entry); another process's entry is refused. A wide step, which appends
-    to every process's queues, may iterate."""
+    to every process's queues, may iterate. With `p` None (a local the footprint leaves
+    untouched) no entry may be read, only copied."""
 
     __slots__ = ("_values", "_p", "_owner", "_name", "_iterable")
 
@@ -76,6 +84,9 @@ class ProcessEntries:
             return self._values[index]
         if isinstance(index, slice):
             return self._values[index]
+        if self._p is None:
+            raise ModelError(f"{self._owner} reads the local {self._name}, which its footprint leaves untouched: "
+                             f"remove {self._name!r} from its footprint's untouched variables")
         if index < 0 and index + len(self._values) == self._p:
             return self._values[index]
         raise ModelError(f"{self._owner} reads {self._name}[{index}], another process's entry, from process "
@@ -136,7 +147,8 @@ def write_checker(layout: Layout, footprint: Footprint, p: int) -> Callable | No
             if old[:p] != new[:p] or old[p + 1:] != new[p + 1:]:
                 return f"writes {name} of another process: write {name}[p] only, or give it a wide footprint"
             if name in untouched:
-                return f"writes the local {name!r}, which its footprint leaves untouched: remove it from untouched"
+                return (f"wrote {name}, which its footprint leaves untouched: remove {name!r} from its footprint's "
+                        "untouched variables")
         return None
 
     return problem
@@ -177,6 +189,8 @@ def checked_step(step: Callable, layout: Layout, footprint: Footprint, p: int | 
                  initial=None) -> Callable:
     """`step`, handed a view of the state and its writes checked (as `viewer` and `write_checker`
     say); a controller step checked against the same step from the initial locals."""
+    if getattr(step, "checked_by_its_footprint", False) or layout is None:
+        return step  # checked once (a model built again from another's instances); or no layout to check by
     view = viewer(layout, footprint, p, owner)
     if view is None:
         if footprint.kind != CONTROLLER or initial is None:
@@ -190,6 +204,7 @@ def checked_step(step: Callable, layout: Layout, footprint: Footprint, p: int | 
                 raise ModelError(f"{owner} {problem}")
             return after
 
+        deciding_by_the_globals.checked_by_its_footprint = True
         return deciding_by_the_globals
     wrote_outside = write_checker(layout, footprint, p)
 
@@ -204,4 +219,19 @@ def checked_step(step: Callable, layout: Layout, footprint: Footprint, p: int | 
                 raise ModelError(f"{owner} {problem}")
         return after
 
+    seeing_only_what_it_declares.checked_by_its_footprint = True
     return seeing_only_what_it_declares
+
+
+def each_process(holds_at: Callable, layout: Layout, reads: tuple, processes: int, owner: str) -> Callable:
+    """state -> whether `holds_at(view, p)` holds for every process p, each handed a view of its
+    own process's entries and of the globals in `reads`: a per-process property that reads
+    another process, or a global it does not declare, is one ModelError line (engines that judge
+    it once per pair of globals and one process's locals would otherwise judge a copy)."""
+    kinds = {**{name: SEEN for name in reads}, **{name: ENTRY for name in layout.locals}}
+    declared = ("the globals it declares", "its pair_reads")
+
+    def holds(state) -> bool:
+        return all(holds_at(View(state, p, owner, kinds, False, declared), p) for p in range(processes))
+
+    return holds

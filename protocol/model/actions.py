@@ -36,7 +36,8 @@ from protocol.model.events import (
     peeks_phrase, processes_phrase, sent_everywhere, value_text,
 )
 from protocol.model.where import (
-    everywhere, with_acquisition, with_created_index, with_free_controller, with_ingest, with_markers, with_policy,
+    everywhere, with_acquisition, with_alias, with_created_index, with_free_controller, with_ingest, with_markers,
+    with_policy,
     with_reader_downgrade, with_reconnect, with_reconnections, with_section_13, with_seal, with_silent_hello,
 )
 from protocol.model.state import (
@@ -128,7 +129,7 @@ def create_peek(s: State, cfg, d: int, t: int, i: int = 0, record: list | None =
         return None  # ids are allocated in order: d must be the lowest unborn
     if not read_floor(s, cfg, i) <= t <= cfg.MaxTime or not index_live(s):
         return None
-    indexed = s.ix is not None
+    indexed = with_alias(cfg)
     create = with_epoch(cmd.create(d, i, t, indexed), sent_in(s, cfg))
     mq, iq, caps = s.mq, append_all(s.iq, create), s.caps
     if cfg.multiplexer == "stateless":
@@ -222,7 +223,7 @@ def advance_policy(s: State, cfg, i: int = 0, record: list | None = None) -> Sta
         return None
     policy = frontier_at(s.policy, i) + 1
     if record is not None:
-        record.append(PolicyAdvanced(i, policy, s.ix is not None))
+        record.append(PolicyAdvanced(i, policy, with_alias(cfg)))
     return compact(s._replace(policy=with_frontier(s.policy, i, policy)), cfg, i, record)
 
 
@@ -254,7 +255,7 @@ def allow_compaction(s: State, cfg, t: int, i: int = 0, record: list | None = No
     if any(ctl_holds(s, d) and index_of_peek(s, d) == i and t > s.as_of[d] for d in range(len(s.df))):
         return None
     if record is not None:
-        record.append(CompactionAllowed(i, t, s.ix is not None))
+        record.append(CompactionAllowed(i, t, with_alias(cfg)))
     return route_compaction(s, cfg, i, t, record)
 
 
@@ -304,7 +305,7 @@ def ingest(s: State, cfg, record: list | None = None) -> State | None:
         for p in range(cfg.P):
             after = notify(after, p, ids(after, cfg, p))
         if record is not None:
-            record.append(TapNotified(marked_dirty(s, after), s.ix is not None))
+            record.append(TapNotified(marked_dirty(s, after), with_alias(cfg)))
     return after
 
 
@@ -568,14 +569,14 @@ def route_compaction(s: State, cfg, i: int, frontier: int, record: list | None =
             record.append(CompactionCapped(frontier) if moved is None
                           else CompactionForwarded(frontier, moved, cfg.P))
         return after
-    command = with_epoch(cmd.compact(i, frontier, s.ix is not None), sent_in(s, cfg))
+    command = with_epoch(cmd.compact(i, frontier, with_alias(cfg)), sent_in(s, cfg))
     if cfg.compaction == "routed":
         runtimes, after = (MAINTENANCE,), s._replace(mq=append_all(s.mq, command))
     else:
         runtimes = (MAINTENANCE, INTERACTIVE)
         after = s._replace(mq=append_all(s.mq, command), iq=append_all(s.iq, command))
     if record is not None:
-        record.append(CompactionSent(i, frontier, s.ix is not None, command, runtimes, cfg.P))
+        record.append(CompactionSent(i, frontier, with_alias(cfg), command, runtimes, cfg.P))
     return after
 
 
@@ -922,7 +923,7 @@ def maint_compact(s: State, cfg, p: int, command, record: list | None = None) ->
     i, f = cmd.index_of(command), command[-1]
     writer = with_frontier(s.writer[p], i, f)
     if record is not None:
-        record.append(WriterAllowed(p, command, s.ix is not None, (s.writer[p], writer)))
+        record.append(WriterAllowed(p, command, with_alias(cfg), (s.writer[p], writer)))
     return s._replace(writer=replace_at(s.writer, p, writer))
 
 
@@ -1048,9 +1049,7 @@ def maint_export(s: State, cfg, p: int, command, record: list | None = None) -> 
     every reader of Y registered in the placeholder is stranded; with `adopt` the
     placeholder is backed in place (nothing beyond the pop). With a seal, Y's
     publication notifies Y."""
-    # which readers sit in Y's placeholder is read only where it matters: with overwrite, which
-    # strands them (and so reads which index each peek reads), and to narrate adopt's backing
-    placeholder = placeholder_readers(s, p) if cfg.reexport == "overwrite" or record is not None else frozenset()
+    placeholder = placeholder_readers(s, p)
     if cfg.reexport == "overwrite":
         after = s._replace(stranded=replace_at(s.stranded, p, s.stranded[p] | placeholder))
         newly, backed = tuple(sorted(placeholder - s.stranded[p])), False
@@ -1253,7 +1252,7 @@ def inter_create(s: State, cfg, p: int, command, record: list | None = None) -> 
     d, t = command[1], command[-1]
     readers = replace_at(s.readers[p], d, t)
     if record is not None:
-        placeholder = s.ix is not None and cmd.index_of(command) == 1 and not exported(s, p)
+        placeholder = with_alias(cfg) and cmd.index_of(command) == 1 and not exported(s, p)
         record.append(ReaderRegistered(p, d, t, placeholder, (s.readers[p], readers)))
     s = s._replace(readers=replace_at(s.readers, p, readers))
     if cfg.cap and p == 0:
@@ -1481,21 +1480,21 @@ def inter_compact(s: State, cfg, p: int, command, record: list | None = None) ->
     one hold rises to the highest frontier applied for either id); else only the pop."""
     if not cfg.standing_hold:
         if record is not None:
-            record.append(CompactIgnored(command, s.ix is not None, s.standing[p]))
+            record.append(CompactIgnored(command, with_alias(cfg), s.standing[p]))
         return s
     i, f = cmd.index_of(command), command[-1]
     old = s.standing[p]
     if old == BOTTOM:  # no peer hold registered: with peer_reset = clear, this compaction registers it
         if cfg.peer_reset != "clear":
             if record is not None:
-                record.append(CompactIgnored(command, s.ix is not None, old, absent=True))
+                record.append(CompactIgnored(command, with_alias(cfg), old, absent=True))
             return s
         new = f
     else:
         new = replace_at(old, i, f) if isinstance(old, tuple) else max(old, f)
     if record is not None:
         record.append(StandingRaised(p, command, (old, new), with_section_13(cfg)) if new != old
-                      else CompactIgnored(command, s.ix is not None, old))
+                      else CompactIgnored(command, with_alias(cfg), old))
     return s._replace(standing=replace_at(s.standing, p, new))
 
 
@@ -1671,10 +1670,10 @@ def local(cfg, p) -> Footprint:
 
 
 def maint_step_footprint(cfg, p) -> Footprint:
-    """With `overwrite`, applying Export reads which index each reader's peek is on (ix);
-    so does its notification with a seal (which parked peeks read Y)."""
-    reads_ix = cfg.reexport == "overwrite" or (cfg.seal != "none" and cfg.alias != "none")
-    return Footprint(LOCAL, ("ix",)) if reads_ix else Footprint(LOCAL)
+    """Applying Export reads which index each reader's peek is on (ix): with `overwrite` to
+    strand the readers of Y, with a seal to notify those parked, and to say whether the
+    placeholder it backs had readers."""
+    return Footprint(LOCAL, ("ix",)) if cfg.alias != "none" else Footprint(LOCAL)
 
 
 def inter_step_footprint(cfg, p) -> Footprint:

@@ -16,6 +16,7 @@ from protocol import properties as props
 from protocol.model import actions
 from protocol.model.actions import Action
 from protocol.engine import Instance, Label, Layout, Model
+from protocol.engine.views import each_process
 from protocol.model import state as schema
 from protocol.model.state import initial
 from protocol.model.trace import Step
@@ -80,12 +81,13 @@ def model_with(cfg, table: list, lazy_liveness: bool = False) -> Model:
     validation decides a family such as CompactionNotStalled's by its form, never listing it)."""
     bound = props.properties_for(cfg)
     liveness = {p.name: partial(p.check, cfg) for p in bound if p.kind == props.LIVENESS}
+    layout = Layout(schema.State, schema.GLOBAL_VARIABLES, schema.PROCESS_VARIABLES)
     return Model(
         initial_states=[initial(cfg)],
         instances=table,
-        layout=Layout(schema.State, schema.GLOBAL_VARIABLES, schema.PROCESS_VARIABLES),
+        layout=layout,
         processes=cfg.P,
-        invariants={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.STATE},
+        invariants={p.name: invariant_of(p, cfg, layout) for p in bound if p.kind == props.STATE},
         transition_properties={p.name: partial(p.check, cfg=cfg) for p in bound if p.kind == props.TRANSITION},
         by_component=frozenset(p.name for p in bound if p.by_component),
         by_pair=frozenset(p.name for p in bound if p.by_pair),
@@ -94,6 +96,14 @@ def model_with(cfg, table: list, lazy_liveness: bool = False) -> Model:
         fair_families=[i.family for i in table if i.family is not None],
         symmetry_refusal=symmetry_refusal(cfg),
     )
+
+
+def invariant_of(prop, cfg, layout: Layout) -> Callable:
+    """A state invariant as the engines evaluate it: a per-process one on a view of each process's
+    entries and of the globals it declares (engine/views.py), any other on the whole state."""
+    if prop.per_process is None:
+        return partial(prop.check, cfg=cfg)
+    return each_process(partial(prop.per_process, cfg=cfg), layout, prop.pair_reads or (), cfg.P, prop.name)
 
 
 class Listed(Mapping):

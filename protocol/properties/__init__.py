@@ -23,16 +23,20 @@ from protocol.model.where import (
     everywhere, with_alias, with_cuts, with_markers, with_peer_held, with_reports, with_seal, with_standing_hold,
     without_cuts,
 )
-from protocol.properties.i1 import i1, i1_witnesses
+from protocol.properties.i1 import i1, i1_at, i1_witnesses
 from protocol.properties.leads_to import (
     LeadsTo, compaction_not_stalled, compaction_thresholds, ctl_hold_released, ctl_hold_released_witnesses, imports_backed,
     imports_backed_witnesses, importers_retired, importers_retired_witnesses, peeks_served, peeks_served_witnesses,
 )
 from protocol.properties.no_regression import no_regression, no_regression_witnesses
-from protocol.properties.physical_cuts import physical_le_coverage, physical_le_coverage_witnesses, physical_le_cut, physical_le_cut_witnesses
-from protocol.properties.physical_le_since import physical_le_since, physical_le_since_witnesses
+from protocol.properties.physical_cuts import (
+    physical_le_coverage, physical_le_coverage_at, physical_le_coverage_witnesses, physical_le_cut, physical_le_cut_at,
+    physical_le_cut_witnesses,
+)
+from protocol.properties.physical_le_since import physical_le_since, physical_le_since_at, physical_le_since_witnesses
 from protocol.properties.since_allowed import (
-    peer_held, peer_held_witnesses, since_allowed, since_allowed_witnesses, since_le_standing, since_le_standing_witnesses,
+    peer_held, peer_held_at, peer_held_witnesses, since_allowed, since_allowed_at, since_allowed_witnesses,
+    since_le_standing, since_le_standing_at, since_le_standing_witnesses,
 )
 from protocol.properties.type_ok import type_ok, type_ok_witnesses
 
@@ -70,6 +74,10 @@ class Property:
     # A liveness property's pairs as a family judged by its form (cfg -> engine.Thresholds), for
     # an engine that decides them without listing them; None: only `check` lists them.
     family: Callable | None = None
+    # A state invariant that is a conjunction over the processes: (s, p, cfg) -> whether it holds
+    # of process p. Every engine then evaluates it on a view of p's entries and of the globals
+    # `pair_reads` names (none, by component), so reading anything else is refused.
+    per_process: Callable | None = None
 
     def can_fail(self, cfg) -> bool:
         """Whether some run of `cfg` violates this safety property, by its guards."""
@@ -78,20 +86,21 @@ class Property:
 
 PROPERTIES = (
     Property("TypeOK", STATE, type_ok, type_ok_witnesses, by_component=True, guards=guarding.EVERYWHERE),
-    Property("I1", STATE, i1, i1_witnesses, by_component=True, guards=guarding.I1),
+    Property("I1", STATE, i1, i1_witnesses, by_component=True, guards=guarding.I1, per_process=i1_at),
     Property("PhysicalLeSince", STATE, physical_le_since, physical_le_since_witnesses, by_component=True,
-             where=without_cuts, not_applicable=physical_from_cuts, guards=guarding.PHYSICAL_LE_SINCE),
+             where=without_cuts, not_applicable=physical_from_cuts, guards=guarding.PHYSICAL_LE_SINCE,
+             per_process=physical_le_since_at),
     Property("SinceAllowed", STATE, since_allowed, since_allowed_witnesses, by_pair=True, pair_reads=("sent",),
-             guards=guarding.SINCE_ALLOWED),
+             guards=guarding.SINCE_ALLOWED, per_process=since_allowed_at),
     Property("SinceLeStanding", STATE, since_le_standing, since_le_standing_witnesses, by_component=True,
-             where=with_standing_hold, guards=guarding.SINCE_LE_STANDING),
+             where=with_standing_hold, guards=guarding.SINCE_LE_STANDING, per_process=since_le_standing_at),
     # Section 13: the peer hold exists from the publication on.
     Property("PeerHeld", STATE, peer_held, peer_held_witnesses, by_component=True, where=with_peer_held,
-             guards=guarding.PEER_HELD),
+             guards=guarding.PEER_HELD, per_process=peer_held_at),
     Property("PhysicalLeCoverage", STATE, physical_le_coverage, physical_le_coverage_witnesses, by_component=True,
-             where=with_cuts, guards=guarding.PHYSICAL_LE_COVERAGE),
+             where=with_cuts, guards=guarding.PHYSICAL_LE_COVERAGE, per_process=physical_le_coverage_at),
     Property("PhysicalLeCut", STATE, physical_le_cut, physical_le_cut_witnesses, by_component=True,
-             where=with_cuts, guards=guarding.EVERYWHERE),
+             where=with_cuts, guards=guarding.EVERYWHERE, per_process=physical_le_cut_at),
     Property("NoRegression", TRANSITION, no_regression, no_regression_witnesses, by_component=True,
              guards=guarding.NO_REGRESSION),
     Property("CompactionNotStalled", LIVENESS, compaction_not_stalled, family=compaction_thresholds),

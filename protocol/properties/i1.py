@@ -38,15 +38,20 @@ def i1(s, cfg=None) -> bool:
     receives data, so compaction cannot corrupt what it reads (its defect is
     ImportsBacked's).
     """
-    for p, since in enumerate(s.since):
-        if since == 0:
-            continue  # nothing is compacted: every time is still readable
-        for command in s.iq[p]:
-            # a create's as_of is its last argument, before the epoch it carries (spec 12.6)
-            if command[0] == CREATE and since > (command[-3] if command[-2] == EPOCH_MARK else command[-1]):
-                return False
-        stranded = stranded_on(s, p)
-        for d, hold in enumerate(s.readers[p]):
-            if hold is not None and since > hold and d not in stranded:
-                return False
+    return all(i1_at(s, p) for p in range(len(s.since)))
+
+
+def i1_at(s, p: int, cfg=None) -> bool:
+    """I1 on process p: it reads p's queue, readers and since alone."""
+    since = s.since[p]
+    if since == 0:
+        return True  # nothing is compacted: every time is still readable
+    for command in s.iq[p]:
+        # a create's as_of is its last argument, before the epoch it carries (spec 12.6)
+        if command[0] == CREATE and since > (command[-3] if command[-2] == EPOCH_MARK else command[-1]):
+            return False
+    stranded = s.stranded[p] or ()
+    for d, hold in enumerate(s.readers[p]):
+        if hold is not None and since > hold and d not in stranded:
+            return False
     return True

@@ -18,6 +18,11 @@ def physical_le_coverage(s, cfg=None) -> bool:
     return all(ph <= pub for ph, pub in zip(s.physical, s.pub))
 
 
+def physical_le_coverage_at(s, p: int, cfg=None) -> bool:
+    """PhysicalLeCoverage on process p."""
+    return s.physical[p] <= s.pub[p]
+
+
 def physical_le_cut_witnesses(s, cfg=None) -> list[str]:
     return [f"physical[{p}] = {ph} is past peek {d}'s declared cut {cut}: its reader's times were merged"
             for p, ph in enumerate(s.physical) for d, cut in held(s.cut[p]).items() if ph > cut]
@@ -27,3 +32,8 @@ def physical_le_cut(s, cfg=None) -> bool:
     """Physical compaction never passes a registered reader's declared cut:
     physical[p] <= cut[p][d] for every d in cut[p]."""
     return all(ph <= cut for ph, cuts in zip(s.physical, s.cut) for cut in cuts if cut is not None)
+
+
+def physical_le_cut_at(s, p: int, cfg=None) -> bool:
+    """PhysicalLeCut on process p."""
+    return all(s.physical[p] <= cut for cut in s.cut[p] if cut is not None)

@@ -18,3 +18,8 @@ def physical_le_since(s, cfg=None) -> bool:
     since may still ask for.
     """
     return all(ph <= si for ph, si in zip(s.physical, s.since))
+
+
+def physical_le_since_at(s, p: int, cfg=None) -> bool:
+    """PhysicalLeSince on process p."""
+    return s.physical[p] <= s.since[p]

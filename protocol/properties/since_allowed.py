@@ -27,6 +27,11 @@ def since_allowed(s, cfg=None) -> bool:
     return all(since <= allowed for since in s.since)
 
 
+def since_allowed_at(s, p: int, cfg=None) -> bool:
+    """SinceAllowed on process p: it reads sent and p's since."""
+    return s.since[p] <= _allowed(s)
+
+
 def _standing_entries(value) -> tuple:
     """The standing hold's times (none where it is ⊥: no peer hold is registered, spec 13.4)."""
     if isinstance(value, tuple):
@@ -53,12 +58,17 @@ def since_le_standing(s, cfg=None) -> bool:
                for hold in _standing_entries(standing))
 
 
+def since_le_standing_at(s, p: int, cfg=None) -> bool:
+    """SinceLeStanding on process p."""
+    since = s.since[p]
+    return all(since <= hold for hold in _standing_entries(s.standing[p]))
+
+
 
 def peer_held_witnesses(s, cfg=None) -> list[str]:
     return [f"process {p}'s maintenance runtime has published the index, but no hold is registered on it "
             f"(standing[{p}] = ⊥): nothing keeps it from compacting past a read still queued"
-            for p, published in enumerate(s.published)
-            if published is not False and s.standing[p] == BOTTOM and (s.orphan[p] is None or s.orphan[p] == BOTTOM)]
+            for p in range(len(s.published)) if not peer_held_at(s, p)]
 
 
 def peer_held(s, cfg=None) -> bool:
@@ -68,7 +78,10 @@ def peer_held(s, cfg=None) -> bool:
     The peer hold must exist before maintenance can apply any AllowCompaction for the index,
     or a read queued on a lagging interactive runtime is unprotected.
     """
-    for p, published in enumerate(s.published):  # None: a static index, published from the start
-        if published is not False and s.standing[p] == BOTTOM and (s.orphan[p] is None or s.orphan[p] == BOTTOM):
-            return False
-    return True
+    return all(peer_held_at(s, p) for p in range(len(s.published)))
+
+
+def peer_held_at(s, p: int, cfg=None) -> bool:
+    """PeerHeld on process p (published[p] is None with a static index, published from the start)."""
+    return not (s.published[p] is not False and s.standing[p] == BOTTOM
+                and (s.orphan[p] is None or s.orphan[p] == BOTTOM))
