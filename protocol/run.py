@@ -111,6 +111,16 @@ class CheckResult:
     engine: dict | None = None
     # The vector engine's CPU seconds per part of the search and of liveness (for `bench`).
     parts: dict | None = None
+    # With coverage asked for: action name -> (transitions it took, distinct states it found first),
+    # in the model's order (TLC's coverage; interface.Run.coverage).
+    coverage: dict | None = None
+
+    @property
+    def never_enabled(self) -> list[str]:
+        """The actions a complete search never took (with coverage): a guard that never holds."""
+        if self.coverage is None or not self.complete:
+            return []
+        return [name for name, (taken, found) in self.coverage.items() if not taken and not found]
 
     @property
     def config(self):
@@ -202,6 +212,7 @@ def check(
     cluster: str | None = None,
     engine: str | None = None,
     partitioned: bool = False,
+    coverage: bool = False,
 ) -> CheckResult:
     """Explore `named` breadth-first and give each property its verdict.
 
@@ -226,7 +237,7 @@ def check(
         # after it fails to map (or its threads fail to start) where the search ran fine
         import scipy.sparse.csgraph  # noqa: F401
     options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
-                   record_edges=liveness)
+                   record_edges=liveness or coverage)
     if cluster is not None or (partitioned and workers > 1):
         run = explore_partitioned(named, workers, cluster, engine=engine, **options)
     elif workers > 1:
@@ -247,6 +258,7 @@ def check(
             except Refusal as refusal:
                 raise ConfigError(str(refusal)) from None
         reached = reached_depths(run, named)
+        covered = coverage_of(run, model) if coverage else None
     finally:
         run.close()
     counts = run.counts()
@@ -264,8 +276,22 @@ def check(
         reachable=reached,
         engine=run.engine_choice,
         parts=run.parts,
+        coverage=covered,
         **run.report(),
     )
+
+
+def coverage_of(run: Run, model: Model) -> dict:
+    """The run's coverage per action (interface.Run.coverage), in the model's order; a run that
+    cannot count it is one usage line."""
+    from protocol.engine.interface import Unavailable, action_name
+
+    try:
+        counted = run.coverage()
+    except Unavailable as why:
+        raise ConfigError(f"--coverage: {why}") from None
+    order = list(dict.fromkeys(action_name(label) for label in model.labels))
+    return {name: counted.get(name, (0 if getattr(run, "edges_recorded", False) else None, 0)) for name in order}
 
 
 def explore_on_cores(named: NamedConfig, workers: int, engine: str | None = None, **options) -> Run:

@@ -55,6 +55,10 @@ def add_search_options(parser) -> None:
                              "counts stay unreduced, the reduced one is added")
     parser.add_argument("--no-liveness", action="store_true",
                         help="check the safety properties only: no edges kept, no liveness verdict")
+    parser.add_argument("--coverage", action="store_true",
+                        help="per action, as TLC reports it: the transitions it took and the distinct states it "
+                             "found first; warns of an action never enabled (keeps the edges; not with "
+                             "--symmetry, --fingerprints or worker processes)")
     parser.add_argument("--fingerprints", action="store_true",
                         help="keep a 64-bit fingerprint per state instead of the state (safety only; "
                              "TLC's memory bound), and report the chance of a collision")
@@ -194,6 +198,16 @@ def check_options(named, args) -> dict:
         options.update(fingerprints=True)
     if args.engine is not None:
         options.update(engine=args.engine)
+    if getattr(args, "coverage", False):
+        for flag, given in (("symmetry", args.symmetry), ("fingerprints", args.fingerprints),
+                            ("cluster", args.cluster is not None)):
+            if given:
+                raise UsageError(f"--coverage counts each state and step, which --{flag} does not keep: "
+                                 f"drop --{flag} or --coverage")
+        if args.workers > 1 and args.engine == "packed":
+            raise UsageError("--coverage counts each state and step, which the packed engine's worker processes "
+                             "do not gather: drop --engine packed or --coverage")
+        options.update(coverage=True)
     if args.workers > 1 or args.cluster is not None:
         for flag in ("symmetry", "fingerprints"):
             if getattr(args, flag):
@@ -225,6 +239,8 @@ def refuse_unchecked_expectation(named, option: str, fix: str | None = None) -> 
 
 
 def emit(result, args, console, sink) -> None:
+    for name in result.never_enabled:  # in every format, as TLC warns of an action never enabled
+        warn(f"{result.named.name}: {name} is never enabled in any reachable state (its guard never holds)")
     if args.json:
         print(json_line(result), file=sink, flush=True)
         return
@@ -238,9 +254,11 @@ def emit(result, args, console, sink) -> None:
                  + (kept if alone else " for it"))
             return
         return export_result(result, args.format, sink, full=args.full)
-    from protocol.render.terminal import render_result
+    from protocol.render.terminal import render_coverage, render_result
 
     render_result(console, result, show_traces=not args.no_trace, full=args.full)
+    if result.coverage is not None:
+        render_coverage(console, result.coverage)
 
 
 def json_line(result) -> str:
@@ -253,6 +271,9 @@ def json_line(result) -> str:
         **({"reduced_states": result.reduced_states} if result.reduced_states is not None else {}),
         "transitions": result.transitions,
         "depth": result.depth,
+        **({"coverage": {name: {"transitions": taken, "distinct_states": found}
+                         for name, (taken, found) in result.coverage.items()},
+            "never_enabled": result.never_enabled} if result.coverage is not None else {}),
         "seconds": round(result.seconds, 3),
         "complete": result.complete and not result.interrupted,
         "properties": {

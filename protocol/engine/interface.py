@@ -180,6 +180,15 @@ class Run(ABC):
         """A lasso over graph ids as (a run of the model [(label or None, state)], the
         label of its back step or None)."""
 
+    # ------------------------------------------------------------ coverage
+
+    def coverage(self) -> dict:
+        """Coverage per action, as TLC reports it: action name -> (transitions it took, or None
+        where the edges were not kept; distinct states it found first). Every action of the
+        search appears, a never-enabled one with zeros. A run that keeps no parents, or stands
+        for orbits (symmetry), raises `Unavailable`."""
+        raise Unavailable("this search keeps no parents to count coverage by")
+
     # ------------------------------------------------------------ what an engine adds
 
     def report(self) -> dict:
@@ -193,6 +202,24 @@ class Run(ABC):
 
 class Unavailable(RuntimeError):
     """The run cannot answer this question (for example: it keeps no states)."""
+
+
+def action_name(label) -> str:
+    """The action a label is an instance of: `Publish` for `Publish(1)`."""
+    name = getattr(label, "name", None)
+    return str(name if name is not None else (label[0] if isinstance(label, tuple) else label))
+
+
+def coverage_by_action(labels: Sequence, found: Sequence[int], taken: Sequence[int] | None,
+                       actions: Sequence | None = None) -> dict:
+    """Per action name, (transitions, distinct states found first), from counts per label id;
+    `actions`, the labels of every instance, lists the never-enabled ones too, in their order."""
+    table: dict = {action_name(label): [0 if taken is not None else None, 0] for label in (actions or labels)}
+    for label, first in zip(labels, found):
+        table.setdefault(action_name(label), [0 if taken is not None else None, 0])[1] += int(first)
+    for label, edges in zip(labels, taken or ()):
+        table[action_name(label)][0] += int(edges)
+    return {name: tuple(counts) for name, counts in table.items()}
 
 
 def any_premise(states, pairs: Sequence[LeadsTo], masks) -> tuple:

@@ -490,3 +490,15 @@ def one_line_description():
     from rich.table import Column
 
     return TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis"))
+
+
+def render_coverage(console: Console, coverage: dict) -> None:
+    """Coverage per action, as TLC reports it: the transitions each took (None: edges not kept)
+    and the distinct states it found first."""
+    table = Table(title="coverage", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("action")
+    table.add_column("transitions", justify="right")
+    table.add_column("distinct states found first", justify="right")
+    for name, (taken, found) in coverage.items():
+        table.add_row(Text(name), "" if taken is None else f"{taken:,}", f"{found:,}")
+    console.print(table)

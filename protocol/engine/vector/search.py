@@ -684,6 +684,26 @@ class VectorExploration(ReducedLiveness, Exploration):
     def distinct_states(self) -> int:
         return sum(len(level) for level in self.levels)
 
+    def coverage(self) -> dict:
+        """Per action (interface.Run.coverage), from each level's labels: of the step that found
+        each state first, and of every edge where they were kept."""
+        from protocol.engine.interface import coverage_by_action
+
+        if self.reduction is not None:
+            raise Unavailable("under symmetry a state stands for its orbit: give --coverage without --symmetry")
+        count = len(self.labels)
+        found = np.zeros(count, dtype=np.int64)
+        taken = np.zeros(count, dtype=np.int64) if self.edges_recorded else None
+        for level in self.levels:
+            if level.via is not None:
+                found += np.bincount(level.via, minlength=count)[:count]
+            for part in (level.labels or ()) if taken is not None else ():
+                taken += np.bincount(part, minlength=count)[:count]
+        if taken is not None and self._edges is not None:  # the edges joined for liveness
+            taken += np.bincount(self._edges[1], minlength=count)[:count]
+        return coverage_by_action(self.labels, found.tolist(), None if taken is None else taken.tolist(),
+                                  self.labels)
+
     # ------------------------------------------------ states, paths, traces
 
     def locate(self, state_id: int) -> tuple[Level, int]:
