@@ -250,3 +250,16 @@ def test_the_orientation_traces_of_13_5_are_runs_of_the_model():
                     "MaintStep(0)", "MaintStep(0)", "InterStep(0)", "Publish(0)"])
     last = steps[-1].state
     assert last.since == (1,) and (CREATE, 0, 0) in last.iq[0] and not props.i1(last)
+
+
+def test_every_hold_kind_the_publisher_lists_declares_its_words():
+    from protocol.model.actions import HOLD_WORDS, hold_words
+
+    cfg = Config(P=1, **PEER, pairing="none")
+    s = actions.maint_step(actions.create_index(initial(cfg), cfg, a=1), cfg, p=0)
+    s = actions.inter_step(s, cfg, p=0)
+    kinds = {kind for kind, _, _ in actions.publish_holds(s, cfg, 0)}
+    assert kinds == {"writer", "peer hold", "orphan hold"} and kinds <= set(HOLD_WORDS)
+    assert hold_words("orphan hold", None, 1) == "orphan hold 1 (no peer took it over)"
+    with pytest.raises(KeyError, match="declares no words: add it to HOLD_WORDS"):
+        hold_words("peer", 5, 0)  # a kind nobody declared: no guess from an index

@@ -736,13 +736,29 @@ class Published(Event):
         return (StepNote(lane("pub", self.p), f": since {self.since[1]}, physical {self.physical[1]}"),)
 
 
+def frontier_hold_words(kind: str) -> Callable:
+    """A hold kept per index id, or one for the point: `writer 1`, `standing Y 0`."""
+    return lambda whose, t: f"{kind} {t}" if whose is None else f"{kind} {INDEX_NAMES[whose]} {t}"
+
+
+# Every kind of hold `publish_holds` lists, and how a step names it (`whose`: the peek whose hold
+# it is, or the index id of a frontier kept per id, or None). A new kind declares its words here.
+HOLD_WORDS = {
+    "writer": frontier_hold_words("writer"),
+    "standing": frontier_hold_words("standing"),
+    "peer hold": frontier_hold_words("peer hold"),
+    "orphan hold": lambda whose, t: f"orphan hold {t} (no peer took it over)",
+    "reader": lambda whose, t: f"peek {whose}'s reader {t}",
+    "acquired": lambda whose, t: f"peek {whose}'s acquired hold {t}",
+}
+
+
 def hold_words(kind: str, whose, t: int) -> str:
     """One of `publish_holds`, named: `writer 1`, `standing Y 0`, `peek 0's reader 1`."""
-    if kind == "reader":
-        return f"peek {whose}'s reader {t}"
-    if kind == "acquired":
-        return f"peek {whose}'s acquired hold {t}"
-    return f"{kind} {t}" if whose is None else f"{kind} {INDEX_NAMES[whose]} {t}"
+    words = HOLD_WORDS.get(kind)
+    if words is None:
+        raise KeyError(f"the hold kind {kind!r} declares no words: add it to HOLD_WORDS in protocol/model/actions.py")
+    return words(whose, t)
 
 
 def publish(s: State, cfg, p: int, record: list | None = None) -> State | None:
