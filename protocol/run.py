@@ -284,14 +284,10 @@ def check(
 def coverage_of(run: Run, model: Model) -> dict:
     """The run's coverage per action (interface.Run.coverage), in the model's order; a run that
     cannot count it is one usage line."""
-    from protocol.engine.interface import Unavailable, action_name
-
     try:
-        counted = run.coverage()
+        return run.coverage(model.labels)
     except Unavailable as why:
         raise ConfigError(f"--coverage: {why}") from None
-    order = list(dict.fromkeys(action_name(label) for label in model.labels))
-    return {name: counted.get(name, (0 if getattr(run, "edges_recorded", False) else None, 0)) for name in order}
 
 
 def explore_on_cores(named: NamedConfig, workers: int, engine: str | None = None, **options) -> Run:

@@ -19,7 +19,7 @@ ENGINES = {"packed": dict(engine="packed"), "vector": dict(engine="vector"),
            "vector-workers": dict(engine="vector", workers=2)}
 # A few small ones with the sequential engines in the quick run; every configuration, and threads,
 # with the slow tests.
-QUICK = ("HoldsRouted", "HoldsPeer")
+QUICK = ("HoldsPeer",)
 SEQUENTIAL = {name: ENGINES[name] for name in ("packed", "vector")}
 
 

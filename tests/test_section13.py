@@ -217,9 +217,9 @@ def test_peer_held_fails_when_the_publisher_registers_nothing():
 def test_importers_retired_fails_where_hello_reconciles_nothing():
     """Section 13's reconnection with an interactive Hello that keeps every reader (a sabotaged
     step, not the switch): ImportersRetired fails with the lasso of the switch's refutation."""
-    cfg = Config(P=1, E=1, **STATELESS)
+    cfg = Config(P=1, MaxTime=1, E=1, **STATELESS)
     model = model_for(cfg)
-    keeping = Config(P=1, E=1, **STATELESS, reconcile="none")
+    keeping = Config(P=1, MaxTime=1, E=1, **STATELESS, reconcile="none")
 
     def hello_keeps(s, cfg=cfg, p=0, record=None):
         return actions.inter_step(s, keeping, p, record)

@@ -86,13 +86,12 @@ class Exploration(Run):
         self.level_weights = array("q")
         self.decode = _identity  # stored state -> the state the caller reasons with
         self.realize = realize
-        self.actions: list | None = None  # every instance's label, where the caller gives them (coverage)
 
     @property
     def distinct_states(self) -> int:
         return len(self.states)
 
-    def coverage(self) -> dict:
+    def coverage(self, actions: Sequence | None = None) -> dict:
         """Per action (interface.Run.coverage): the labels of the steps that found each state
         first, and of the edges where they were kept."""
         from collections import Counter
@@ -107,7 +106,7 @@ class Exploration(Run):
         if self.edges_recorded:
             per_id = Counter(self.edge_label)
             taken = [per_id.get(i, 0) if i < len(self.labels) else 0 for i in range(len(labels))]
-        return coverage_by_action(labels, [found.get(label, 0) for label in labels], taken, self.actions)
+        return coverage_by_action(labels, [found.get(label, 0) for label in labels], taken, actions)
 
     def state(self, state_id: int):
         """State `state_id`, decoded."""
@@ -521,7 +520,7 @@ class FingerprintedExploration(Exploration):
     def first_reached(self, predicates: dict) -> dict:
         raise Unavailable("--fingerprints keeps no states to look for them in")
 
-    def coverage(self) -> dict:
+    def coverage(self, actions: Sequence | None = None) -> dict:
         raise Unavailable("--fingerprints keeps a fingerprint per state, not how it was found: give --coverage "
                           "without --fingerprints")
 

@@ -182,11 +182,11 @@ class Run(ABC):
 
     # ------------------------------------------------------------ coverage
 
-    def coverage(self) -> dict:
+    def coverage(self, actions: Sequence | None = None) -> dict:
         """Coverage per action, as TLC reports it: action name -> (transitions it took, or None
-        where the edges were not kept; distinct states it found first). Every action of the
-        search appears, a never-enabled one with zeros. A run that keeps no parents, or stands
-        for orbits (symmetry), raises `Unavailable`."""
+        where the edges were not kept; distinct states it found first), in the order of
+        `actions` (every instance's label), a never-enabled one with zeros. A run that keeps no
+        parents, or stands for orbits (symmetry), raises `Unavailable`."""
         raise Unavailable("this search keeps no parents to count coverage by")
 
     # ------------------------------------------------------------ what an engine adds

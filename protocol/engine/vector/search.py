@@ -684,7 +684,7 @@ class VectorExploration(ReducedLiveness, Exploration):
     def distinct_states(self) -> int:
         return sum(len(level) for level in self.levels)
 
-    def coverage(self) -> dict:
+    def coverage(self, actions=None) -> dict:
         """Per action (interface.Run.coverage), from each level's labels: of the step that found
         each state first, and of every edge where they were kept."""
         from protocol.engine.interface import coverage_by_action
@@ -702,7 +702,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         if taken is not None and self._edges is not None:  # the edges joined for liveness
             taken += np.bincount(self._edges[1], minlength=count)[:count]
         return coverage_by_action(self.labels, found.tolist(), None if taken is None else taken.tolist(),
-                                  self.labels)
+                                  actions or self.labels)
 
     # ------------------------------------------------ states, paths, traces
 
