@@ -237,6 +237,8 @@ class Model:
     # validation by components judges it once per value of those and a process's locals,
     # checking the declaration on a sample (tools/factored.py)
     pair_reads: dict = attrs.Factory(dict)
+    # (label, step) per instance, as `successors` runs them (set when the model is built)
+    readable_steps: list = attrs.field(init=False, factory=list, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         for instance in self.instances:
@@ -255,13 +257,18 @@ class Model:
             raise ModelError(f"{twice} is listed twice: give each action instance its own label")
         # Every engine runs the instances as given here: each per-process step handed a view of
         # what its footprint declares, its writes checked, and a controller step checked against
-        # itself on the initial locals (engine/views.py).
-        from protocol.engine.views import checked_step
+        # itself on the initial locals (engine/views.py). `successors`, the readable search's,
+        # checks a sample of its evaluations (views.sampled): its own figures cannot be wrong for
+        # a step that reads past its footprint, and every other engine checks each memo it fills.
+        from protocol.engine.views import checked_step, sampled
 
         initial = self.initial_states[0] if len(self.initial_states) == 1 else None
+        raw = [instance.step for instance in self.instances]
         object.__setattr__(self, "instances", [attrs.evolve(instance, step=checked_step(
             instance.step, self.layout, instance.footprint, instance.process, owner_text(instance), initial))
             for instance in self.instances])
+        object.__setattr__(self, "readable_steps", [(instance.label, sampled(step, instance.step))
+                                                    for step, instance in zip(raw, self.instances)])
 
     @property
     def labels(self) -> list:
@@ -270,10 +277,10 @@ class Model:
     def successors(self, state) -> list:
         """[(label, next state)] of every enabled instance, in enumeration order."""
         out = []
-        for instance in self.instances:
-            after = instance.step(state)
+        for label, step in self.readable_steps:
+            after = step(state)
             if after is not None:
-                out.append((instance.label, after))
+                out.append((label, after))
         return out
 
     def refuse_unless_symmetric(self, name: str = "this configuration") -> None:

@@ -41,7 +41,8 @@ class View:
     def __getattr__(self, name: str):
         kind = self._kinds.get(name)
         if kind == ENTRY:
-            return ProcessEntries(getattr(self._state, name), self._p, self._owner, name, self._iterable)
+            return ProcessEntries(getattr(self._state, name), self._p, self._owner, name, self._iterable,
+                                  self._declared[0] == "its footprint")
         if kind == SEEN:
             return getattr(self._state, name)
         value = getattr(self._state, name, None)
@@ -74,10 +75,11 @@ class ProcessEntries:
     to every process's queues, may iterate. With `p` None (a local the footprint leaves
     untouched) no entry may be read, only copied."""
 
-    __slots__ = ("_values", "_p", "_owner", "_name", "_iterable")
+    __slots__ = ("_values", "_p", "_owner", "_name", "_iterable", "_or_wide")
 
-    def __init__(self, values: tuple, p: int, owner: str, name: str, iterable: bool):
+    def __init__(self, values: tuple, p: int, owner: str, name: str, iterable: bool, step: bool = True):
         self._values, self._p, self._owner, self._name, self._iterable = values, p, owner, name, iterable
+        self._or_wide = ", or give it a wide footprint" if step else ""  # a property has no footprint to widen
 
     def __getitem__(self, index):
         if index == self._p:
@@ -90,7 +92,7 @@ class ProcessEntries:
         if index < 0 and index + len(self._values) == self._p:
             return self._values[index]
         raise ModelError(f"{self._owner} reads {self._name}[{index}], another process's entry, from process "
-                         f"{self._p}'s step: read {self._name}[p] only, or give it a wide footprint")
+                         f"{self._p}'s step: read {self._name}[p] only{self._or_wide}")
 
     def __len__(self) -> int:
         return len(self._values)  # how many processes there are: no process's state
@@ -98,7 +100,7 @@ class ProcessEntries:
     def __iter__(self):
         if not self._iterable:
             raise ModelError(f"{self._owner} reads every entry of {self._name} from process {self._p}'s step: "
-                             f"read {self._name}[p] only, or give it a wide footprint")
+                             f"read {self._name}[p] only{self._or_wide}")
         return iter(self._values)
 
     def __add__(self, other):
@@ -235,3 +237,26 @@ def each_process(holds_at: Callable, layout: Layout, reads: tuple, processes: in
         return all(holds_at(View(state, p, owner, kinds, False, declared), p) for p in range(processes))
 
     return holds
+
+
+# The readable search checks its steps' every evaluation until it has made this many of a step,
+# then one in SAMPLE_EVERY: a step that reads past its footprint usually does so on its first
+# evaluations, and the engines that would count it wrong check every memo entry they fill.
+CHECKED_FIRST, SAMPLE_EVERY = 4096, 8
+
+
+def sampled(raw: Callable, checked: Callable) -> Callable:
+    """`checked` for the first CHECKED_FIRST evaluations and one in SAMPLE_EVERY after, `raw` (the
+    same step unchecked, which gives the same successor) for the others."""
+    if raw is checked:
+        return raw
+    count = 0
+
+    def step(state, **keywords):
+        nonlocal count
+        count += 1
+        if count <= CHECKED_FIRST or count % SAMPLE_EVERY == 0:
+            return checked(state, **keywords)
+        return raw(state, **keywords)
+
+    return step
