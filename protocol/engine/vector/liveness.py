@@ -8,9 +8,10 @@ Kahn's peeling a frontier at a time; the strongly connected components of
 what is left by `scipy.sparse.csgraph`; the stalled region grown a frontier
 at a time; each component's fairness (a family disabled in one of its
 states or taken by an edge inside it) by `bitwise_or` over its states and
-edges. Where a pair fails, the lasso is liveness.py's own (`shortest_prefix`,
-`lasso`), run on the same ids and edge order as the packed engine's graph,
-so the verdicts and the lassos are the same.
+edges. Where a pair fails, the prefix is liveness.py's `shortest_prefix` a level
+at a time (`VectorGraph.shortest_prefix`, the same path) and the cycle closing it
+liveness.py's own `lasso`, run on the same ids and edge order as the packed engine's
+graph, so the verdicts and the lassos are the same.
 """
 
 from __future__ import annotations
@@ -346,15 +347,50 @@ class VectorGraph:
                 fair = self.fair_components(region)
             if not fair.mask.any():
                 continue
-            with self.timed("liveness:lasso"):
-                prefix = liveness.shortest_prefix(self.walker(), initial, triggers.view(np.uint8),
-                                                  region.view(np.uint8), fair)
-            if best is None or len(prefix) < len(best[1]):
+            with self.timed("liveness:lasso"):  # a later pair takes the lasso only with a shorter prefix
+                prefix = self.shortest_prefix(initial, triggers, region, fair, None if best is None else len(best[1]))
+            if prefix is not None:
                 best = (number, prefix, fair)
         if best is None:
             return None
         number, prefix, fair = best
         return Counterexample(number, liveness.lasso(self.walker(), prefix, fair.component_of(prefix[-1][1])))
+
+    def shortest_prefix(self, initial, triggers: np.ndarray, region: np.ndarray, fair: "FairComponents",
+                        shorter_than: int | None = None) -> list | None:
+        """liveness.shortest_prefix, a breadth-first level at a time (as `product_prefix`):
+        node 2 * state + phase, each level in the order liveness.py's queue would hold it
+        (by source in order, edge in recorded order, then phase 0 and, at a trigger
+        entered from phase 0, phase 1; from phase 1 only into the region), each node at
+        its first occurrence; so the same path, [(label or None, state)]. None where no
+        path of fewer than `shorter_than` states reaches a fair component."""
+        triggered = triggers[:, None]
+        seen = np.zeros(2 * self.n, dtype=bool)
+        nodes = self.entered(np.asarray(initial, dtype=np.int64), triggered, 2).reshape(-1)
+        order = np.arange(len(nodes)) // 2
+        keep = nodes >= 0
+        nodes, _ = first_occurrences(nodes[keep], order[keep], seen)
+        levels = [(nodes, np.full(len(nodes), -1, dtype=np.int64), np.full(len(nodes), -1, dtype=np.int64))]
+        while True:
+            nodes = levels[-1][0]
+            done = np.flatnonzero((nodes % 2 == 1) & fair.mask[nodes // 2])
+            if len(done) and (shorter_than is None or len(levels) < shorter_than):  # this level's: len(levels) states
+                return self.unwound(levels, int(done[0]), 2)[0]
+            if shorter_than is not None and len(levels) + 1 >= shorter_than:
+                return None
+            if not len(nodes):
+                raise ValueError("no fair component is reachable: the region was not computed from this graph")
+            parts, base = [], 0
+            for part in chunks(nodes):
+                index, source = edge_rows(self.offsets, part // 2)
+                target = self.targets[index].astype(np.int64)
+                candidates = self.entered(target, triggered, 2)  # from phase 0
+                following = np.flatnonzero(part[source] % 2 == 1)
+                candidates[following, 0] = np.where(region[target[following]], target[following] * 2 + 1, -1)
+                candidates[following, 1] = -1
+                parts.append(self.first_reached(candidates, index, base + source, seen))
+                base += len(part)
+            levels.append(tuple(np.concatenate(column) for column in zip(*parts)))
 
     # ------------------------------------------- under symmetry reduction
 
@@ -461,7 +497,7 @@ class VectorGraph:
                 return self.unwound(levels, int(done[0]), width)
             if not len(nodes):
                 raise ValueError("no stall is reachable: the region was not computed from this graph")
-            found, parents, labels, base = [], [], [], 0
+            parts, base = [], 0
             for part in chunks(nodes):
                 index, source, target, phase, pair = self.followed(part, width, moved, 1)
                 candidates = self.entered(target, triggered, width)  # from phase 0
@@ -469,15 +505,20 @@ class VectorGraph:
                 candidates[following] = -1
                 on = following & unmet[np.maximum(pair, 0), target]
                 candidates[on, 0] = target[on] * width + 1 + pair[on]
-                flat = candidates.reshape(-1)
-                edge = np.arange(len(flat)) // width
-                keep = flat >= 0
-                new, first = first_occurrences(flat[keep], edge[keep], seen)
-                found.append(new)
-                parents.append(base + source[first])
-                labels.append(self.labels[index[first]].astype(np.int64))
+                parts.append(self.first_reached(candidates, index, base + source, seen))
                 base += len(part)
-            levels.append((np.concatenate(found), np.concatenate(parents), np.concatenate(labels)))
+            levels.append(tuple(np.concatenate(column) for column in zip(*parts)))
+
+    def first_reached(self, candidates: np.ndarray, index: np.ndarray, parent: np.ndarray, seen: np.ndarray) -> tuple:
+        """A part of a breadth-first level from its candidate nodes (a row per edge, in
+        order, -1 where none): the nodes not `seen` yet at their first occurrence (marked
+        seen now), the position of each's parent in the level before (`parent`, per edge)
+        and the label of the edge that reached it."""
+        flat = candidates.reshape(-1)
+        edge = np.arange(len(flat)) // candidates.shape[1]
+        keep = flat >= 0
+        new, first = first_occurrences(flat[keep], edge[keep], seen)
+        return new, parent[first], self.labels[index[first]].astype(np.int64)
 
     def entered(self, states: np.ndarray, triggered: np.ndarray, width: int) -> np.ndarray:
         """Per state, the product nodes entering it from phase 0 gives, in liveness.py's
