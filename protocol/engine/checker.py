@@ -214,6 +214,7 @@ def explore(
     decode: Callable[[object], object] | None = None,
     weigh: Callable[[object], int] | None = None,
     run: Exploration | None = None,
+    step_target: Callable[[Hashable, object], object] | None = None,
 ) -> Exploration:
     """Explore every reachable state breadth-first, checking every property.
 
@@ -228,14 +229,17 @@ def explore(
     With `weigh`, each stored state stands for `weigh(state)` states (one per
     orbit of a reduction): `run.weight` and `run.weighted_transitions` count
     what they stand for, and `max_states` bounds `run.weight`. `run`, when
-    given, is the empty `Exploration` (of a subclass) to fill.
+    given, is the empty `Exploration` (of a subclass) to fill. With
+    `step_target`, a transition property reads `step_target(label, after)` as the
+    state a step reached (a reduction stores the representative of the state
+    reached, and a step's label says how to undo the renaming of its processes).
     """
     run = run if run is not None else Exploration()
     if decode is not None:
         run.decode = decode
     run.edges_recorded = record_edges
     label_of = LabelIds(run, labels)
-    checks = Checks(invariants, transition_properties, run.violations)
+    checks = Checks(invariants, transition_properties, run.violations, step_target)
     return timed(run, _search, StateTable(run, label_of.label), checks, successors, initial_states,
                  max_states, stop_on_violation, record_edges, on_progress, progress_every,
                  label_of.label, None if labels is not None else label_of.id, weigh)
@@ -296,7 +300,7 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
     started = time.perf_counter()
     lookup, add, head = store.lookup, store.add, store.head
     violations = run.violations
-    watches = checks.watches
+    watches, step_target = checks.watches, checks.step_target
     edge_src, edge_label, edge_dst = run.edge_src, run.edge_label, run.edge_dst
     limit = max_states if max_states is not None else float("inf")
 
@@ -338,8 +342,9 @@ def _search(run, store, checks, successors, initial_states, max_states, stop_on_
             state_checks, step_checks = checks.on_states, checks.on_steps
             for position, (label, after) in enumerate(found):
                 if step_checks:
+                    reached = after if step_target is None else step_target(label, after)
                     for name, holds in step_checks:
-                        if name not in violations and not holds(state, after):
+                        if name not in violations and not holds(state, reached):
                             violations[name] = Violation(name, cursor, to_label(label), after)
                 after_id = lookup(after)
                 if after_id is None:
@@ -412,8 +417,9 @@ class Guarded(NamedTuple):
 class Checks:
     """Which properties are checked on each new state and each step, right now."""
 
-    def __init__(self, invariants: Mapping, transition_properties: Mapping, violations: dict):
-        self.violations = violations
+    def __init__(self, invariants: Mapping, transition_properties: Mapping, violations: dict,
+                 step_target: Callable | None = None):
+        self.violations, self.step_target = violations, step_target  # step_target: as `explore`'s
         self.on_states: list = []
         self.on_steps: list = []
         self.dormant: list = []  # (list to join, name, Guarded) whose watch is still empty
@@ -555,6 +561,7 @@ def explore_fingerprinted(
     seen=None,
     record_edges: bool = False,
     realize: Callable | None = None,
+    step_target: Callable | None = None,
 ) -> FingerprintedExploration:
     """`explore`, storing a 64-bit `fingerprint(state)` per state seen instead of the state.
 
@@ -567,7 +574,7 @@ def explore_fingerprinted(
     fingerprints (default: a fresh `fingerprints.FingerprintSet`). With `weigh`,
     `run.weight` is the sum of `weigh(state)` over the states admitted (a
     reduction's orbit sizes: the states themselves are not kept to sum later).
-    `realize` as for `Exploration`.
+    `realize` as for `Exploration`, `step_target` as for `explore`.
     """
     if record_edges:
         raise ValueError("a fingerprinted search keeps no edges: explore() records them")
@@ -579,7 +586,7 @@ def explore_fingerprinted(
     run.seen = seen if seen is not None else FingerprintSet()
     run.replay_successors = replay_successors or successors
     run.to_label = LabelIds(run, labels).label
-    checks = Checks(invariants, transition_properties, run.violations)
+    checks = Checks(invariants, transition_properties, run.violations, step_target)
     timed(run, _search, FingerprintTable(run, fingerprint), checks, successors, initial_states,
           max_states, stop_on_violation, False, on_progress, progress_every, run.to_label, None, weigh)
     run.generated = len(run.initial) + run.transitions

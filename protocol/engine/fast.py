@@ -879,7 +879,7 @@ def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = 
     """
     from protocol.engine import symmetry as sym
 
-    canonical_edge, perms, realize = None, None, None
+    canonical_edge, perms, realize, step_target = None, None, None, None
     if symmetry:
         model.refuse_unless_symmetric()
         perms = sym.Permutations(model.processes)
@@ -891,16 +891,17 @@ def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = 
         labels = perms.labels(engine.labels)  # edges' label ids carry the permutation applied
         weigh = reduction.orbit_size  # max_states then bounds the unreduced count
         realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
+        step_target = sym.step_target(engine, perms)
     invariants = {name: engine.invariant(name) for name in engine.readable_invariants}
     transitions = {name: engine.transition_property(name) for name in engine.readable_transitions}
     if fingerprints:
         return fingerprinted_search(engine)([engine.initial], engine.successors, invariants, transitions,
                                             labels=labels, decode=engine.decode, weigh=weigh, realize=realize,
-                                            **options)
+                                            step_target=step_target, **options)
     run = PackedExploration(engine, reduction if symmetry else None, perms,
                             sym.lasso_realizer(engine, perms, model.instances) if symmetry else None, realize)
     return explore([engine.initial], engine.successors, invariants, transitions, labels=labels,
-                   decode=engine.decode, weigh=weigh, run=run, **options)
+                   decode=engine.decode, weigh=weigh, run=run, step_target=step_target, **options)
 
 
 def fingerprinted_search(engine):

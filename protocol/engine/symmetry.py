@@ -181,6 +181,19 @@ def lasso_realizer(engine, perms: Permutations, instances) -> Callable:
     return realize
 
 
+def step_target(engine, perms: Permutations) -> Callable[[int, int], int]:
+    """(extended label id, the representative a step reached) -> the state it reached, as
+    a transition property must read it beside the step's source: position i of the
+    representative holds the locals of the reached state's process perms.orders[k]."""
+    K = len(perms)
+
+    def reached(extended_label: int, representative: int) -> int:
+        k = extended_label % K
+        return representative if k == 0 else renamed_packed(engine, representative, perms.orders[k])
+
+    return reached
+
+
 def renamed_packed(engine, packed: int, rename: tuple) -> int:
     """The packed state with process q's locals moved to position rename[q]."""
     g, local_ids = engine.unpack(packed)

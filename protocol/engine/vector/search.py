@@ -1658,13 +1658,24 @@ class Search:
             for position in range(counted):
                 parent = int(parents[position])
                 before = readable(level.keys[parent], level.layout)
-                after = readable(step_keys[position], layout)
+                after = self.reached(step_keys[position], int(labels[position]), layout)
                 if not holds(before, after):
                     found.append((position, Violation(name, level.offset + parent,
                                                       self.run.labels[int(labels[position])],
                                                       self.run.packed_state(step_keys[position], layout))))
                     break
         return found
+
+    def reached(self, key, label: int, layout: KeyLayout):
+        """The state a step reached, readable, as a transition property reads it beside the
+        state it left: under symmetry `key` is its representative, whose processes the
+        label's permutation renamed (symmetry.step_target puts them back)."""
+        packed = self.run.packed_state(key, layout)
+        if self.perms is not None:
+            from protocol.engine.symmetry import step_target
+
+            packed = step_target(self.engine, self.perms)(label, packed)
+        return self.engine.decode(packed)
 
     def pairs_hold(self, name: str, holds, keys: np.ndarray, layout: KeyLayout) -> np.ndarray | None:
         """Per state of `keys`, whether by-pair invariant `name` holds: for every process, of
