@@ -67,7 +67,14 @@ def assert_same_runs(slow, fast):
     return slow, fast
 
 
-@pytest.mark.parametrize("name", [n if n in QUICK_NAMES else pytest.param(n, marks=SLOW) for n in NAMES])
+# The readable search of the two largest (TlaHoldsReconnect, 185,887 states; HoldsStatelessUnheld,
+# 168,075) takes two minutes each: tests/test_section13_engines.py compares every engine with it at
+# MaxTime = 1 and one process, and tests/test_vector.py compares the engines at their own constants.
+READABLE_AT_OWN = [n for n in NAMES if named_configurations()[n].pinned is None
+                   or named_configurations()[n].pinned[0] <= 100_000]
+
+
+@pytest.mark.parametrize("name", [n if n in QUICK_NAMES else pytest.param(n, marks=SLOW) for n in READABLE_AT_OWN])
 def test_same_exploration_at_the_configurations_constants(name):
     fast = explore_config(named_configurations()[name].config, engine="packed", record_edges=True)
     assert_same_runs(readable_run_at_its_constants(name), fast)
@@ -83,7 +90,9 @@ def test_same_exploration_for_the_alias_configurations_at_max_time_1(name):
 def test_same_exploration_prefix_at_wider_constants(name):
     # P=3 and D=2 exercise every unrolled process and every dataflow id; the
     # cut keeps the readable model's half of the comparison to seconds.
-    cfg = named_configurations()[name].config.evolve(P=3, D=2, MaxTime=2)
+    base = named_configurations()[name].config
+    # the design's silent reconnection has one dataflow (spec 12.6 refuses D=2): P=3 widens it alone
+    cfg = base.evolve(P=3, D=1 if base.hello == "silent" else 2, MaxTime=2)
     assert_same_exploration(cfg, max_states=10_000)
 
 
