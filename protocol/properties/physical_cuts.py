@@ -15,7 +15,7 @@ def physical_le_coverage(s, cfg=None) -> bool:
     A consumer checks the reported physical compaction against the coverage it
     derives from the batches; a frontier leading it aborts the worker.
     """
-    return all(ph <= pub for ph, pub in zip(s.physical, s.pub))
+    return all(physical_le_coverage_at(s, p) for p in range(len(s.physical)))
 
 
 def physical_le_coverage_at(s, p: int, cfg=None) -> bool:
@@ -31,7 +31,7 @@ def physical_le_cut_witnesses(s, cfg=None) -> list[str]:
 def physical_le_cut(s, cfg=None) -> bool:
     """Physical compaction never passes a registered reader's declared cut:
     physical[p] <= cut[p][d] for every d in cut[p]."""
-    return all(ph <= cut for ph, cuts in zip(s.physical, s.cut) for cut in cuts if cut is not None)
+    return all(physical_le_cut_at(s, p) for p in range(len(s.physical)))
 
 
 def physical_le_cut_at(s, p: int, cfg=None) -> bool:

@@ -17,7 +17,7 @@ def physical_le_since(s, cfg=None) -> bool:
     logical since would erase distinctions between times a reader at the
     since may still ask for.
     """
-    return all(ph <= si for ph, si in zip(s.physical, s.since))
+    return all(physical_le_since_at(s, p) for p in range(len(s.physical)))
 
 
 def physical_le_since_at(s, p: int, cfg=None) -> bool:

@@ -23,8 +23,7 @@ def since_allowed(s, cfg=None) -> bool:
     since that rises anyway chases the readers' own holds, and a later read at an
     earlier time is refused (the seeds' feedback loop).
     """
-    allowed = _allowed(s)
-    return all(since <= allowed for since in s.since)
+    return all(since_allowed_at(s, p) for p in range(len(s.since)))
 
 
 def since_allowed_at(s, p: int, cfg=None) -> bool:
@@ -54,8 +53,7 @@ def since_le_standing(s, cfg=None) -> bool:
     """The published since is at most every entry of the standing hold (the publisher's
     `debug_assert`): the point compacts no faster than the interactive runtime's stream
     position."""
-    return all(since <= hold for since, standing in zip(s.since, s.standing)
-               for hold in _standing_entries(standing))
+    return all(since_le_standing_at(s, p) for p in range(len(s.since)))
 
 
 def since_le_standing_at(s, p: int, cfg=None) -> bool:
