@@ -169,12 +169,14 @@ def selected_configurations(args) -> list:
     constants = constants_from(args)
     if not args.all:
         return [named.with_constants(constants) for named in chosen]
-    widened = []
+    widened, left_out = [], {}
     for named in chosen:  # --all: a configuration the constants refuse is left out, saying so
         try:
             widened.append(named.with_constants(constants))
         except ConfigError as refusal:
-            print(f"{named.name} left out at these constants: {refusal}", file=sys.stderr)
+            left_out.setdefault(str(refusal), []).append(named.name)
+    for refusal, names in left_out.items():  # one line per reason, however many it leaves out
+        print(f"left out at these constants: {', '.join(names)}: {refusal}", file=sys.stderr)
     return widened
 
 

@@ -458,7 +458,6 @@ def configurations_table(configurations, width: int = NARROW) -> Table:
     narrower than its longest word (a word is wrapped whole, never cut)."""
     from protocol.model.config import HOLDS
 
-    narrow = width < NARROW
     rows = []
     for named in configurations:
         changed = {k: v for k, v in named.config.switches.items() if getattr(HOLDS, k) != v}
@@ -469,6 +468,11 @@ def configurations_table(configurations, width: int = NARROW) -> Table:
         shown = "\n".join(f"{k}={v}" for k, v in changed.items()) or "none (this is Holds)"
         rows.append((named.name, shown, expected))
     longest_word = max(len(word) for _, shown, _ in rows for word in shown.split())
+    # The wide layout needs the longest name, word of switches and line of expected
+    # violations side by side, with a space either side of each column.
+    wide = (max(len(name) for name, _, _ in rows) + longest_word
+            + max(len(line) for _, _, expected in rows for line in expected.splitlines()) + 6)
+    narrow = width < max(NARROW, wide)
     table = Table(title="named configurations", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
     table.add_column("name" + ("; expected violation" if narrow else ""), no_wrap=not narrow)
