@@ -22,6 +22,7 @@ from protocol.tools.matrix import (
     check_combination,
     combinations,
     derivation_record,
+    derivation_summary,
     markdown,
     mechanisms,
     minimal_sufficient_sets,
@@ -260,14 +261,22 @@ def test_cli_json_with_two_jobs(capsys):
 SHIPPED_SMALL = {"P": 1, "D": 1, "MaxTime": 1, "E": 1}
 
 
-def test_the_shipped_family_varies_five_mechanisms_under_the_created_index():
+def test_the_shipped_family_varies_six_mechanisms_the_index_following_the_multiplexer():
     from protocol.tools.matrix import SHIPPED
 
     rows = plan(SHIPPED_SMALL, SHIPPED)
-    assert len(rows) == 24  # 2^5, less the 8 with pairing=none and peer_by=reader (13.1)
-    assert all(row.config.multiplexer == "stateless" and row.config.index == "created" for row in rows)
-    assert rows[0].mechanisms == {"publisher registers", "join", "pairing", "reconciliation", "keep on reconnect"}
-    assert rows[0].named == "HoldsPeerReconnect" and rows[-1].mechanisms == {"pairing"}
+    # 2^6, less the 8 with the stateless multiplexer, pairing=none and peer_by=reader (13.1)
+    assert len(rows) == 56
+    stateless = [row for row in rows if "stateless multiplexer" in row.mechanisms]
+    split = [row for row in rows if "stateless multiplexer" not in row.mechanisms]
+    assert all(row.config.multiplexer == "stateless" and row.config.index == "created" for row in stateless)
+    assert all(row.config.multiplexer == "split" and row.config.index == "static" for row in split)
+    # without the stateless multiplexer the peer-hold switches are moot: four systems, not 32
+    assert sum(row.same_as is None for row in split) == 4
+    assert all(rows[row.same_as - 1].config == row.config for row in split if row.same_as)
+    assert rows[0].mechanisms == {"stateless multiplexer", "publisher registers", "join", "pairing",
+                                  "reconciliation", "keep on reconnect"}
+    assert rows[0].named == "HoldsPeerReconnect" and rows[-1].mechanisms == set()
 
 
 @pytest.mark.slow
@@ -276,8 +285,13 @@ def test_the_shipped_family_derives_the_minimal_set_of_the_shipped_design():
 
     matrix = run_matrix(SHIPPED_SMALL, jobs=1, family=SHIPPED)
     assert matrix.as_expected and matrix.complete
-    assert matrix.minimal_sets() == [frozenset({"publisher registers", "pairing", "reconciliation",
-                                                "keep on reconnect"})]
-    # the join is redundant while the publisher registers (spec 13.6), needed where a reader registers late
+    # the index held from the first state needs none of the peer hold's mechanisms ...
+    assert matrix.minimal_sets() == [frozenset({"reconciliation", "keep on reconnect"})]
+    # ... the index created in the stream needs all but the join, which is redundant while the
+    # publisher registers (spec 13.6) and needed where a reader registers late
+    assert matrix.minimal_sets_given() == [frozenset({"stateless multiplexer", "publisher registers", "pairing",
+                                                      "reconciliation", "keep on reconnect"})]
     shipped = next(row for row in matrix.rows if row.named == "HoldsPeerReconnect")
-    assert remark(shipped, matrix) == "sufficient; redundant: join"
+    assert remark(shipped, matrix) == "sufficient; redundant: join, stateless multiplexer"
+    assert "With the stateless multiplexer, the minimal sufficient sets are: {stateless multiplexer, " \
+           "publisher registers, pairing, reconciliation, keep on reconnect}" in derivation_summary(matrix)

@@ -64,27 +64,46 @@ class Family:
     labels: dict = attrs.field(factory=dict)  # switch -> the mechanism's name
     tied: Callable = lambda switches: switches  # switches -> those with what follows from them
     note: str = ""  # what the derivation cannot show, in words
+    same_because: str = "the cap routes compaction"  # why two combinations are one system
+    given: str | None = None  # a mechanism the design is committed to: minimal sets are also derived with it
 
 
 MECHANISMS = Family("mechanisms", "the mechanisms that restore the lost ordering (sections 2 and 11)",
                     lambda: matrix_switches(), REQUIRED)
-# Section 13's design as shipped, at one process with one reconnection: with the created index
-# (which needs every command on both runtimes), the peer hold's registrar, its value, its pairing,
-# and what a reconnection does. The stateless multiplexer is held on, since the created index
-# cannot exist without it (13.1, refusal 2); HoldsStatelessUnheld shows the hold it needs.
+# Section 13's design as shipped, at one process with one reconnection: the stateless multiplexer
+# (with which the controller creates the index in the stream), the peer hold's registrar, its
+# value, its pairing, and what a reconnection does. Without the stateless multiplexer the index
+# cannot be created (13.1, refusal 2): such a row is sections 1 to 12's index, published and held
+# at 0 from the first state, and the three peer-hold switches do not apply to it.
+_PEER_HOLD = ("peer_by", "peer_at", "pairing")
+
+
+def _shipped_tied(switches: dict) -> dict:
+    """The index follows the multiplexer; under the split one the peer-hold switches are moot."""
+    if switches["multiplexer"] == "stateless":
+        return {**switches, "index": "created"}
+    return {**switches, "index": "static", **{name: SWITCHES[name].default for name in _PEER_HOLD}}
+
+
 SHIPPED = Family(
-    "shipped", "the design as shipped (section 13): who registers the peer hold, where, its pairing, "
-               "and what a reconnection keeps",
-    lambda: ("peer_by", "peer_at", "pairing", "reconcile", "peer_reset"),
+    "shipped", "the design as shipped (section 13): the stateless multiplexer, who registers the "
+               "peer hold, where, its pairing, and what a reconnection keeps",
+    lambda: ("multiplexer", *_PEER_HOLD, "reconcile", "peer_reset"),
     ("I1", "PeerHeld", "ImportersRetired", LIVENESS),
-    fixed={"compaction": "broadcast", "standing_hold": True, "multiplexer": "stateless", "index": "created"},
+    fixed={"compaction": "broadcast", "standing_hold": True},
     constants={"P": 1, "E": 1},
-    on={"peer_by": ("publisher", "reader"), "peer_at": ("join", "as_of"), "pairing": ("fifo", "none"),
+    on={"multiplexer": ("stateless", "split"), "peer_by": ("publisher", "reader"),
+        "peer_at": ("join", "as_of"), "pairing": ("fifo", "none"),
         "reconcile": ("drop", "none"), "peer_reset": ("keep", "clear")},
-    labels={"peer_by": "publisher registers", "peer_at": "join", "pairing": "pairing",
-            "reconcile": "reconciliation", "peer_reset": "keep on reconnect"},
-    note="the stateless multiplexer is held on: the created index cannot exist without it, and "
-         "HoldsStatelessUnheld shows what it needs beside")
+    labels={"multiplexer": "stateless multiplexer", "peer_by": "publisher registers", "peer_at": "join",
+            "pairing": "pairing", "reconcile": "reconciliation", "peer_reset": "keep on reconnect"},
+    tied=_shipped_tied,
+    given="stateless multiplexer",
+    same_because="without the stateless multiplexer the index is static and the peer-hold switches "
+                 "do not apply",
+    note="without the stateless multiplexer the index is not created in the stream but exists, "
+         "published and held at 0, from the first state (sections 1 to 12); HoldsStatelessUnheld "
+         "shows the hold the stateless multiplexer needs beside")
 FAMILIES = {family.name: family for family in (MECHANISMS, SHIPPED)}
 
 
@@ -100,11 +119,15 @@ def mechanism_label(switch: str, value) -> str:
     return f"{switch} {value}"
 
 
+def chosen_mechanisms(chosen: Mapping[str, object], family: Family) -> frozenset[str]:
+    """The mechanisms a family with named mechanisms (`on`) has on in the values chosen."""
+    return frozenset(family.labels[name] for name, value in chosen.items() if value == family.on[name][0])
+
+
 def mechanisms(cfg: Config, family: Family = MECHANISMS) -> frozenset[str]:
     """The mechanisms `cfg` switches on, relative to the family's baseline."""
     if family.on is not None:
-        return frozenset(family.labels[name] for name in family.varied()
-                         if getattr(cfg, name) == family.on[name][0])
+        return chosen_mechanisms({name: getattr(cfg, name) for name in family.varied()}, family)
     return frozenset(
         mechanism_label(name, getattr(cfg, name))
         for name, default in baseline().items()
@@ -113,12 +136,19 @@ def mechanisms(cfg: Config, family: Family = MECHANISMS) -> frozenset[str]:
 
 
 def combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[Config]:
-    """Every combination of the matrix switches, fairness on, in a fixed order.
+    """Every combination of the matrix switches, fairness on, in a fixed order."""
+    return [cfg for _, cfg in chosen_combinations(constants, family)]
+
+
+def chosen_combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[tuple]:
+    """Every combination as (the mechanisms chosen, its configuration), fairness on, in a fixed order.
 
     Compaction varies slowest among the switches of section 2, routed first, so
     a combination that is the same system as another (see `same_system`) always
     comes after it; the controller's release (`ctl_release`, section 11) varies
     slower still, so the combinations of section 2 come first, in their order.
+    The mechanisms are those chosen, before `family.tied` settles what follows
+    from them: two choices may be one system (see `plan`).
     """
     if family.on is not None:
         switches, values = family.varied(), [family.on[name] for name in family.varied()]
@@ -128,9 +158,11 @@ def combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> l
     found = []
     for chosen in itertools.product(*values):
         try:
-            found.append(Config(**constants, fairness=True, **family.fixed, **family.tied(dict(zip(switches, chosen)))))
+            cfg = Config(**constants, fairness=True, **family.fixed, **family.tied(dict(zip(switches, chosen))))
         except ConfigError:
             continue  # a value that needs a switch the matrix does not vary (physical from_cuts needs a seal)
+        found.append((chosen_mechanisms(dict(zip(switches, chosen)), family) if family.on
+                      else mechanisms(cfg, family), cfg))
     return found
 
 
@@ -223,10 +255,11 @@ class Row:
     same_as: int | None = None
     outcome: Outcome | None = None
     family: Family = MECHANISMS
+    chosen: frozenset | None = None  # the mechanisms chosen, when the family ties others to them
 
     @property
     def mechanisms(self) -> frozenset[str]:
-        return mechanisms(self.config, self.family)
+        return self.chosen if self.chosen is not None else mechanisms(self.config, self.family)
 
 
 @attrs.frozen
@@ -250,6 +283,15 @@ class Matrix:
         """The minimal sufficient sets; none unless every combination was checked to the end."""
         return minimal_sufficient_sets(self.sufficiency()) if self.complete else []
 
+    def minimal_sets_given(self) -> list[frozenset[str]]:
+        """The minimal sufficient sets among those with the family's `given` mechanism, each
+        minimal against switching off one of the others (none when the family gives none)."""
+        if self.family.given is None or not self.complete:
+            return []
+        given = self.family.given
+        table = {mechs - {given}: ok for mechs, ok in self.sufficiency().items() if given in mechs}
+        return [mechs | {given} for mechs in minimal_sufficient_sets(table)]
+
     @property
     def complete(self) -> bool:
         """Every combination that is its own system was checked to the end."""
@@ -268,11 +310,11 @@ def plan(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[Row]
     named = named_for(constants)
     number_of: dict[Config, int] = {}
     rows = []
-    for number, cfg in enumerate(combinations(constants, family), start=1):
+    for number, (chosen, cfg) in enumerate(chosen_combinations(constants, family), start=1):
         canonical = same_system(cfg)
-        same_as = number_of.get(canonical) if canonical != cfg else None
-        number_of.setdefault(cfg, number)
-        rows.append(Row(number, cfg, named[cfg].name if cfg in named else None, same_as, family=family))
+        same_as = number_of.setdefault(canonical, number)
+        rows.append(Row(number, cfg, named[cfg].name if cfg in named and same_as == number else None,
+                        same_as if same_as != number else None, family=family, chosen=chosen))
     return rows
 
 
@@ -399,7 +441,7 @@ def redundant(mechs: frozenset[str], table: Mapping[frozenset[str], bool | None]
 def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
     """Why the row is interesting, in words: duplicate, degenerate, minimal, redundant."""
     if row.same_as is not None:
-        return f"same system as row {row.same_as} (the cap routes compaction)"
+        return f"same system as row {row.same_as} ({matrix.family.same_because})"
     outcome = matrix.outcome(row)
     if outcome is None or not outcome.complete:
         return "not checked to the end (interrupted)"
@@ -414,6 +456,8 @@ def remark(row: Row, matrix: Matrix, table=None, minimal=None) -> str:
         return "safe, but compaction stalls"
     if row.mechanisms in minimal:
         return "minimal sufficient set"
+    if row.mechanisms in matrix.minimal_sets_given():
+        return f"minimal sufficient set with the {matrix.family.given}"
     if table.get(row.mechanisms) is True:
         extra = redundant(row.mechanisms, table)
         return "sufficient" + (f"; redundant: {', '.join(extra)}" if extra else "")
@@ -500,6 +544,9 @@ def derivation_record(matrix: Matrix, minimal=None) -> dict:
     return {
         "family": matrix.family.name,
         "minimal_sufficient_sets": [in_switch_order(m) for m in minimal],
+        **({"given": matrix.family.given,
+            "minimal_sufficient_sets_given": [in_switch_order(m) for m in matrix.minimal_sets_given()]}
+           if matrix.family.given else {}),
         "required": list(matrix.family.required),
         "derived": matrix.complete,
         "complete": matrix.complete,
@@ -539,6 +586,10 @@ def derivation_summary(matrix: Matrix, minimal=None) -> str:
     required = matrix.family.required
     held = " and ".join(required) if len(required) <= 2 else ", ".join(required[:-1]) + " and " + required[-1]
     note = f" ({matrix.family.note})" if matrix.family.note else ""
+    given = ""
+    if matrix.family.given:
+        with_given = ", ".join("{" + ", ".join(in_switch_order(m)) + "}" for m in matrix.minimal_sets_given())
+        given = f" With the {matrix.family.given}, the minimal sufficient sets are: {with_given or 'none'}."
     return (f"Minimal sufficient sets ({held} hold; switching off any one "
-            f"mechanism breaks one of them): {sets}{note}. {len(matrix.rows)} combinations, "
+            f"mechanism breaks one of them): {sets}{note}.{given} {len(matrix.rows)} combinations, "
             f"{matrix.seconds:.1f} s.")
