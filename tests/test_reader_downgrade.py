@@ -10,51 +10,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
 import pytest
 
-from protocol.model.config import ConfigError, named_configurations
+from protocol.model.config import named_configurations
 from protocol.run import check
+from protocol.tools.docs import downgrading_names, downgrading_row, with_downgrading_readers
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "properties.md"
-
-def takes_downgrading_readers(named) -> bool:
-    """Whether the configuration accepts reader_downgrade (section 13's refuse it: spec 13.1, refusal 6)."""
-    try:
-        named.config.evolve(reader_downgrade=True)
-    except ConfigError:
-        return False
-    return True
-
-
-NAMES = [name for name, named in named_configurations().items()
-         if not named.config.reader_downgrade and takes_downgrading_readers(named)]
+NAMES = downgrading_names()
 QUICK = ("HoldsRoutedStanding", "HoldsCapReconnect", "HoldsSeal")
 
 
-def with_downgrading_readers(named):
-    """The configuration with reader_downgrade on, its expected verdicts kept, its pinned
-    counts dropped (the states grow), and the state where I1's second clause checks a
-    registration above its as_of asked for."""
-    return attrs.evolve(named, config=named.config.evolve(reader_downgrade=True), pinned=None,
-                        reachable=("SincePastReaderAsOf",))
-
-
 def page_rows() -> dict:
-    """The table of docs/properties.md's "What downgrading readers teach", by configuration."""
+    """The table of docs/properties.md's "What downgrading readers teach", by configuration
+    (`docs --write` writes it; `docs --check` holds the page to it)."""
     text = PAGE.read_text(encoding="utf-8")
     table = text.split("<!-- downgrading readers -->\n")[1].split("<!-- /downgrading readers -->")[0]
-    return {cells[0]: cells[1:] for cells in
+    return {cells[0]: cells for cells in
             ([cell.strip() for cell in row.strip("|").split("|")] for row in table.splitlines())}
-
-
-def row_of(named, result) -> list[str]:
-    """The page's row for `named`: its verdicts, its states without and with, the depth."""
-    violated = {prop: verdict.trace_length for prop, verdict in result.properties.items() if verdict.holds is False}
-    verdicts = ", ".join(f"{prop} {length}" for prop, length in violated.items()) or "holds"
-    depth = result.reachable["SincePastReaderAsOf"]
-    return [verdicts, f"{named.pinned[0]:,} → {result.distinct_states:,}",
-            "never" if depth is None else f"at depth {depth}"]
 
 
 def test_the_page_has_a_row_for_every_configuration():
@@ -70,7 +43,7 @@ def test_downgrading_readers_change_no_verdict_and_bear_no_load_where_the_design
     assert result.distinct_states > named.pinned[0]  # the readers did move
     if not violated:
         assert result.reachable["SincePastReaderAsOf"] is None
-    assert row_of(named, result) == page_rows()[name]
+    assert downgrading_row(named, result) == page_rows()[name]
 
 
 def test_a_reader_the_publisher_followed_is_reached_where_routing_alone_fails():

@@ -297,6 +297,63 @@ def with_property_rows(text: str) -> str:
     return text[:start] + rows + "".join(added) + text[end:]
 
 
+# ------------------------------------------------------------------ what downgrading readers teach
+#
+# docs/properties.md's table: every named configuration that takes `reader_downgrade`, checked
+# again with it on at its own constants (one check each, about half a CPU minute in all).
+
+DOWNGRADING_START, DOWNGRADING_END = "<!-- downgrading readers -->\n", "<!-- /downgrading readers -->\n"
+
+
+def takes_downgrading_readers(named) -> bool:
+    """Whether the configuration accepts reader_downgrade (section 13's refuse it: spec 13.1, refusal 6)."""
+    from protocol.model.config import ConfigError
+
+    try:
+        named.config.evolve(reader_downgrade=True)
+    except ConfigError:
+        return False
+    return True
+
+
+def downgrading_names() -> list[str]:
+    """The configurations the table has a row for, in the manifest's order."""
+    return [name for name, named in named_configurations().items()
+            if not named.config.reader_downgrade and takes_downgrading_readers(named)]
+
+
+def with_downgrading_readers(named):
+    """The configuration with reader_downgrade on, its expected verdicts kept, its pinned
+    counts dropped (the states grow), and the state where I1's second clause checks a
+    registration above its as_of asked for."""
+    return attrs.evolve(named, config=named.config.evolve(reader_downgrade=True), pinned=None,
+                        reachable=("SincePastReaderAsOf",))
+
+
+def downgrading_row(named, result) -> list[str]:
+    """The table's cells for `named` after `result`: verdicts, states without and with, the depth."""
+    violated = {prop: verdict.trace_length for prop, verdict in result.properties.items() if verdict.holds is False}
+    verdicts = ", ".join(f"{prop} {length}" for prop, length in violated.items()) or "holds"
+    depth = result.reachable["SincePastReaderAsOf"]
+    return [named.name, verdicts, f"{named.pinned[0]:,} → {result.distinct_states:,}",
+            "never" if depth is None else f"at depth {depth}"]
+
+
+def downgrading_table() -> str:
+    rows = []
+    for name in downgrading_names():
+        named = named_configurations()[name]
+        rows.append("| " + " | ".join(downgrading_row(named, complete_check(with_downgrading_readers(named))))
+                    + " |\n")
+    return "".join(rows)
+
+
+def properties_doc(text: str) -> str:
+    """docs/properties.md with a row for each declared property, and what downgrading readers teach."""
+    return between_markers(with_property_rows(text), DOWNGRADING_START, DOWNGRADING_END, downgrading_table(),
+                           "docs/properties.md", "the table of what downgrading readers teach")
+
+
 def is_checkout(root: Path) -> bool:
     """A directory holding the project's sources: pyproject.toml, docs/ and protocol/configurations/."""
     return ((root / "pyproject.toml").is_file() and (root / "docs").is_dir()
@@ -325,7 +382,7 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
     if (docs / "checker.md").exists():
         files[docs / "checker.md"] = checker_doc(stored(docs / "checker.md"))
     if (docs / "properties.md").exists():
-        files[docs / "properties.md"] = with_property_rows(stored(docs / "properties.md"))
+        files[docs / "properties.md"] = properties_doc(stored(docs / "properties.md"))
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "protocol" / "configurations" / f"{name}.txt"
         files[path] = golden_text(name, result)
