@@ -64,8 +64,7 @@ def add_search_options(parser) -> None:
                              "TLC's memory bound), and report the chance of a collision")
     add_workers_option(parser, "share the search among N threads (auto: one per core; where the vector "
                                "engine does not apply, or with --engine packed, N worker processes); same "
-                               "counts, depths, verdicts and shortest lengths as one, and with threads the "
-                               "same traces (worker processes may print another shortest one)")
+                               "counts, depths, verdicts and traces as one")
     parser.add_argument("--engine", choices=checking.ENGINES,
                         help="the sequential search: vector (numpy, a level at a time; the default where it "
                              "applies) or packed (a state at a time); same counts, verdicts and traces")

@@ -7,8 +7,8 @@ seen-set, and expands its share of each breadth-first level with the packed
 engine's successor code (`Engine.successor_body`) generated into one loop.
 Each successor it owns is admitted at once; one owned elsewhere goes into
 that owner's batch (wire.py). It keeps its edges in rows by the owner of their
-targets, for liveness (distributed_liveness.py), and finds, for a trace, the
-predecessor of least (key, label) of a state in a level. Knows nothing of the
+targets, for liveness (distributed_liveness.py). Traces are one worker's, found
+again by the coordinator (`ParallelExploration.one_worker`). Knows nothing of the
 protocol.
 """
 
@@ -284,22 +284,6 @@ class Partition(LivenessShare):
     def level_of(self, state_id: int) -> int:
         """The level (from 1) of one of this partition's states."""
         return bisect_right(self.bounds, state_id)
-
-    def predecessor(self, target, level: int):
-        """Among this partition's states at `level`, the least (key, label) with a step to
-        the readable state `target`: (key, label id, id, readable state), or None."""
-        if level > len(self.bounds):
-            return None
-        wanted = self.engine.encode(target)
-        start = self.bounds[level - 1]
-        end = self.bounds[level] if level < len(self.bounds) else len(self.states)
-        best = None
-        for state_id in range(start, end):
-            s = self.states[state_id]
-            label = next((label for label, after in self.engine.successors(s) if after == wanted), None)
-            if label is not None and (best is None or (self.key(s), label) < best[:2]):
-                best = (self.key(s), label, state_id)
-        return None if best is None else (*best, self.engine.decode(self.states[best[2]]))
 
     # ------------------------------------------------------------ results
 

@@ -11,19 +11,19 @@ on the graph gathered here (distributed_liveness.py). The worker processes
 and their pipes are `ProcessPool`; Ray's actors are cluster.py's `RayPool`.
 
 Determinism, whatever N. The partitions keep no parents: which states lie
-at which depth does not depend on N, and that is all the counts need. A
-trace is chosen after the search, backwards: the violation reported is the
-least key among the violating states of the first level where a property
-fails (for a transition property, the least (source key, label)); the step
-into a state is the least (key, label) among the steps into it from the
-level before, found by re-expanding that level in every partition (only
-the levels on the path, only when a trace is asked for). A state's *key*
-XORs its component fingerprints (each process's multiplied by its
-position's odd factor) into 64 bits; keys order states deterministically.
-Only to find a lasso are the edges gathered, the states numbered globally
-by (level, key) for it. So counts, depth, verdicts, shortest lengths,
-traces and lassos are the same for every N >= 2 (with N = 1 the caller uses
-the sequential search: same counts and lengths, its own choice of trace).
+at which depth does not depend on N, and that is all the counts need. The
+violations are noted per level (the least key among the violating states of
+the first level where a property fails; for a transition property, the least
+(source key, label)), which gives each one's length. A trace is one worker's:
+after the search the coordinator runs the sequential search again over the
+levels before the deepest violation, and takes the first violation of each
+property in its order (`ParallelExploration.one_worker`), as `--workers 1`
+prints it. A state's *key* XORs its component fingerprints (each process's
+multiplied by its position's odd factor) into 64 bits; keys order states
+deterministically. Only to find a lasso are the edges gathered, the states
+numbered globally by (level, key) for it. So counts, depth, verdicts,
+shortest lengths and traces are one worker's, and lassos the same for every
+N >= 2.
 """
 
 from __future__ import annotations
@@ -184,6 +184,9 @@ class ParallelExploration(DistributedLiveness, Run):
         self.worker_memory: list[int] = []
         self.flags = None  # per worker, per pair of the property last screened: (a trigger, a stall) here
         self.pool_unsettled = False  # Ctrl-C while deciding liveness: the pipes may hold unread answers
+        self.model_factory = None  # what the partitions explore: for one worker's traces (`one_worker`)
+        self.violation_levels: dict = {}  # name -> ("state" | "step", the level of its state or step's source)
+        self.sequential = None  # the sequential search `one_worker` made
 
     # ------------------------------------------------------------ the Run interface
 
@@ -270,32 +273,37 @@ class ParallelExploration(DistributedLiveness, Run):
         worker, local = self.locate(state_id)
         return self.pool.call_one(worker, "readable", local)
 
-    def stored_path(self, worker: int, local: int) -> list:
-        """The path to one state, chosen whatever N: backwards, level by level, its
-        predecessor of least (key, label) in the level before, over every partition
-        (the search keeps no parents: it re-expands one level per step back)."""
-        state = self.pool.call_one(worker, "readable", local)
-        level = self.pool.call_one(worker, "level_of", local)
-        steps = []
-        while level > 1:
-            level -= 1
-            found = [answer for answer in self.pool.call("predecessor", [(state, level)] * len(self.sizes))
-                     if answer is not None]
-            _key, label, _id, parent = min(found, key=lambda answer: answer[:2])
-            steps.append((self.labels[label], state))
-            state = parent
-        steps.append((None, state))
-        steps.reverse()
-        return steps
-
     def counterexample(self, name: str):
-        found = self.violations.get(name)
-        if found is None or self.interrupted:
+        """One worker's trace: the first violation of `name` in the sequential search's order
+        (`one_worker`), which the partitions cannot tell apart from another of the same length."""
+        if self.violations.get(name) is None or self.interrupted:
             return None
-        if found[0] == "state":
-            return self.stored_path(found[1], found[2])
-        _, worker, local, label, after = found
-        return self.stored_path(worker, local) + [(self.labels[label], after)]
+        return self.one_worker().counterexample(name)
+
+    def one_worker(self):
+        """The sequential packed search over the levels that hold the violations found, whose
+        first violation of each property is the one a single worker prints (the partitions
+        know each violation's length, not which of its equals breadth-first order meets first).
+        Searched once, expanding the states of the levels before each violation's (a violated
+        step: its source's level too)."""
+        if self.sequential is None:
+            from protocol.engine.checker import explore
+            from protocol.engine.fast import Engine, PackedExploration
+
+            expanded = max(level if kind == "step" else level - 1 for kind, level in self.violation_levels.values())
+            budget = sum(self.level_sizes[:expanded])
+            engine = Engine(self.model_factory())
+
+            def successors(packed, taken=[0]):  # noqa: B006 (the count of states expanded)
+                taken[0] += 1
+                return engine.successors(packed) if taken[0] <= budget else ()
+
+            self.sequential = explore(
+                [engine.initial], successors,
+                {name: engine.invariant(name) for name in engine.readable_invariants},
+                {name: engine.transition_property(name) for name in engine.readable_transitions},
+                labels=engine.labels, decode=engine.decode, run=PackedExploration(engine, None, None, None, None))
+        return self.sequential
 
     def initial_ids(self) -> list[int]:
         ids = self.pool.call("initial_ids", [()] * len(self.sizes))
@@ -319,6 +327,7 @@ def explore_parallel(model_factory: Callable[[], Model], workers: int, *, record
     if pool is None:
         pool = ProcessPool(model_factory, workers, record_edges)
     run = (run_type or ParallelExploration)(pool, labels)
+    run.model_factory = model_factory
     run.edges_recorded = record_edges
     limit = max_states if max_states is not None else float("inf")
     try:
@@ -371,6 +380,7 @@ def _note_state_violations(run: ParallelExploration, admitted: list) -> list[str
                 found[name] = (key, worker, local)
     for name, (_key, worker, local) in found.items():
         run.violations[name] = ("state", worker, local)
+        run.violation_levels[name] = ("state", run.depth)
     return list(found)
 
 
@@ -383,6 +393,7 @@ def _note_step_violations(run: ParallelExploration, expanded: list) -> list[str]
                 found[name] = (parent_key, label, worker, local, after)
     for name, (_key, label, worker, local, after) in found.items():
         run.violations[name] = ("step", worker, local, label, after)
+        run.violation_levels[name] = ("step", run.depth)
     return list(found)
 
 
