@@ -141,6 +141,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
             as_expected=all(r.as_expected for r in results) and (matrix is None or matrix.as_expected),
             interrupted=interrupted,
             why=interrupted_why(results) if not page else "no page drawn",
+            refuted=any(r.refuted for r in results) or (matrix is not None and matrix.refuted),
         )
 
 
@@ -163,8 +164,9 @@ def checkable(chosen: list, args) -> tuple[list, list]:
     """Each configuration with its check options, and the names skipped.
 
     A configuration the options cannot check is refused (exit 2) when named.
-    Under --all it is skipped with a note, and the run exits 1: a skipped
-    configuration has no verdict, so the run cannot say every one is as expected.
+    Under --all it is skipped with a note, and the run is incomplete (exit 3 unless
+    another verdict is not as expected): a skipped configuration has no verdict, so
+    the run cannot say every one is as expected.
     """
     plan, skipped = [], []
     for named in chosen:
@@ -226,7 +228,7 @@ def check_one(named, options: dict, console, show_progress: bool):
 
         with ProgressView(console, named.name) as view:
             return checking.check(named, on_progress=view.update, **options)
-    except WorkerLost as lost:  # no verdict from a partial search: one line, exit 1
+    except WorkerLost as lost:  # no verdict from a partial search: one line, exit 4
         raise RunFailure(f"{named.name}: {lost}") from None
 
 
