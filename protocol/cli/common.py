@@ -254,6 +254,14 @@ def encodable(text: str, encoding: str | None) -> str:
         return text.encode("ascii", errors="replace").decode("ascii")
 
 
+# Characters a Sink hands its stream at a time (at most 8 KiB encoded, what a BufferedWriter
+# holds whole). One larger write into a pipe whose reader leaves meanwhile (`graph | head -1`)
+# is cut by the kernel after what the pipe took, and Python's buffered writer returns that
+# count, which its text layer ignores: the rest was dropped without an error and the command
+# exited 0. Written a piece at a time, the piece after the reader left fails (BrokenPipeError).
+CHUNK = 2048
+
+
 class Sink:
     """The stream a subcommand writes to: it strips trailing spaces from lines
     going to a file or a pipe, writes ASCII fallbacks where the stream's
@@ -293,8 +301,14 @@ class Sink:
             raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
 
     def _raw(self, text: str) -> None:
+        text = encodable(text, self.encoding_of_stream)
         try:
-            self.stream.write(encodable(text, self.encoding_of_stream))
+            if len(text) <= CHUNK:
+                self.stream.write(text)
+                return
+            for start in range(0, len(text), CHUNK):  # a long text in pieces, each flushed whole
+                self.stream.write(text[start:start + CHUNK])
+                self.stream.flush()
         except BrokenPipeError:
             raise
         except OSError as error:
