@@ -46,10 +46,10 @@ def add_search_options(parser) -> None:
     """How the search runs: the same options, read the same way, for every format and for `report`."""
     parser.add_argument("--stop-on-violation", action="store_true",
                         help="stop at the first violation found (TLC's default behaviour); "
-                             "the run is then incomplete and exits 1")
+                             "the run is then incomplete and exits 3 (1 if the violation is not an expected one)")
     parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"), metavar="N",
                         help="cut the search after N distinct states (unreduced, also with --symmetry); "
-                             "the result is then incomplete")
+                             "the result is then incomplete (exit 3)")
     parser.add_argument("--symmetry", action="store_true",
                         help="explore one state per orbit of process permutations (not with the cap); "
                              "counts stay unreduced, the reduced one is added")
