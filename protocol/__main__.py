@@ -4,7 +4,7 @@ Kept apart so that the subcommands import their helpers from one module
 object, `protocol.cli.common`, instead of a second copy of `__main__`.
 Run as the program, it catches the signals that end a run before anything
 else is imported, so that one arriving while the modules load ends it the
-same way (one line, exit 1). Imported (by a tool listing the modules), it
+same way (one line, exit 128 + the signal). Imported (by a tool listing the modules), it
 touches no signal.
 """
 
@@ -18,7 +18,10 @@ import sys
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
-from protocol.lifecycle import catch_signals, deferred, how, ignore_signals, interrupted, missing_dependency  # noqa: E402
+from protocol.exits import EXIT_ENVIRONMENT, interrupted_exit, say  # noqa: E402
+from protocol.lifecycle import (  # noqa: E402
+    catch_signals, deferred, how, ignore_signals, interrupted, missing_dependency, signal_received,
+)
 
 
 def exit_with(code: int):
@@ -41,8 +44,8 @@ def load_and_run() -> None:
         # A dependency missing from this Python: one line, as from any command (cli/main.py).
         line = missing_dependency(error) if isinstance(error, ModuleNotFoundError) else None
         if line is not None:
-            print(f"protocol: {line}", file=sys.stderr)
-            exit_with(2)
+            say(f"protocol: {line}")
+            exit_with(EXIT_ENVIRONMENT)
         # Ctrl-C, SIGTERM or SIGHUP while the modules load: nothing has run yet. (Python 3.11
         # hands a KeyboardInterrupt raised in a class body's __set_name__ on as a RuntimeError.)
         if not (isinstance(error, KeyboardInterrupt) or interrupted()):
@@ -56,8 +59,8 @@ def load_and_run() -> None:
 
 
 def say_interrupted_before_any_result():
-    print(f"protocol: interrupted ({how()}) before any result; nothing written", file=sys.stderr)
-    exit_with(1)
+    say(f"protocol: interrupted ({how()}) before any result; nothing written")
+    exit_with(interrupted_exit(signal_received()))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@
   (even SIGKILL). `end_children` ends the workers still alive when the run
   ends, on every exit path.
 
-Exit code of an interrupted run: 1, as for any incomplete run (cli.py).
+Exit code of an interrupted run: 128 + the signal (130 Ctrl-C, 143 SIGTERM,
+129 SIGHUP), as a shell reports it (protocol/exits.py).
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def how() -> str:
 
 def interrupted() -> bool:
     return bool(_received)
+
+
+def signal_received() -> int | None:
+    """The first signal that interrupted this run, None when none did (a plain KeyboardInterrupt
+    counts as Ctrl-C where the exit code is decided)."""
+    return _received[0] if _received else None
 
 
 def stop_if_interrupted() -> None:

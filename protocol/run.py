@@ -192,6 +192,27 @@ class CheckResult:
     def as_expected(self) -> bool:
         return not self.mismatches()
 
+    @property
+    def refuted(self) -> bool:
+        """Whether a verdict this run decided is not as expected, however far it went: a property
+        violated that should hold, an expected violation of another length or found to hold. A
+        search cut short that decided nothing unexpected is only incomplete (exit 3, not 1): its
+        mismatches are the verdicts it left unknown."""
+        if self.complete and not self.interrupted:
+            return not self.as_expected
+        expected = self.named.expected_violations()
+        if any(name not in self.properties for name in expected):
+            return True
+        for name, verdict in self.properties.items():
+            if name not in expected:
+                if verdict.holds is False:
+                    return True
+            elif verdict.holds is True:
+                return True
+            elif verdict.holds is False and expected[name] not in (None, verdict.trace_length):
+                return True
+        return False
+
 
 def safety_properties(cfg):
     """The state invariants and transition properties of `cfg`, bound to it."""

@@ -54,9 +54,9 @@ def test_check_a_refutation_exits_0_and_shows_its_counterexample(cli):
     assert "Counterexample to I1: 6 states" in out and "CreatePeek(0, 0)" in out
 
 
-def test_a_search_cut_short_exits_1_and_never_says_a_property_holds(cli):
+def test_a_search_cut_short_exits_3_and_never_says_a_property_holds(cli):
     code, out, err = cli("check", "Holds", "--max-states", "100")
-    assert (code, err) == (1, "")
+    assert (code, err) == (3, "")
     assert "INCOMPLETE" in out
     for prop in SAFETY:
         assert re.search(rf"\b{prop}\s+unknown\b", out), prop
@@ -66,7 +66,7 @@ def test_a_search_cut_short_exits_1_and_never_says_a_property_holds(cli):
 def test_a_search_cut_short_in_json_has_no_verdicts(cli):
     code, out, _ = cli("check", "Holds", "--max-states", "100", "--json")
     (record,) = json_records(out)
-    assert code == 1
+    assert code == 3
     assert (record["complete"], record["as_expected"], record["distinct_states"]) == (False, False, 100)
     assert all(v == {"holds": None, "trace_length": None} for v in record["properties"].values())
 
@@ -178,9 +178,9 @@ def test_a_real_refutation_run_exits_0_with_json_lines():
     assert record["properties"]["I1"] == {"holds": False, "trace_length": 7}
 
 
-def test_a_real_run_cut_short_exits_1():
+def test_a_real_run_cut_short_exits_3():
     done = run_protocol("check", "Holds", "--max-states", "100", "--no-trace")
-    assert done.returncode == 1
+    assert done.returncode == 3
     assert not re.search(r"\b(TypeOK|I1|PhysicalLeSince|NoRegression)\s+holds\b", done.stdout)
 
 
@@ -209,11 +209,11 @@ def test_an_option_that_cannot_check_a_named_configuration_refuses_before_any_ou
 
 
 @pytest.mark.slow
-def test_check_all_skips_what_an_option_cannot_check_says_so_and_exits_1(cli):
+def test_check_all_skips_what_an_option_cannot_check_says_so_and_exits_3(cli):
     code, out, err = cli("check", "--all", "--no-liveness", "--json")
     records = [json.loads(line) for line in out.splitlines()]
     names = [record["config"] for record in records]
-    assert code == 1  # a skipped configuration has no verdict: not everything was checked
+    assert code == 3  # a skipped configuration has no verdict: not everything was checked
     assert "HoldsUnfair" not in names and "Holds" in names
     assert "skipped HoldsUnfair" in err and "--no-liveness" in err
     assert all("CompactionNotStalled" not in record["properties"] for record in records)

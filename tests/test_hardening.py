@@ -115,18 +115,18 @@ def test_nothing_to_write_leaves_an_existing_file_unchanged(existing):
 
 @pytest.mark.parametrize("argv", [["check", "HoldsRouted"], ["check", "HoldsRouted", "--format", "markdown"],
                                   ["graph", "Holds", "-c", "MaxTime=1"]])
-def test_a_full_disk_is_one_line_and_exit_1(argv):
+def test_a_full_disk_is_one_line_and_exit_4(argv):
     code, out, err = run(*argv, "--output", "/dev/full")
-    assert code == 1
+    assert code == 4  # the environment
     one_line(err)
     assert "No space left on device" in err
 
 
-def test_a_full_standard_output_is_one_line_and_exit_1():
+def test_a_full_standard_output_is_one_line_and_exit_4():
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "protocol", "list"], cwd=ROOT, stdout=full,
                               stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == 1
+    assert done.returncode == 4
     one_line(done.stderr)
 
 
@@ -147,16 +147,16 @@ def test_piped_output_has_no_trailing_spaces():
 
 # ------------------------------------------------------------------ cut short
 
-def test_stop_on_violation_is_incomplete_and_exits_1():
+def test_stop_on_violation_is_incomplete_and_exits_3():
     code, out, err = run("check", "HoldsRouted", "--stop-on-violation", "--json")
     (record,) = [json.loads(line) for line in out.splitlines()]
-    assert code == 1 and err == ""
+    assert code == 3 and err == ""
     assert record["complete"] is False
 
 
 def test_a_cut_short_markdown_summary_says_incomplete():
     code, out, _ = run("check", "Holds", "--max-states", "100", "--format", "markdown")
-    assert code == 1 and "**INCOMPLETE**" in out
+    assert code == 3 and "**INCOMPLETE**" in out
 
 
 def test_list_compares_with_holds():
@@ -193,7 +193,7 @@ def test_docs_outside_any_checkout_says_it_needs_one(tmp_path):
 def test_ctrl_c_in_check_keeps_an_existing_output_file(after, existing):
     code, out, err, _ = interrupted("check", "Holds", "-c", "D=2", "-c", "MaxTime=3", "--output", str(existing),
                                     after=after)
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert "interrupted" in err
     assert existing.read_text() == OLD
@@ -204,7 +204,7 @@ def test_ctrl_c_in_check_keeps_the_measured_counts(options):
     code, out, err, _ = interrupted("check", "HoldsAcquire", "-c", "D=2", "-c", "MaxTime=3", "--json", *options,
                                     after=2.5)
     (record,) = [json.loads(line) for line in out.splitlines()]
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert record["complete"] is False and record["distinct_states"] > 1
     assert record["transitions"] >= record["distinct_states"] - 1
@@ -217,7 +217,7 @@ def test_ctrl_c_in_check_keeps_the_measured_counts(options):
 def test_ctrl_c_in_matrix_stops_it_and_derives_nothing(after):
     code, out, err, stopping = interrupted("matrix", "--json", after=after)
     records = [json.loads(line) for line in out.splitlines()]
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert stopping < 5, f"matrix took {stopping:.1f} s to stop after Ctrl-C"
     derivation = records[-1]
@@ -229,7 +229,7 @@ def test_ctrl_c_in_matrix_stops_it_and_derives_nothing(after):
 
 def test_ctrl_c_in_simulate_reports_the_walks_run():
     code, out, err, _ = interrupted("simulate", "Holds", "--walks", "10000", after=1.5)
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert "of 10,000 run" in out
 
@@ -237,7 +237,7 @@ def test_ctrl_c_in_simulate_reports_the_walks_run():
 def test_ctrl_c_in_graph_keeps_an_existing_output_file(existing):
     code, out, err, _ = interrupted("graph", "HoldsAcquire", "-c", "D=2", "--max-states", "1000000",
                                     "--output", str(existing), after=1.5)
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert existing.read_text() == OLD
 
@@ -248,7 +248,7 @@ def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
     code, out, err, _ = interrupted("bench", "--json", "--config", "Holds", "--rung", "P=2,D=2,MaxTime=2",
                                     "--rung", "P=2,D=2,MaxTime=3", after=12)
     records = [json.loads(line) for line in out.splitlines()]
-    assert code == 1
+    assert code == 130  # 128 + SIGINT
     one_line(err)
     assert "machine" in records[0] and len(records) >= 2  # measurements taken before the Ctrl-C
     assert all("error" not in record for record in records[1:])

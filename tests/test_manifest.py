@@ -316,7 +316,7 @@ def test_every_output_that_says_as_expected_compares_the_counts(manifest_copy, c
 
 def test_pin_on_a_read_only_file_system_is_one_line_and_keeps_the_manifest(manifest_copy, capsys, monkeypatch):
     """Issue 32: the temporary file beside the manifest could not be made (EROFS) and pin ended
-    in an OSError traceback; it is one line, exit 1, the manifest as it was."""
+    in an OSError traceback; it is one line, exit 4 (the environment), the manifest as it was."""
     import errno
     import tempfile
 
@@ -326,7 +326,7 @@ def test_pin_on_a_read_only_file_system_is_one_line_and_keeps_the_manifest(manif
     edit(manifest_copy, "distinct_states = 691\ndepth = 12", "distinct_states = 690\ndepth = 13")
     before = manifest_copy.read_bytes()
     monkeypatch.setattr(tempfile, "mkstemp", read_only)
-    assert main(["pin", SMALL]) == 1
+    assert main(["pin", SMALL]) == 4  # the environment: a file system that refuses the write
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Read-only file system; left as it was" in err, err
     assert manifest_copy.read_bytes() == before

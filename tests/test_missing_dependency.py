@@ -1,6 +1,6 @@
 """A module the project needs, missing from the Python that runs it (an install step skipped,
 or another Python than the one it was installed in): one line naming it and the install
-command, exit 2, no traceback, whichever command and wherever the module is first imported."""
+command, exit 4 (the environment, not the usage), no traceback, whichever command and wherever the module is first imported."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ RUN_WITHOUT = ("import runpy, sys; sys.modules[sys.argv[1]] = None; sys.argv = [
     ("rich", ["list"]),
     ("attrs", ["check", "Holds"]),  # imported with the command line itself
 ])
-def test_a_missing_dependency_is_one_line_and_exit_2(module, argv, tmp_path):
+def test_a_missing_dependency_is_one_line_and_exit_4(module, argv, tmp_path):
     done = subprocess.run([sys.executable, "-c", RUN_WITHOUT, module, *argv], capture_output=True, text=True,
                           cwd=tmp_path, timeout=120)
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 4, done.stderr
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"protocol: the module {module!r} is not installed in this Python")

@@ -60,10 +60,10 @@ def limited(*argv, timeout: float = 180):
     ("check", "HoldsRouted", "-c", "P=3", "-c", "MaxTime=3", "--no-trace"),  # the default engine, liveness on
     ("check", "Holds", "-c", "P=3", "-c", "D=2", "--no-trace", "--engine", "packed"),
 ], ids=["vector", "packed"])
-def test_out_of_memory_is_one_line_and_exit_1_never_a_hang(argv):
+def test_out_of_memory_is_one_line_and_exit_4_never_a_hang(argv):
     code, err, _ = limited(*argv)
     assert "Traceback" not in err and err.count("\n") == 1, err
-    assert code == 1 and "out of memory" in err, (code, err)
+    assert code == 4 and "out of memory" in err, (code, err)  # the environment
 
 
 def test_a_run_that_fits_the_limit_still_decides_liveness():
@@ -97,6 +97,6 @@ def test_too_few_file_descriptors_for_the_workers_is_one_line():
     done = subprocess.run([sys.executable, "-m", "protocol", "matrix", "-c", "MaxTime=1", "-c", "P=1", "--jobs", "2"],
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                           preexec_fn=few_files, timeout=180)
-    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.returncode == 4 and done.stderr.count("\n") == 1, done.stderr  # the environment
     assert "Too many open files" in done.stderr and "--jobs" in done.stderr
     assert {p.name for p in Path(tempfile.gettempdir()).glob("pymp-*")} <= before

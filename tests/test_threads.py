@@ -322,7 +322,7 @@ def test_a_helper_killed_while_liveness_is_decided_leaves_no_verdict(shared, mon
     assert killed and reaped(killed[0])
 
 
-def test_a_lost_helper_is_one_line_and_exit_1_in_every_subcommand(cli, monkeypatch):
+def test_a_lost_helper_is_one_line_and_exit_4_in_every_subcommand(cli, monkeypatch):
     def lost(*_arguments, **_options):
         raise WorkerLost("helper process 7 ended during the run (killed, or out of memory?)")
 
@@ -330,7 +330,7 @@ def test_a_lost_helper_is_one_line_and_exit_1_in_every_subcommand(cli, monkeypat
     graph = ["graph", "HoldsCap", "-c", "MaxTime=1", "--highlight-trace"]  # checks, then highlights
     for argv in (["check", "HoldsCap", "--workers", "2"], graph):
         code, out, err = cli(*argv)
-        assert code == 1 and len(err.strip().splitlines()) == 1 and "helper process 7 ended" in err, argv
+        assert code == 4 and len(err.strip().splitlines()) == 1 and "helper process 7 ended" in err, argv
         assert "Traceback" not in err
 
 

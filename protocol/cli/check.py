@@ -46,10 +46,10 @@ def add_search_options(parser) -> None:
     """How the search runs: the same options, read the same way, for every format and for `report`."""
     parser.add_argument("--stop-on-violation", action="store_true",
                         help="stop at the first violation found (TLC's default behaviour); "
-                             "the run is then incomplete and exits 1")
+                             "the run is then incomplete and exits 3 (1 if the violation is not an expected one)")
     parser.add_argument("--max-states", type=whole_number(1, MAX_STATES_LIMIT, "what fits in memory"), metavar="N",
                         help="cut the search after N distinct states (unreduced, also with --symmetry); "
-                             "the result is then incomplete")
+                             "the result is then incomplete (exit 3)")
     parser.add_argument("--symmetry", action="store_true",
                         help="explore one state per orbit of process permutations (not with the cap); "
                              "counts stay unreduced, the reduced one is added")
@@ -140,6 +140,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
             as_expected=all(r.as_expected for r in results) and (matrix is None or matrix.as_expected),
             interrupted=interrupted,
             why=interrupted_why(results) if not page else "no page drawn",
+            refuted=any(r.refuted for r in results) or (matrix is not None and matrix.refuted),
         )
 
 
@@ -162,8 +163,9 @@ def checkable(chosen: list, args) -> tuple[list, list]:
     """Each configuration with its check options, and the names skipped.
 
     A configuration the options cannot check is refused (exit 2) when named.
-    Under --all it is skipped with a note, and the run exits 1: a skipped
-    configuration has no verdict, so the run cannot say every one is as expected.
+    Under --all it is skipped with a note, and the run is incomplete (exit 3 unless
+    another verdict is not as expected): a skipped configuration has no verdict, so
+    the run cannot say every one is as expected.
     """
     plan, skipped = [], []
     for named in chosen:
@@ -225,7 +227,7 @@ def check_one(named, options: dict, console, show_progress: bool):
 
         with ProgressView(console, named.name) as view:
             return checking.check(named, on_progress=view.update, **options)
-    except WorkerLost as lost:  # no verdict from a partial search: one line, exit 1
+    except WorkerLost as lost:  # no verdict from a partial search: one line, exit 4
         raise RunFailure(f"{named.name}: {lost}") from None
 
 

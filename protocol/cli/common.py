@@ -1,9 +1,11 @@
 """What every subcommand shares, decided once.
 
 - Errors: a usage error is one line and exit 2 (`UsageError`, `ConfigError`);
-  a failed run (an output that cannot be written) one line and exit 1 (`RunFailure`).
-- The fate of a run (`settle`): a run that was interrupted or cut short
-  exits 1 whatever its verdicts say, and its output file is not replaced.
+  a run the machine failed (an output that cannot be written, a lost worker) one
+  line and exit 4 (`RunFailure`). The codes are protocol/exits.py's.
+- The fate of a run (`settle`): a run interrupted exits 128 + the signal, one
+  cut short 3 unless a verdict it decided is not as expected (1), and its output
+  file is not replaced.
 - Output (`output_to`): written to a temporary file beside the target and
   moved into place only when the run produced it, so an existing file
   survives a refusal, an interrupt or a write error. Text going to a file or
@@ -21,12 +23,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from protocol.model.config import ConfigError, lookup, named_configurations, parse_constant
-from protocol.lifecycle import how
+from protocol.lifecycle import how, signal_received
+from protocol.exits import (  # noqa: F401 - the subcommands take the codes from here
+    EXIT_AS_EXPECTED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, interrupted_exit, say,
+)
 
-EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE = 0, 1, 2
 # Every command, when the reader of its standard output goes away (`| head`): silently (no
-# line: the reader chose to stop), with the exit of a run whose output was not all delivered.
-EXIT_BROKEN_PIPE = EXIT_NOT_AS_EXPECTED
+# line: the reader chose to stop), with the environment's code: the output was not all delivered.
+EXIT_BROKEN_PIPE = EXIT_ENVIRONMENT
 
 
 class UsageError(Exception):
@@ -34,7 +38,8 @@ class UsageError(Exception):
 
 
 class RunFailure(Exception):
-    """A run that could not finish its job (an output that cannot be written): one line, exit 1."""
+    """A run the machine could not let finish (an output that cannot be written, a lost worker):
+    one line, exit 4 (EXIT_ENVIRONMENT)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,7 +47,7 @@ class Parser(argparse.ArgumentParser):
 
     def _print_message(self, message, file=None):
         """--help and --version: argparse ignores a failed write (exit 0 into /dev/full); here
-        it is one line and exit 1, as for every other output."""
+        it is one line and exit 4, as for every other output."""
         if not message:
             return
         stream = file or sys.stderr
@@ -61,7 +66,7 @@ class Parser(argparse.ArgumentParser):
 
 class ClosedOutput:
     """Standard output when the shell closed it (`cmd >&-`): Python leaves sys.stdout None,
-    where print() writes nothing without a word; here the first write is one line and exit 1."""
+    where print() writes nothing without a word; here the first write is one line and exit 4."""
 
     encoding = "utf-8"
 
@@ -97,7 +102,8 @@ def guard_closed_output() -> None:
 
 
 def warn(line: str) -> None:
-    print(f"protocol: {line}", file=sys.stderr, flush=True)
+    """One line on standard error; never on standard output, never an error (exits.say)."""
+    say(f"protocol: {line}")
 
 
 # ------------------------------------------------------------------ bounds
@@ -176,7 +182,7 @@ def selected_configurations(args) -> list:
         except ConfigError as refusal:
             left_out.setdefault(str(refusal), []).append(named.name)
     for refusal, names in left_out.items():  # one line per reason, however many it leaves out
-        print(f"left out at these constants: {', '.join(names)}: {refusal}", file=sys.stderr)
+        say(f"left out at these constants: {', '.join(names)}: {refusal}")
     return widened
 
 
@@ -248,6 +254,14 @@ def encodable(text: str, encoding: str | None) -> str:
         return text.encode("ascii", errors="replace").decode("ascii")
 
 
+# Characters a Sink hands its stream at a time (at most 8 KiB encoded, what a BufferedWriter
+# holds whole). One larger write into a pipe whose reader leaves meanwhile (`graph | head -1`)
+# is cut by the kernel after what the pipe took, and Python's buffered writer returns that
+# count, which its text layer ignores: the rest was dropped without an error and the command
+# exited 0. Written a piece at a time, the piece after the reader left fails (BrokenPipeError).
+CHUNK = 2048
+
+
 class Sink:
     """The stream a subcommand writes to: it strips trailing spaces from lines
     going to a file or a pipe, writes ASCII fallbacks where the stream's
@@ -287,8 +301,14 @@ class Sink:
             raise RunFailure(f"cannot write {self.where}: {error.strerror or error}") from None
 
     def _raw(self, text: str) -> None:
+        text = encodable(text, self.encoding_of_stream)
         try:
-            self.stream.write(encodable(text, self.encoding_of_stream))
+            if len(text) <= CHUNK:
+                self.stream.write(text)
+                return
+            for start in range(0, len(text), CHUNK):  # a long text in pieces, each flushed whole
+                self.stream.write(text[start:start + CHUNK])
+                self.stream.flush()
         except BrokenPipeError:
             raise
         except OSError as error:
@@ -432,15 +452,19 @@ def wide_console(sink, pipe_width: int):
 
 # ------------------------------------------------------------------ the fate of a run
 
-def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False, why: str = "") -> int:
-    """The exit code of a run, decided here for every subcommand.
+def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False, why: str = "",
+           refuted: bool | None = None) -> int:
+    """The exit code of a run, decided here for every subcommand (protocol/exits.py's classes).
 
-    0 only when the run went to the end and every verdict is as expected. A
-    run interrupted (Ctrl-C, SIGTERM, SIGHUP) or cut short (--max-states,
-    --stop-on-violation, a skipped configuration) exits 1: what it did not
-    decide is unknown, and nothing is derived from an unknown. Only a complete
-    run writes an --output file: otherwise the file keeps what the last
-    complete run wrote, and the one line says so.
+    0 only when the run went to the end and every verdict is as expected. A run
+    interrupted (Ctrl-C, SIGTERM, SIGHUP) exits 128 + the signal, whatever it found.
+    A run cut short (--max-states, --stop-on-violation, a skipped configuration)
+    exits 3: what it did not decide is unknown, and nothing is derived from an
+    unknown; but 1 when a verdict it did decide is not as expected (`refuted`: a
+    property violated that should hold), which no longer run could mend. A complete
+    run exits 1 when any verdict is not as expected. Only a complete run writes an
+    --output file: otherwise the file keeps what the last complete run wrote, and
+    the one line says so.
     """
     kept = ""
     if sink is not None and sink.path is not None and (interrupted or not complete):
@@ -450,5 +474,8 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
         warn(f"interrupted ({how()}): {why or 'the run is incomplete'}{kept}")
     elif kept:
         warn(f"the run is incomplete{kept} (only a complete run writes it)")
-    ok = complete and as_expected and not interrupted
-    return EXIT_AS_EXPECTED if ok else EXIT_NOT_AS_EXPECTED
+    if interrupted:
+        return interrupted_exit(signal_received())
+    if refuted or (complete and not as_expected):
+        return EXIT_NOT_AS_EXPECTED
+    return EXIT_AS_EXPECTED if complete else EXIT_INCOMPLETE

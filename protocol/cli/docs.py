@@ -9,8 +9,10 @@ import difflib
 from protocol.tools.docs import (
     PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown_path, stored,
 )
-from protocol.lifecycle import how
-from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, RunFailure, UsageError, output_to, warn
+from protocol.lifecycle import how, signal_received
+from protocol.cli.common import (
+    EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, RunFailure, UsageError, interrupted_exit, output_to, warn,
+)
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -92,7 +94,7 @@ def write_all(files: dict, where, orphans: list) -> int:
         except KeyboardInterrupt:
             warn(f"interrupted ({how()}) after writing {written} of {len(files)} files, each whole: "
                  f"run `{REGENERATE}` again")
-            return EXIT_NOT_AS_EXPECTED
+            return interrupted_exit(signal_received())
     return EXIT_AS_EXPECTED
 
 

@@ -1,9 +1,11 @@
 """The command line: `python -m protocol check Holds`, `check --all`, `list`, ...
 
-Exit codes: 0 when every verdict is as expected, 1 when any is not or the run
-was interrupted, cut short or failed (Ctrl-C, --max-states, --stop-on-violation,
-a skipped configuration, an output that cannot be written, a reader of standard
-output that went away: EXIT_BROKEN_PIPE), 2 for a usage error.
+Exit codes, one per class (protocol/exits.py, docs/checker.md "Exit codes"): 0 every
+verdict as expected; 1 one is not; 2 a usage error or bad input; 3 the run was cut
+short (--max-states, --stop-on-violation, a skipped configuration); 4 the environment
+failed it (an output that cannot be written, a reader of standard output that went
+away, a lost worker, the memory, a missing module); 128 + the signal when interrupted
+(130 Ctrl-C, 143 SIGTERM). Every subcommand ends through `dispatch` and `settle`.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import sys
 
 from protocol.model.config import ConfigError
 from protocol.engine import ModelError, WorkerLost
-from protocol.lifecycle import deferred, how, interrupted, missing_dependency, run_lifecycle
+from protocol.lifecycle import deferred, how, interrupted, missing_dependency, run_lifecycle, signal_received
 from protocol.cli.options import typed
 from protocol.cli.common import (
-    EXIT_BROKEN_PIPE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError, guard_closed_output,
-    warn,
+    EXIT_BROKEN_PIPE, EXIT_ENVIRONMENT, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, Parser, RunFailure, UsageError,
+    guard_closed_output, interrupted_exit, warn,
 )
 
 # name -> (module under protocol/cli/, one-line help). Only the module of
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             return dispatch(argv)
         except KeyboardInterrupt:  # a signal while the run was saying how it ended (an error's line)
             warn(f"interrupted ({how()})")
-            return EXIT_NOT_AS_EXPECTED
+            return interrupted_exit(signal_received())
 
 
 def dispatch(argv: list[str]) -> int:
@@ -104,25 +106,29 @@ def dispatch(argv: list[str]) -> int:
     except (UsageError, ConfigError) as error:
         warn(str(error))
         return EXIT_USAGE
-    except (RunFailure, ModelError, WorkerLost) as error:  # no verdict: a worker lost, a model breaking a contract
+    except (RunFailure, WorkerLost) as error:  # no verdict: an output not written, a worker lost
+        warn(str(error))
+        silence_stdout()
+        return EXIT_ENVIRONMENT
+    except ModelError as error:  # no verdict: the model breaks a contract, a defect of the model as a verdict is
         warn(str(error))
         silence_stdout()
         return EXIT_NOT_AS_EXPECTED
     except KeyboardInterrupt:  # before any result was there to report
         warn(f"interrupted ({how()}) before any result; nothing written")
-        return EXIT_NOT_AS_EXPECTED
+        return interrupted_exit(signal_received())
     except ModuleNotFoundError as error:  # imported where first needed (rich, numpy, scipy, ...)
         line = missing_dependency(error)
         if line is None:
             raise
         warn(line)
         silence_stdout()
-        return EXIT_USAGE
+        return EXIT_ENVIRONMENT
     except MemoryError:  # the search outgrew the memory (or a limit set on it): no verdict
         warn("out of memory: the run needs more than this process may have; give --max-states N, "
              "smaller constants, --symmetry or --fingerprints (docs/checker.md)")
         silence_stdout()
-        return EXIT_NOT_AS_EXPECTED
+        return EXIT_ENVIRONMENT
     except BrokenPipeError:  # the reader went away (`| head`): the rest was never reported
         silence_stdout()
         return EXIT_BROKEN_PIPE
@@ -133,14 +139,14 @@ def dispatch(argv: list[str]) -> int:
         warn(f"{error.strerror or error}: the run needs more {RESOURCE_ERRORS[error.errno]} than this "
              "process may have; raise the limit or give fewer --jobs / --workers")
         silence_stdout()
-        return EXIT_NOT_AS_EXPECTED
+        return EXIT_ENVIRONMENT
     except Exception:
         if not interrupted():
             raise
         # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
         # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
-        return EXIT_NOT_AS_EXPECTED
+        return interrupted_exit(signal_received())
 
 
 # The limits of a process a run can meet starting workers or opening files, and what it ran out of.

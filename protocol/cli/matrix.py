@@ -60,7 +60,7 @@ def run(args) -> int:
 
                 render_matrix(console, matrix)
         return settle(sink, complete=matrix.complete, as_expected=matrix.as_expected,
-                      interrupted=matrix.interrupted,
+                      interrupted=matrix.interrupted, refuted=matrix.refuted,
                       why="combinations not checked to the end are unknown; no minimal set derived")
 
 

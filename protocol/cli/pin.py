@@ -36,7 +36,9 @@ def add_parser(subparsers, name: str, help: str) -> None:
 def explored_figures(named) -> dict[str, int]:
     """Distinct states and depth of a complete search at the configuration's own constants."""
     result = checking.check(named, liveness=False)  # the counts do not depend on liveness
-    if not result.complete or result.interrupted:
+    if result.interrupted:  # the signal's own ending: one line, 128 + the signal, nothing written
+        raise KeyboardInterrupt
+    if not result.complete:
         raise RunFailure(f"{named.name}: the search did not complete; nothing written")
     return dict(zip(PINNED_KEYS, (result.distinct_states, result.depth)))
 

@@ -304,6 +304,13 @@ class Matrix:
         run = [row.outcome for row in self.rows if row.same_as is None]
         return self.complete and not any(o.mismatches for o in run)
 
+    @property
+    def refuted(self) -> bool:
+        """Some combination checked to the end is not as its named configuration expects
+        (not as expected however many of the others were left unchecked)."""
+        return any(row.outcome is not None and row.outcome.complete and row.outcome.mismatches
+                   for row in self.rows if row.same_as is None)
+
 
 def plan(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[Row]:
     """The rows before running: which are named, which are the same system as an earlier one."""
