@@ -16,6 +16,7 @@ its switch nothing changes.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -66,14 +67,17 @@ class Block(NamedTuple):
     code: str
 
 
-SECOND = "## A second walk-through"
+# The headings of the walk-throughs after the first, in the page's order: part 2 is the
+# first of them (a reader's restart), part 3 the second (a peer hold).
+LATER = ("## A second walk-through", "## A third walk-through")
 
 
 def walkthrough_text(part: int = 1) -> str:
-    """The page's first walk-through (the wakeup) or its second (a reader's restart)."""
+    """The page's walk-through `part` (1: the wakeup): from its heading to the next `## `."""
     text = WALKTHROUGH.read_text()
-    first, second = text.split(SECOND, 1)
-    return first if part == 1 else second.split("\n## ", 1)[0]
+    if part == 1:
+        return text.split(LATER[0], 1)[0]
+    return text.split(LATER[part - 2], 1)[1].split("\n## ", 1)[0]
 
 
 def walkthrough_blocks(part: int = 1) -> list[Block]:
@@ -204,6 +208,53 @@ def apply_walkthrough(monkeypatch, root: Path, part: int = 1) -> Walkthrough:
     return Walkthrough(blocks, root)
 
 
+# ------------------------------------------------- what every walk-through's test shares
+
+
+def assert_written_by_hand(part: int, most: int) -> None:
+    """Walk-through `part` touches at most `most` files by hand, none under tests/ and no page,
+    and its table of steps names exactly those."""
+    written = files_written_by_hand(part)
+    assert len(written) <= most, written
+    assert not [path for path in written if path.startswith("tests/") or path.endswith(".md")]
+    assert written == files_the_page_lists(part)
+
+
+def switch_value_refusal(root: Path, given: str, wrong: str) -> str:
+    """The one line `named_configurations` refuses the walk-through's manifest with, once the
+    switch setting `given` (`wakeup = "upper"`) is given the value `wrong` instead."""
+    manifest = root / "refutations" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace(given, f'{given.split(" = ")[0]} = "{wrong}"'))
+    with pytest.raises(config.ConfigError) as refused:
+        config.named_configurations()
+    assert "\n" not in str(refused.value)
+    return str(refused.value)
+
+
+@functools.cache
+def readable_counts(cfg) -> tuple[int, int]:
+    """The plain breadth-first search's distinct states and depth over the readable model."""
+    readable = model.model_for(cfg)
+    plain = explore(readable.initial_states, readable.successors, readable.invariants)
+    return len(plain.states), plain.depth
+
+
+SLOW = pytest.mark.slow
+# Every engine option a walk-through's configurations are counted with, against readable_counts.
+ENGINES = [
+    dict(engine="packed"), dict(engine="vector"),
+    pytest.param(dict(engine="packed", symmetry=True), marks=SLOW),
+    pytest.param(dict(engine="vector", symmetry=True), marks=SLOW),
+    pytest.param(dict(engine="packed", fingerprints=True, liveness=False), marks=SLOW),
+    pytest.param(dict(engine="packed", workers=2), marks=SLOW),
+    pytest.param(dict(engine="vector", workers=2), marks=SLOW),
+]
+
+
+def engine_ids(options: dict) -> str:
+    return "-".join(f"{key}={value}" for key, value in options.items())
+
+
 @pytest.fixture
 def wakeup(monkeypatch, tmp_path):
     return apply_walkthrough(monkeypatch, tmp_path)
@@ -286,12 +337,8 @@ def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch, tmp_path
 
 
 def test_a_switch_value_out_of_its_domain_is_refused_in_one_line(wakeup):
-    manifest = wakeup.root / "refutations" / "manifest.toml"
-    manifest.write_text(manifest.read_text().replace('wakeup = "upper"', 'wakeup = "sometimes"'))
-    with pytest.raises(config.ConfigError) as refused:
-        config.named_configurations()
-    assert "[HoldsWakeup]" in str(refused.value) and "sometimes" in str(refused.value)
-    assert "\n" not in str(refused.value)
+    refused = switch_value_refusal(wakeup.root, 'wakeup = "upper"', "sometimes")
+    assert "[HoldsWakeup]" in refused and "sometimes" in refused
 
 
 def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(pinned):

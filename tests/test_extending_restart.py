@@ -6,18 +6,15 @@ engine: packed, symmetric, fingerprinted, partitioned and vector."""
 
 from __future__ import annotations
 
-import functools
-
 import attrs
 
 import pytest
 
 from protocol.cli import main
-from protocol.engine.checker import explore
 from protocol.model import config
 from protocol.model import next as model
 from protocol.run import check
-from test_extending import apply_walkthrough, files_the_page_lists, files_written_by_hand
+from test_extending import ENGINES, apply_walkthrough, assert_written_by_hand, engine_ids, readable_counts
 
 NEW = ("HoldsRestart", "HoldsRestartBackward")
 MOST_FILES_BY_HAND = 7
@@ -37,32 +34,7 @@ def pinned(restart, capsys):
 
 
 def test_the_second_walkthrough_touches_at_most_seven_files_none_under_tests():
-    written = files_written_by_hand(2)
-    assert len(written) <= MOST_FILES_BY_HAND, written
-    assert not [path for path in written if path.startswith("tests/") or path.endswith(".md")]
-    assert written == files_the_page_lists(2)
-
-
-@functools.cache
-def readable_counts(cfg) -> tuple[int, int]:
-    readable = model.model_for(cfg)
-    plain = explore(readable.initial_states, readable.successors, readable.invariants)
-    return len(plain.states), plain.depth
-
-
-SLOW = pytest.mark.slow
-ENGINES = [
-    dict(engine="packed"), dict(engine="vector"),
-    pytest.param(dict(engine="packed", symmetry=True), marks=SLOW),
-    pytest.param(dict(engine="vector", symmetry=True), marks=SLOW),
-    pytest.param(dict(engine="packed", fingerprints=True, liveness=False), marks=SLOW),
-    pytest.param(dict(engine="packed", workers=2), marks=SLOW),
-    pytest.param(dict(engine="vector", workers=2), marks=SLOW),
-]
-
-
-def engine_ids(options: dict) -> str:
-    return "-".join(f"{key}={value}" for key, value in options.items())
+    assert_written_by_hand(2, MOST_FILES_BY_HAND)
 
 
 @pytest.mark.parametrize("options", ENGINES, ids=engine_ids)

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from protocol.model.actions import ACTIONS
+from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
 from protocol.model.config import lookup
 from protocol.tools.generate import Coverage, generate, run_log
 from protocol.tools.log import FORMAT
@@ -50,7 +50,7 @@ def add_parser(subparsers, name: str, help: str) -> None:
 
 
 def refuse_bad_arguments(args) -> None:
-    known = [action.name for action in ACTIONS]
+    known = [action.name for action in declared.ACTIONS]
     for name in args.silent:
         if name not in known:
             raise UsageError(f"--silent {name}: unknown action; the actions are {', '.join(known)}")

@@ -37,7 +37,7 @@ import attrs
 
 from protocol.model import commands as cmd
 from protocol.model import state as schema
-from protocol.model.actions import ACTIONS
+from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
 from protocol.model.config import CONSTANT_NAMES, SWITCHES, Config, ConfigError, check_constant, lookup
 from protocol.engine import Label
 from protocol.model.state import GLOBAL, Sizes
@@ -251,7 +251,7 @@ def read_header(header: dict, number: int) -> tuple[str, Config, tuple]:
 
 
 def read_silent(silent, number: int) -> tuple:
-    known = [action.name for action in ACTIONS]
+    known = [action.name for action in declared.ACTIONS]
     if not isinstance(silent, list) or not all(isinstance(name, str) for name in silent):
         raise LogError(number, "\"silent\" must be a list of action names")
     for name in silent:
@@ -267,7 +267,7 @@ class Vocabulary:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        self.actions = {action.name: action for action in ACTIONS}
+        self.actions = {action.name: action for action in declared.ACTIONS}
         self.by_name: dict = {}  # name -> ([Label, ...] in order, {Label, ...})
 
     def instances(self, name: str) -> tuple[list, set]:

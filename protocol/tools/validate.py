@@ -44,7 +44,7 @@ from typing import Callable, NamedTuple
 from protocol.engine import EACH, GLOBALS, LOCAL, PROCESS, WHOLE, WIDE, CONTROLLER, Label
 from protocol.engine.fast import BITS, MASK, Engine
 from protocol.model import state as schema
-from protocol.model.actions import ACTIONS
+from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
 from protocol.model.commands import command_text
 from protocol.model.config import Config
 from protocol.model.next import action_instances, model_with
@@ -107,7 +107,7 @@ class Follower:
         self.model = model_with(cfg, log_instances(cfg, self.silent_names, labels))
         self.instances = self.model.instances
         self.label_ids = {instance.label: index for index, instance in enumerate(self.instances)}
-        self.names = {action.name for action in ACTIONS if action.where(cfg)}
+        self.names = {action.name for action in declared.ACTIONS if action.where(cfg)}
         self.silent_ids = frozenset(i for i, instance in enumerate(self.instances) if instance.label.name in silent)
         self.engine = LogEngine(self.model)
         self.P, self.shift = cfg.P, cfg.P * BITS
@@ -244,7 +244,7 @@ class Follower:
             return True
         if s not in self._fair:
             if self._fair_instances is None:
-                self._fair_instances = [instance for action in ACTIONS if action.fair and action.where(self.cfg)
+                self._fair_instances = [instance for action in declared.ACTIONS if action.fair and action.where(self.cfg)
                                         for instance in action_instances(self.cfg, action)]
             state = self.decode(s)
             self._fair[s] = not any(instance.family is not None and instance.step(state) is not None
@@ -741,7 +741,7 @@ def refused(log: Log, cfg: Config, follower: Follower, layers: list, event, numb
 def enabled_steps(cfg: Config, state) -> tuple:
     """((label, next state), ...) of every action instance of `cfg` enabled in `state`."""
     found = []
-    for action in ACTIONS:
+    for action in declared.ACTIONS:
         if action.where(cfg):
             for instance in action_instances(cfg, action):
                 after = instance.step(state)
