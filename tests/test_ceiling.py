@@ -43,6 +43,7 @@ def shared_past_the_bound(monkeypatch) -> list:
     return shared
 
 
+@pytest.mark.slow  # about a second: the quick run stays near a CPU minute; CI runs it
 def test_sets_shared_past_the_ceiling_give_the_exhaustive_search_s_counts(monkeypatch):
     text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 20}, 60, 3, ["Publish", "Ingest", "MaintStep"])
     shared = shared_past_the_bound(monkeypatch)

@@ -94,6 +94,7 @@ def recorded_kinds(cfg, seed: int = 0) -> tuple[set, list]:
     return kinds, silent
 
 
+@pytest.mark.slow  # about a second: the quick run stays near a CPU minute; CI runs it
 def test_every_step_records_what_it_did_and_every_kind_is_reached():
     reached = set()
     for named in named_configurations().values():

@@ -200,6 +200,7 @@ def test_dot_and_graphml_carry_the_whole_graph():
     assert (back.number_of_nodes(), back.number_of_edges()) == (graph.number_of_nodes(), graph.number_of_edges())
 
 
+@pytest.mark.slow  # about a second: the quick run stays near a CPU minute; CI runs it
 def test_the_size_guard_refuses_a_graph_past_it():
     with pytest.raises(GraphTooLarge, match="more than 6,000 reachable states.*--max-states"):
         explore_graph(lookup("HoldsCap"), 6_000)

@@ -46,6 +46,7 @@ def recorded_layers(monkeypatch) -> tuple[list, list]:
     return layers, checked
 
 
+@pytest.mark.slow  # about a second: the quick run stays near a CPU minute; CI runs it
 def test_a_run_of_ingest_fills_one_cell_not_a_cell_per_value(monkeypatch):
     layers, _ = recorded_layers(monkeypatch)
     decided = factored.follow(parse(bench_log()))

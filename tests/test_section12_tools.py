@@ -6,6 +6,8 @@ shown on the review page."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from helpers import checked, generated
@@ -80,6 +82,7 @@ def test_a_log_with_allow_compaction_and_reader_downgrade_lines_validates_and_ho
     assert not refused.is_behaviour and refused.mismatch.line == 4  # the header, then the 3rd step
 
 
+@pytest.mark.slow  # about a second: the quick run stays near a CPU minute; CI runs it
 def test_generate_covers_every_new_action_instance():
     coverage = generated("TlaHolds")
     covered = {target.name for target in coverage.covered if target.kind == "action"}

@@ -16,9 +16,9 @@ from protocol.run import check
 # tests/test_section13_engines.py and the sweeps.
 REFUTATIONS = [name for name, named in named_configurations().items()
                if named.expect and named.pinned is not None and named.pinned[0] <= 60_000]
-# Each comparison starts worker processes (about eight seconds a configuration): two in the quick run,
+# Each comparison starts worker processes (about a second a configuration): two in the quick run,
 # the rest with the slow tests.
-QUICK = ("HoldsRouted", "HoldsPeerByReader", "HoldsUnfair")
+QUICK = ("HoldsRouted", "HoldsUnfair")
 
 
 def figures(result) -> dict:
