@@ -89,6 +89,17 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def load_libraries() -> None:
+    """Import what a check loads on first use (numpy, scipy's graph routines, the engines)
+    before the clocks start: each measurement runs in a fresh process, and loading them,
+    about 0.3 CPU seconds, is no part of the search (TLC's rates leave the JVM's start out)."""
+    import numpy  # noqa: F401
+    import scipy.sparse.csgraph  # noqa: F401
+
+    import protocol.engine.fast  # noqa: F401
+    import protocol.engine.vector.search  # noqa: F401
+
+
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     """One measurement, in this process (and its workers, with a worker count)."""
     from protocol.model.config import lookup
@@ -99,6 +110,7 @@ def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     mode_with_workers, engine = split_engine(mode)
     base, workers = split_mode(mode_with_workers)
     named = lookup(name).with_constants(constants)
+    load_libraries()
     load = round(os.getloadavg()[0], 2)  # what else ran as this began: wall seconds depend on it
     wall, cpu = time.perf_counter(), time.process_time() + children_cpu()
     result = check(named, max_states=max_states, workers=workers, engine=engine, **MODE_OPTIONS[base])
