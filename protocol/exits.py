@@ -9,6 +9,8 @@ A CI reads the class from the code alone, without parsing --json:
   a configuration skipped) and nothing it decided is unexpected;
 - 4 environment: the machine failed the run (a full disk, a closed or broken pipe, a lost worker,
   the memory or a process limit, a module not installed), not the model;
+- 70 a defect of the tool: an error nothing above expects, with its traceback (sysexits.h's
+  EX_SOFTWARE), so that a CI never reads a crash as a model that changed;
 - 128 + the signal: interrupted, as shells report it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 
 This module imports nothing of the project, so that `python -m protocol` can end with these
@@ -26,6 +28,7 @@ EXIT_NOT_AS_EXPECTED = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 EXIT_ENVIRONMENT = 4
+EXIT_DEFECT = 70
 
 
 def interrupted_exit(signum: int | None) -> int:

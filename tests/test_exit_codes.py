@@ -19,7 +19,7 @@ import pytest
 
 from helpers import cli  # noqa: F401  (a fixture)
 from protocol.exits import (
-    EXIT_AS_EXPECTED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, interrupted_exit,
+    EXIT_AS_EXPECTED, EXIT_DEFECT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, interrupted_exit,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +50,8 @@ def one_line(err: str, *words: str) -> None:
 
 
 def test_the_codes_are_distinct_and_the_interrupts_are_the_shells():
-    codes = [EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_ENVIRONMENT]
-    assert codes == [0, 1, 2, 3, 4]
+    codes = [EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_ENVIRONMENT, EXIT_DEFECT]
+    assert codes == [0, 1, 2, 3, 4, 70]
     assert [interrupted_exit(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == [130, 143, 129]
     assert interrupted_exit(None) == 130  # a KeyboardInterrupt no signal handler recorded is Ctrl-C's
 
@@ -179,6 +179,19 @@ def test_a_lost_worker_is_4(cli, monkeypatch):
     code, out, err = cli("check", "HoldsRouted")
     assert code == EXIT_ENVIRONMENT and out == ""
     one_line(err, "worker 1")
+
+
+def test_a_defect_of_the_tool_is_70_with_its_traceback(cli, monkeypatch):
+    """A crash exited 1, the code of a model that changed: a CI could not tell them apart."""
+    import protocol.run
+
+    def crash(named, **options):
+        raise RuntimeError("a defect no handler expects")
+
+    monkeypatch.setattr(protocol.run, "check", crash)
+    code, out, err = cli("check", "HoldsRouted")
+    assert code == EXIT_DEFECT and out == ""
+    assert "Traceback" in err and err.rstrip().endswith("RuntimeError: a defect no handler expects"), err
 
 
 def test_a_missing_module_is_4(tmp_path):

@@ -14,7 +14,9 @@ import errno
 import importlib
 import os
 import sys
+import traceback
 
+from protocol.exits import EXIT_DEFECT, say
 from protocol.model.config import ConfigError
 from protocol.engine import ModelError, WorkerLost
 from protocol.lifecycle import deferred, how, interrupted, missing_dependency, run_lifecycle, signal_received
@@ -120,7 +122,7 @@ def dispatch(argv: list[str]) -> int:
     except ModuleNotFoundError as error:  # imported where first needed (rich, numpy, scipy, ...)
         line = missing_dependency(error)
         if line is None:
-            raise
+            return defect()
         warn(line)
         silence_stdout()
         return EXIT_ENVIRONMENT
@@ -134,7 +136,7 @@ def dispatch(argv: list[str]) -> int:
         return EXIT_BROKEN_PIPE
     except OSError as error:
         if error.errno not in RESOURCE_ERRORS:
-            raise
+            return defect()
         # a limit of the process (ulimit -n, -u): the run could not start its workers or files
         warn(f"{error.strerror or error}: the run needs more {RESOURCE_ERRORS[error.errno]} than this "
              "process may have; raise the limit or give fewer --jobs / --workers")
@@ -142,11 +144,19 @@ def dispatch(argv: list[str]) -> int:
         return EXIT_ENVIRONMENT
     except Exception:
         if not interrupted():
-            raise
+            return defect()
         # The signal's KeyboardInterrupt, handed on as another error (Python 3.11 wraps
         # one raised in a class body's __set_name__ while a module loads)
         warn(f"interrupted ({how()}) before any result; nothing written")
         return interrupted_exit(signal_received())
+
+
+def defect() -> int:
+    """An error nothing expects is a defect of the tool: its traceback on stderr, and a code of
+    its own (70), so that a CI never reads a crash as a model that changed (1)."""
+    say(traceback.format_exc().rstrip("\n"))
+    silence_stdout()
+    return EXIT_DEFECT
 
 
 # The limits of a process a run can meet starting workers or opening files, and what it ran out of.
