@@ -168,28 +168,29 @@ def test_a_full_disk_is_4():
     one_line(err, "No space left on device")
 
 
-def test_a_lost_worker_is_4(cli, monkeypatch):
+def check_raising(cli, monkeypatch, error: Exception):
+    """`check HoldsRouted` with the search raising `error`: (exit code, stdout, stderr)."""
     import protocol.run
+
+    def raising(named, **options):
+        raise error
+
+    monkeypatch.setattr(protocol.run, "check", raising)
+    return cli("check", "HoldsRouted")
+
+
+def test_a_lost_worker_is_4(cli, monkeypatch):
     from protocol.engine import WorkerLost
 
-    def lost(named, **options):
-        raise WorkerLost("worker 1 (pid 4242) died (killed by signal 9): the run has no verdict")
-
-    monkeypatch.setattr(protocol.run, "check", lost)
-    code, out, err = cli("check", "HoldsRouted")
+    lost = WorkerLost("worker 1 (pid 4242) died (killed by signal 9): the run has no verdict")
+    code, out, err = check_raising(cli, monkeypatch, lost)
     assert code == EXIT_ENVIRONMENT and out == ""
     one_line(err, "worker 1")
 
 
 def test_a_defect_of_the_tool_is_70_with_its_traceback(cli, monkeypatch):
     """A crash exited 1, the code of a model that changed: a CI could not tell them apart."""
-    import protocol.run
-
-    def crash(named, **options):
-        raise RuntimeError("a defect no handler expects")
-
-    monkeypatch.setattr(protocol.run, "check", crash)
-    code, out, err = cli("check", "HoldsRouted")
+    code, out, err = check_raising(cli, monkeypatch, RuntimeError("a defect no handler expects"))
     assert code == EXIT_DEFECT and out == ""
     assert "Traceback" in err and err.rstrip().endswith("RuntimeError: a defect no handler expects"), err
 
