@@ -30,7 +30,7 @@ def explore_config(cfg, engine: str | None = None, *, fingerprints: bool = False
     (`engine.vector.explore_vector`), else with the packed one
     (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
     which ran and, where the default fell back, why."""
-    from protocol.engine.vector.search import explore_vector
+    from protocol.engine.vector.explore import explore_vector
 
     model = model_for(cfg)
     try:
@@ -319,7 +319,7 @@ def explore_on_cores(named: NamedConfig, workers: int, engine: str | None = None
     from functools import partial
 
     from protocol.engine.partitioned.search import explore_parallel
-    from protocol.engine.vector.search import explore_vector
+    from protocol.engine.vector.explore import explore_vector
 
     factory = partial(model_for, named.config)
     model = factory()

@@ -17,7 +17,8 @@ import pytest
 from protocol.engine import CONTROLLER, LOCAL, WHOLE, Footprint, Instance, Label, Layout, Model, ModelError
 from protocol.engine.checker import explore
 from protocol.engine.fast import explore_model
-from protocol.engine.vector.search import explore_vector, vector_refusal
+from protocol.engine.vector.explore import explore_vector
+from protocol.engine.vector.search import vector_refusal
 
 P, TOP = 2, 3
 

@@ -11,7 +11,8 @@ import pytest
 from protocol.engine import GLOBALS, PAIR, PROCESS, STATE
 from protocol.engine import liveness
 from protocol.engine.vector.liveness import LeadsToMasks, leads_to_masks, per_state_reason
-from protocol.engine.vector.search import explore_vector, vector_refusal
+from protocol.engine.vector.explore import explore_vector
+from protocol.engine.vector.search import vector_refusal
 from protocol.model.config import lookup, named_configurations
 from protocol.model.next import model_for
 

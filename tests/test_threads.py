@@ -17,11 +17,11 @@ import pytest
 
 from helpers import cli, publish_blind_to_standing, replace_action  # noqa: F401 (cli: a fixture)
 from protocol.engine import WorkerLost
-from protocol.engine.vector import helpers, threads
+from protocol.engine.vector import helpers, sharing, threads
 from protocol.engine.vector import search as vector_module
 from protocol.engine.vector import liveness as vector_liveness
 from protocol.engine.vector.liveness import VectorGraph
-from protocol.engine.vector.search import explore_vector
+from protocol.engine.vector.explore import explore_vector
 from protocol.model import actions
 from protocol.model.state import replace_at
 from protocol.model.config import lookup, named_configurations
@@ -40,8 +40,8 @@ def shared(monkeypatch) -> list:
     monkeypatch.setattr(helpers, "SHARED_AT_LEAST", 1)
     monkeypatch.setattr(vector_liveness, "SHARED_AT_LEAST", 1)
     jobs = []
-    share = threads.Share.map
-    monkeypatch.setattr(threads.Share, "map",
+    share = sharing.Share.map
+    monkeypatch.setattr(sharing.Share, "map",
                         lambda self, job, items: jobs.append(len(items)) or share(self, job, items))
     return jobs
 
@@ -199,8 +199,8 @@ def test_two_workers_check_as_one_verdicts_traces_and_lassos(shared):
 
 def test_liveness_properties_decided_side_by_side_as_one(shared, monkeypatch):
     decided = []  # per decision, the properties decided side by side
-    side_by_side = threads.side_by_side
-    monkeypatch.setattr(threads, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
+    side_by_side = sharing.side_by_side
+    monkeypatch.setattr(sharing, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
     named = lookup("HoldsSealReportSilent").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
     assert summary(two) == summary(one) and decided == [3]
@@ -220,8 +220,8 @@ def test_two_workers_find_the_same_lasso(shared, monkeypatch, sabotage):
     monkeypatch.setattr(VectorGraph, "find_cycles_beside", lambda graph: beside.append(graph) or find(graph))
     masks, finding = VectorGraph._enabled_masks, []  # the cycles need no enabled families: not waited for
     monkeypatch.setattr(VectorGraph, "_enabled_masks", lambda graph: finding.append(graph.finding_cycles) or masks(graph))
-    side_by_side = threads.side_by_side
-    monkeypatch.setattr(threads, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
+    side_by_side = sharing.side_by_side
+    monkeypatch.setattr(sharing, "side_by_side", lambda jobs: decided.append(len(jobs)) or side_by_side(jobs))
     replace_action(monkeypatch, "Publish", sabotage)
     named = lookup("Holds").with_constants({"MaxTime": 1})
     one, two = check(named), check(named, workers=2)
@@ -341,7 +341,7 @@ def test_a_lost_helper_is_one_line_and_exit_4_in_every_subcommand(cli, monkeypat
     ([5.0], 2, 0.0),
 ])
 def test_threads_spend_beside_one_another_at_most_what_the_cores_allow(spent, workers, beside):
-    assert threads.beside_one_another(spent, workers) == beside
+    assert sharing.beside_one_another(spent, workers) == beside
 
 
 class AtOnce(ThreadPoolExecutor):
@@ -370,7 +370,7 @@ def test_a_transition_property_woken_by_a_later_part_is_checked_on_every_step(sh
     # With liveness the edges are recorded, and the sort's positions must not have
     # overwritten the keys those steps are read from. The pool runs each part as it is
     # handed over, so that the parts before are sorted whatever the machine's timing.
-    monkeypatch.setattr(threads, "ThreadPoolExecutor", AtOnce)
+    monkeypatch.setattr(sharing, "ThreadPoolExecutor", AtOnce)
     replace_action(monkeypatch, "Publish", lowering_publish)
     filled = []
     fill = threads.Pipeline.step_keys_where_woken
@@ -460,7 +460,7 @@ def ended(share) -> None:
 
 
 def test_work_shared_from_a_job_of_the_pool_is_done_in_that_job():
-    share = threads.Share(2)  # a pool of one thread
+    share = sharing.Share(2)  # a pool of one thread
     try:
         answer = share.later(lambda: share.map(lambda item: (item, threading.current_thread().name), [1, 2, 3]))
         done = finishes(answer)
@@ -471,7 +471,7 @@ def test_work_shared_from_a_job_of_the_pool_is_done_in_that_job():
 
 def test_work_shared_is_taken_by_whichever_thread_is_free():
     # the pool's one thread is busy with a job of its own: the calling thread takes every item
-    share, release = threads.Share(2), threading.Event()
+    share, release = sharing.Share(2), threading.Event()
     try:
         busy = share.later(release.wait)
         done = finishes(lambda: share.map(lambda item: (item, threading.current_thread().name), list(range(6))))
@@ -485,7 +485,7 @@ def test_work_shared_is_taken_by_whichever_thread_is_free():
 
 
 def test_a_shared_job_that_raises_is_raised_once_every_thread_has_stopped():
-    share, running = threads.Share(2), []
+    share, running = sharing.Share(2), []
 
     def job(item: int) -> int:
         running.append(item)
@@ -535,7 +535,7 @@ def test_a_slice_s_last_part_is_a_small_one(size):
 
 def test_keys_added_beside_are_found_once_added(monkeypatch):
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
-    share, release = threads.Share(2), threading.Event()
+    share, release = sharing.Share(2), threading.Event()
     try:
         seen = threads.ThreadedSortedKeys(np.array([1, 5], dtype=np.uint64), None, share)
         busy = share.later(release.wait)  # the pool cannot add them before this is released
@@ -554,7 +554,7 @@ def test_keys_being_merged_are_found_before_the_merge_ends(monkeypatch):
     """Finding keys waits until the keys added are a run of their own, not for the merge of
     the runs that follows (the slice after a large one would otherwise wait for it)."""
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
-    share, release = threads.Share(2), threading.Event()
+    share, release = sharing.Share(2), threading.Event()
     merging = threads.ThreadedSortedKeys.merged
 
     def held_merge(self, *runs):
@@ -581,7 +581,7 @@ def test_keys_being_merged_are_found_before_the_merge_ends(monkeypatch):
 
 def test_keys_that_could_not_be_made_fail_the_finding(monkeypatch):
     monkeypatch.setattr(threads, "THREADED_AT_LEAST", 4)
-    share = threads.Share(2)
+    share = sharing.Share(2)
 
     def unmade():
         raise MemoryError("the new keys")

@@ -17,7 +17,7 @@ import pytest
 from protocol.engine import CONTROLLER, LOCAL, Footprint, Instance, Label, Layout, Model, ModelError
 from protocol.engine.checker import explore
 from protocol.engine.fast import explore_model
-from protocol.engine.vector.search import explore_vector
+from protocol.engine.vector.explore import explore_vector
 
 P, TOP = 2, 3
 

@@ -131,7 +131,7 @@ def test_the_default_falls_back_to_the_packed_engine_and_says_why():
 
 
 def test_a_misspelt_option_is_refused_not_swallowed():
-    from protocol.engine.vector.search import explore_vector
+    from protocol.engine.vector.explore import explore_vector
 
     model = model_for(named_configurations()["Holds"].config.evolve(MaxTime=1))
     with pytest.raises(TypeError, match="max_state"):

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from protocol.engine.vector import liveness as vector_liveness
-from protocol.engine.vector.threads import Share
+from protocol.engine.vector.sharing import Share
 from protocol.engine.vector.liveness import VectorGraph, in_degrees
 
 

@@ -22,7 +22,8 @@ from protocol.engine import (CONTROLLER, EACH, LOCAL, WHOLE, Footprint, Instance
                              ModelError)
 from protocol.engine.checker import explore
 from protocol.engine.fast import explore_model
-from protocol.engine.vector.search import explore_vector, vector_refusal
+from protocol.engine.vector.explore import explore_vector
+from protocol.engine.vector.search import vector_refusal
 from protocol.run import liveness_verdicts
 
 P = 2

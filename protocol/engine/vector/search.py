@@ -47,7 +47,7 @@ import numpy as np
 
 from protocol.engine import EACH, LOCAL, WHOLE, WIDE, Model
 from protocol.engine.checker import Exploration, Progress, Violation, timed
-from protocol.engine.fast import BITS, UNEVALUATED, Engine, ReducedLiveness
+from protocol.engine.fast import UNEVALUATED, Engine, ReducedLiveness
 from protocol.engine.interface import Counts, any_premise
 from protocol.engine.vector.helpers import pair_verdict
 from protocol.engine.vector.liveness import sorted_unique
@@ -176,7 +176,7 @@ class Tables:
                        share=None, pieces: list | None = None) -> list[np.ndarray]:
         """`lookup` for several columns against the same rows: the missing entries of all
         computed in one pass (in the order of their index, as one column's are). With a
-        `share` (threads.Share), the lookups are cut in consecutive pieces, one per thread
+        `share` (sharing.Share), the lookups are cut in consecutive pieces, one per thread
         (or given as `pieces`, each a `Decoded` or (rows, columns))."""
         if pieces is None:
             spans = [(0, len(columns[0]))] if share is None else share.spans(len(columns[0]))
@@ -941,7 +941,7 @@ class VectorExploration(ReducedLiveness, Exploration):
         if self.workers == 1 or not self.liveness_decidable:
             return super().decide_liveness(model)
         from protocol.engine.interface import Liveness
-        from protocol.engine.vector.threads import Share, beside_one_another, side_by_side
+        from protocol.engine.vector.sharing import Share, beside_one_another, side_by_side
 
         verdicts, open_ = {}, []
         for name, pairs in model.liveness.items():
@@ -1043,53 +1043,6 @@ def controller_after_processes(instances) -> object | None:
         elif seen_process and instance.footprint.kind not in (WHOLE, EACH):
             return instance.label
     return None
-
-
-def explore_vector(
-    model: Model,
-    *,
-    max_states: int | None = None,
-    stop_on_violation: bool = False,
-    record_edges: bool = False,
-    on_progress: Callable[[Progress], None] | None = None,
-    symmetry: bool = False,
-    engine: Engine | None = None,
-    workers: int = 1,
-) -> VectorExploration:
-    """Explore `model` breadth-first a level at a time; the packed engine's ids, counts,
-    edges and violations (see the module docstring). Raises WideKeys when the keys
-    would not fit WORDS machine words.
-
-    With `symmetry`, one representative per orbit of process permutations, as the
-    packed engine's reduced search keeps: the locals' ids sorted, each label (and
-    each recorded edge's) extended with the permutation applied, the counts and the
-    --max-states bound unreduced (by orbit sizes), paths and lassos realised as real runs.
-
-    With `workers` > 1, that many threads share each level's sorts and searches
-    (threads.py; without symmetry, which `check` runs sequentially); the answer is the same."""
-    from protocol.engine import symmetry as sym
-    from protocol.engine.vector.memory import keep_freed_memory
-
-    if symmetry:
-        model.refuse_unless_symmetric()
-    keep_freed_memory()
-    engine = engine or Engine(model)
-    run = VectorExploration(engine)
-    run.edges_recorded = record_edges
-    perms = None
-    if symmetry:
-        perms = run.reduction = sym.Permutations(model.processes)
-        run.labels = perms.labels(engine.labels)
-        run.realize = sym.realizer(engine, sym.canonicalizer(model.processes, BITS), model.successors)
-        run.permutations, run.lasso_realizer = perms, sym.lasso_realizer(engine, perms, model.instances)
-    arguments = (run, engine, max_states, stop_on_violation, record_edges, on_progress, time.perf_counter(), perms)
-    if workers > 1 and perms is None:
-        from protocol.engine.vector.threads import ThreadedSearch
-
-        search = ThreadedSearch(workers, *arguments)
-    else:
-        search = Search(*arguments)
-    return timed(run, lambda _run: search.levels())
 
 
 class Laid(NamedTuple):
