@@ -97,7 +97,7 @@ def load_libraries() -> None:
     import scipy.sparse.csgraph  # noqa: F401
 
     import protocol.engine.fast  # noqa: F401
-    import protocol.engine.vector.search  # noqa: F401
+    import protocol.engine.vector.explore  # noqa: F401
 
 
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
