@@ -272,7 +272,7 @@ def check(
         interrupted = run.interrupted
         if liveness and not fingerprints:  # not asked for (or no graph kept): no verdict to report
             try:
-                verdicts.update(liveness_verdicts(run, model))
+                verdicts.update(liveness_verdicts(run, model, named.config))
             except KeyboardInterrupt:  # Ctrl-C while deciding liveness: the safety verdicts stand
                 verdicts.update({name: Verdict(None) for name in model.liveness})
                 interrupted = True
@@ -400,18 +400,21 @@ def reached_depths(run: Run, named: NamedConfig) -> dict | None:
 # ------------------------------------------------------------------ liveness
 
 
-def liveness_verdicts(run: Run, model: Model) -> dict:
+def liveness_verdicts(run: Run, model: Model, cfg=None) -> dict:
     """Each liveness property's verdict, decided by the run (`Run.decide_liveness`) on its
-    graph under the model's fairness, with a lasso as a narrated Trace."""
+    graph under the model's fairness, with a lasso as a narrated Trace (its disabled fair
+    actions each with the reason `cfg`'s actions declare)."""
     verdicts = {}
     for name, decided in run.decide_liveness(model).items():
-        trace = None if decided.lasso is None else lasso_trace(name, decided.lasso)
+        trace = None if decided.lasso is None else lasso_trace(name, decided.lasso, cfg)
         verdicts[name] = Verdict(decided.holds, trace, vacuous=decided.vacuous, premises=decided.premises)
     return verdicts
 
 
-def lasso_trace(name: str, lasso: LassoRun) -> Trace:
-    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair."""
+def lasso_trace(name: str, lasso: LassoRun, cfg=None) -> Trace:
+    """The lasso as a Trace, with notes saying which leads-to fails and why the cycle is fair:
+    each fair action disabled in the cycle with the guard or bound that keeps it so, where
+    `cfg` is given and the action declares one (`Action.why_disabled`)."""
     steps, pair = lasso.steps, lasso.pair
     notes = [f"{pair.text} fails: {stall_start(steps, pair)} on, the premise has held "
              "and the conclusion never holds"]
@@ -424,10 +427,22 @@ def lasso_trace(name: str, lasso: LassoRun) -> Trace:
         notes.append("no action is fair (fairness off): the behaviour may stop anywhere")
     for family, how, where in lasso.fairness:
         if how == "disabled":
-            notes.append(f"{Label(*family)} is disabled in state {where + 1}")
+            why = why_disabled(Label(*family), steps[where][1], cfg) if cfg is not None else None
+            notes.append(f"{Label(*family)} is disabled in state {where + 1}" + (f": {why}" if why else ""))
         else:
             notes.append(f"{Label(*family)} is taken in the cycle, from state {where + 1}")
     return trace_from_path(name, steps, loop=lasso.loop, stutters=stutters, notes=tuple(notes))
+
+
+def why_disabled(label: Label, state, cfg) -> str | None:
+    """What keeps the fair action instance `label` disabled in `state`, as its action declares."""
+    from protocol.model.actions import BY_NAME
+
+    action = BY_NAME.get(label.name)
+    if action is None or action.why_disabled is None:
+        return None
+    keywords = next((given for arguments, given in action.parameters(cfg) if tuple(arguments) == label.args), None)
+    return None if keywords is None else action.why_disabled(state, cfg, **keywords)
 
 
 def stall_start(steps, pair) -> str:

@@ -39,7 +39,7 @@ def refutation_trace(name: str) -> tuple:
 @pytest.mark.parametrize("name", REFUTATIONS)
 def test_markdown_lists_every_step_and_the_witnesses(name):
     trace, result = refutation_trace(name)
-    text = trace_markdown(trace, result.config)
+    text = trace_markdown(trace, result.config, names="ours")  # the design's names: test_vocabulary.py
     assert text.startswith(f"### Counterexample to {trace.prop}: {trace.length} states")
     for number, step in enumerate(trace.steps[1:], start=2):
         assert f"{number}. **`{step.action}`**" in text

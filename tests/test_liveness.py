@@ -379,7 +379,7 @@ def test_ctrl_c_while_deciding_liveness_keeps_the_safety_verdicts(monkeypatch, w
     import protocol.run
     from protocol.cli.check import interrupted_why
 
-    def interrupted(run, cfg):
+    def interrupted(run, *model_and_cfg):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(protocol.run, "liveness_verdicts", interrupted)

@@ -116,7 +116,8 @@ def test_a_check_output_the_prose_shows_is_regenerated_from_a_run_keeping_its_se
     fresh = docs.with_check_outputs("```\n" + stale, {"HoldsCapReconnect": result})
     assert "│ distinct states │ 691 " in fresh and "Counterexample to I1: 7 states" in fresh
     assert "│ seconds         │ 9.99 " in fresh
-    assert fresh.endswith("queued on process 0's interactive stream\n```\n")
+    assert "queued on process 0's interactive stream\n\nlegend\n" in fresh  # the legend follows the trace
+    assert fresh.endswith("a → b         the value before the step, then after it\n```\n")
 
 
 def test_the_configurations_expected_to_violate_nothing_are_listed():

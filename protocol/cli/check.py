@@ -32,7 +32,18 @@ def add_parser(subparsers, name: str, help: str) -> None:
     add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes); "
                               "an existing FILE is replaced only by a complete run")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
+    add_names_option(parser)
     parser.set_defaults(run=run)
+
+
+def add_names_option(parser) -> None:
+    """How a trace names its actions: ours, the design's TLA+ model's, or both (model/tla.py)."""
+    from protocol.model.tla import NAMES
+
+    parser.add_argument("--names", choices=NAMES, dest="names_as",
+                        help="how a trace names its actions: ours, as the design's TLA+ model (Holds.tla) "
+                             "does, or both side by side (the default for a configuration that mirrors that "
+                             "model, the Tla* ones; tla and both are refused elsewhere)")
 
 
 def add_selection_options(parser) -> None:
@@ -83,6 +94,13 @@ def refuse_contradictions(args) -> None:
         raise UsageError("--full applies to the terminal and markdown traces only: drop it")
     if args.format == "mermaid" and (args.all or len(args.names) > 1):
         raise UsageError("--format mermaid writes one diagram (a .mmd file): name one configuration")
+    chosen_names = getattr(args, "names_as", None)
+    if chosen_names in ("tla", "both") and args.all:
+        raise UsageError(f"--names {chosen_names} applies to the configurations that mirror the design's TLA+ "
+                         "model only: name them (the Tla* ones) instead of --all")
+    if chosen_names is not None and (args.json or args.no_trace or args.format == "itf"):
+        shown = "--json" if args.json else "--no-trace" if args.no_trace else "--format itf"
+        raise UsageError(f"--names names the actions of a drawn trace, which {shown} does not draw: drop --names")
     twice = sorted({name for name in args.names if args.names.count(name) > 1})
     if twice:
         raise UsageError(f"{', '.join(twice)} named twice: name each configuration once")
@@ -126,7 +144,7 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
         if page and not interrupted:
             from protocol.render.report import report_html
 
-            sink.write(report_html(results, matrix))
+            sink.write(report_html(results, matrix, names=getattr(args, "names_as", None)))
         if args.output and not sink.written and not interrupted and (args.all or len(args.names) > 1):
             warn(f"nothing to write: {args.output} left as it was")
         if (len(results) > 1 or skipped) and not args.json and args.format == "terminal":
@@ -182,6 +200,13 @@ def checkable(chosen: list, args) -> tuple[list, list]:
 def check_options(named, args) -> dict:
     """The options of `run.check` the flags ask for, or a refusal naming the flag to drop."""
     options = dict(max_states=args.max_states, stop_on_violation=args.stop_on_violation)
+    if getattr(args, "names_as", None) is not None:
+        from protocol.model.tla import NamingError, naming
+
+        try:
+            naming(named.config, args.names_as)
+        except NamingError as refusal:
+            raise UsageError(f"{named.name}: {refusal}") from None
     if args.no_liveness:
         refuse_unchecked_expectation(named, "--no-liveness")
         options.update(liveness=False)
@@ -254,10 +279,11 @@ def emit(result, args, console, sink) -> None:
             warn(f"{result.named.name} has no counterexample to write as {args.format}: nothing written"
                  + (kept if alone else " for it"))
             return
-        return export_result(result, args.format, sink, full=args.full)
+        return export_result(result, args.format, sink, full=args.full, names=getattr(args, "names_as", None))
     from protocol.render.terminal import render_coverage, render_result
 
-    render_result(console, result, show_traces=not args.no_trace, full=args.full)
+    render_result(console, result, show_traces=not args.no_trace, full=args.full,
+                  names=getattr(args, "names_as", None))
     if result.coverage is not None:
         render_coverage(console, result.coverage)
 

@@ -5,7 +5,9 @@ interrupted run writes nothing."""
 
 from __future__ import annotations
 
-from protocol.cli.check import add_search_options, add_selection_options, check_and_write, plan_of, refuse_contradictions
+from protocol.cli.check import (
+    add_names_option, add_search_options, add_selection_options, check_and_write, plan_of, refuse_contradictions,
+)
 from protocol.cli.common import add_output_option, constants_from
 
 
@@ -20,6 +22,7 @@ def add_parser(subparsers, name: str, help: str) -> None:
     parser.add_argument("--matrix", action="store_true",
                         help="add the mechanism matrix (checks every combination: a minute or two)")
     add_search_options(parser)
+    add_names_option(parser)
     add_output_option(parser, "write the page to FILE instead of standard output; "
                               "an existing FILE is replaced only by a complete run")
     parser.set_defaults(run=run, format="html", json=False, full=False, no_trace=False)

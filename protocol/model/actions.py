@@ -627,6 +627,11 @@ def maint_step(s: State, cfg, p: int, record: list | None = None) -> State | Non
     return MAINTENANCE_EFFECTS[command[0]](popped, cfg, p, bare(command), record)
 
 
+def maint_step_idle(s: State, cfg, p: int) -> str:
+    """Why MaintStep(p) is disabled: every effect applies, so only an empty stream stops it."""
+    return f"its stream mq[{p}] is empty"
+
+
 def inter_step(s: State, cfg, p: int, record: list | None = None) -> State | None:
     """InterStep(p): process p's interactive runtime applies its next command."""
     if not s.iq[p]:
@@ -636,6 +641,11 @@ def inter_step(s: State, cfg, p: int, record: list | None = None) -> State | Non
     if record is not None:
         record.append(Applied(INTERACTIVE, p, command))
     return INTERACTIVE_EFFECTS[command[0]](popped, cfg, p, bare(command), record)
+
+
+def inter_step_idle(s: State, cfg, p: int) -> str:
+    """Why InterStep(p) is disabled: every effect applies, so only an empty stream stops it."""
+    return f"its stream iq[{p}] is empty"
 
 
 @event
@@ -667,6 +677,11 @@ def reclaim(s: State, cfg, p: int, record: list | None = None) -> State | None:
         acq=replace_at(s.acq, p, acq_p),
         released=replace_at(s.released, p, s.released[p] - both),
     )
+
+
+def reclaim_idle(s: State, cfg, p: int) -> str:
+    """Why Reclaim(p) is disabled: no acquired hold on p whose release p has seen."""
+    return f"no acquired hold on process {p} has had its release recorded"
 
 
 def publish_holds(s: State, cfg, p: int) -> list[tuple]:
@@ -786,6 +801,23 @@ def publish(s: State, cfg, p: int, record: list | None = None) -> State | None:
     )
 
 
+def publish_idle(s: State, cfg, p: int) -> str:
+    """Why Publish(p) is disabled: which bound keeps since (and physical compaction) where they are."""
+    if s.published[p] is False:
+        return f"nothing is published on process {p} yet (the index's create has not reached its maintenance)"
+    holds = publish_holds(s, cfg, p)
+    if not holds:
+        kept = f"no hold is left on process {p}'s publication point to raise since from {s.since[p]}"
+    else:
+        least = min(t for _, _, t in holds)
+        bounds = [hold_words(*hold) for hold in holds if hold[2] == least]
+        others = [hold_words(*hold) for hold in holds if hold[2] != least]
+        kept = (f"its least hold{'s' if len(bounds) > 1 else ''}, {', '.join(bounds)}, "
+                f"keep{'' if len(bounds) > 1 else 's'} since at {s.since[p]}"
+                + (f" (other holds: {', '.join(others)})" if others else ""))
+    return kept + f"; physical compaction is at its bound, {s.physical[p]}"
+
+
 @event
 class Sealed(Event):
     """Process p's publisher sink publishes upper `pub` as the chain's coverage; `marked`
@@ -831,6 +863,11 @@ def seal(s: State, cfg, p: int, record: list | None = None) -> State | None:
     return after
 
 
+def seal_idle(s: State, cfg, p: int) -> str:
+    """Why Seal(p) is disabled: the published upper has caught up with the write frontier."""
+    return f"the published upper pub[{p}] = {s.pub[p]} has reached upper {s.upper}"
+
+
 @event
 class Woken(Event):
     """Process p's peek server re-examines the peeks parked on the notified `ids`: it
@@ -870,6 +907,11 @@ def wake(s: State, cfg, p: int, record: list | None = None) -> State | None:
                             s.pub[p]))
     return s._replace(parked=replace_at(s.parked, p, s.parked[p] - served),
                       dirty=replace_at(s.dirty, p, frozenset()))
+
+
+def wake_idle(s: State, cfg, p: int) -> str:
+    """Why Wake(p) is disabled: no index id is notified on p."""
+    return f"no index is notified on process {p} (dirty[{p}] is empty)"
 
 
 @event
@@ -1616,6 +1658,13 @@ class Action:
     fair: bool  # a runtime action: weakly fair, per instance, when the configuration asks
     footprint: Callable  # (cfg, p) -> Footprint
     where: Callable = everywhere  # cfg -> whether the configuration has the action at all (model/where.py)
+    # The design's TLA+ model (Holds.tla, version 4) names the action so, its arguments taken
+    # from the label's by position (`CtlCreate({1})`: CreatePeek(d, t)'s t); None where that
+    # model has no such action. Read only for a configuration that mirrors it (model/tla.py).
+    tla: str | None = None
+    # A fair action's reason for being disabled in a state, for a lasso's fairness notes:
+    # (state, cfg, **the step's keyword arguments) -> the guard or bound that stops it.
+    why_disabled: Callable | None = attrs.field(default=None, eq=False)
 
 
 # ------------------------------------------------------------ parameters
@@ -1774,23 +1823,28 @@ def with_any_reconnect(cfg) -> bool:
 ACTIONS = (
     # Section 13: the controller creates the index in the stream, before any peek.
     Action("CreateIndex", create_index, index_as_ofs, False, controller, where=with_created_index),
-    Action("CreatePeek", create_peek, peek_times, False, create_peek_footprint),
-    Action("DropPeek", drop_peek, peeks, False, controller),
+    Action("CreatePeek", create_peek, peek_times, False, create_peek_footprint, tla="CtlCreate({1})"),
+    Action("DropPeek", drop_peek, peeks, False, controller, tla="CtlDrop"),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller, where=with_policy),
     # Section 12: a free controller allows compaction in one command, in AdvancePolicy's place.
-    Action("AllowCompaction", allow_compaction, index_times, False, controller, where=with_free_controller),
+    Action("AllowCompaction", allow_compaction, index_times, False, controller, where=with_free_controller,
+           tla="CtlCompact({0})"),
     Action("Ingest", ingest, nothing, False, ingest_footprint, where=with_ingest),
-    Action("Reconnect", reconnect, nothing, False, controller, where=with_any_reconnect),
-    Action("MaintStep", maint_step, processes, True, maint_step_footprint),
-    Action("InterStep", inter_step, processes, True, inter_step_footprint),
+    Action("Reconnect", reconnect, nothing, False, controller, where=with_any_reconnect, tla="Hello"),
+    Action("MaintStep", maint_step, processes, True, maint_step_footprint, tla="MaintStep({0})",
+           why_disabled=maint_step_idle),
+    Action("InterStep", inter_step, processes, True, inter_step_footprint, tla="InterStep({0})",
+           why_disabled=inter_step_idle),
     # Without acquisition nothing is ever released to reclaim.
-    Action("Reclaim", reclaim, processes, True, reclaim_footprint, where=with_acquisition),
-    Action("Publish", publish, processes, True, publish_footprint),
-    Action("Seal", seal, processes, True, seal_footprint, where=with_seal),
-    Action("Wake", wake, processes, True, wake_footprint, where=with_seal),
+    Action("Reclaim", reclaim, processes, True, reclaim_footprint, where=with_acquisition,
+           why_disabled=reclaim_idle),
+    Action("Publish", publish, processes, True, publish_footprint, tla="MaintRefresh({0})",
+           why_disabled=publish_idle),
+    Action("Seal", seal, processes, True, seal_footprint, where=with_seal, why_disabled=seal_idle),
+    Action("Wake", wake, processes, True, wake_footprint, where=with_seal, why_disabled=wake_idle),
     # Never fair: a reader may stop making progress. After every other instance (spec 12.3).
     Action("ReaderDowngrade", reader_downgrade, reader_times, False, reader_downgrade_footprint,
-           where=with_reader_downgrade),
+           where=with_reader_downgrade, tla="ReaderDowngrade({0}, {1})"),
 )
 
 

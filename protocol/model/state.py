@@ -173,6 +173,10 @@ class Time:
         """The times a frontier value holds (NoRegression compares them one by one)."""
         return (value,)
 
+    def notation(self, value) -> list:
+        """What a trace's legend explains of how `value` is written: (symbol, meaning) pairs."""
+        return []
+
 
 def _entry_text(value) -> str:
     return "⊥" if value == BOTTOM else str(value)
@@ -217,6 +221,11 @@ class Frontier(Time):
 
     def text(self, value) -> str:
         return "<" + ", ".join(map(_entry_text, value)) + ">" if isinstance(value, tuple) else _entry_text(value)
+
+    def notation(self, value) -> list:
+        entries = value if isinstance(value, tuple) else (value,)
+        return ([("<…>", "one value per index id, X's first")] if isinstance(value, tuple) else []) \
+            + ([("⊥", "no value yet, below every time")] if BOTTOM in entries else [])
 
     def to_itf(self, value):
         return itf_map((i, _entry_to_itf(v)) for i, v in enumerate(value)) if isinstance(value, tuple) \
@@ -263,6 +272,9 @@ class PerPeek:
         shown = (DF_NAMES[v] for v in value) if self.what == "status" else map(str, value)
         return "<" + ", ".join(shown) + ">"
 
+    def notation(self, value) -> list:
+        return [("<…>", "one value per peek id, peek 0's first")]
+
     def to_itf(self, value):
         return itf_map((d, DF_NAMES[v] if self.what == "status" else v) for d, v in enumerate(value))
 
@@ -294,6 +306,9 @@ class PeekSet:
     def text(self, value) -> str:
         return "{" + ", ".join(map(str, sorted(value))) + "}"
 
+    def notation(self, value) -> list:
+        return [("{…}", "a set of peek ids")]
+
     def to_itf(self, value):
         return {"#set": sorted(value)}
 
@@ -312,6 +327,9 @@ class IndexSet(PeekSet):
     def bound(self, cfg) -> int:
         return index_count(cfg)
 
+    def notation(self, value) -> list:
+        return [("{…}", "a set of index ids (0 for X, 1 for Y)")]
+
 
 class PartialMap:
     """A partial map peek id -> hold time, stored as a tuple per peek id with None for no entry."""
@@ -329,6 +347,9 @@ class PartialMap:
 
     def text(self, value) -> str:
         return "{" + ", ".join(f"{d}: {t}" for d, t in enumerate(value) if t is not None) + "}"
+
+    def notation(self, value) -> list:
+        return [("{d: t}", "a map from peek id d to time t; a peek not listed has no entry")]
 
     def to_itf(self, value):
         return itf_map((d, t) for d, t in enumerate(value) if t is not None)
@@ -351,6 +372,9 @@ class Flag:
 
     def text(self, value) -> str:
         return "TRUE" if value else "FALSE"
+
+    def notation(self, value) -> list:
+        return []
 
     def to_itf(self, value):
         return value
@@ -448,6 +472,18 @@ class Queue:
     def text(self, value) -> str:
         return "[" + ", ".join(command_text(c) for c in value) + "]"
 
+    def notation(self, value) -> list:
+        """The queue's brackets, then each kind of command it holds, as commands.KINDS declares it."""
+        found = [("[…]", "a command stream, the next command to apply first")]
+        for command in value:
+            plain = bare(command)
+            kind = KINDS[plain[0]]
+            fields = kind.field_names(plain)
+            found.append((f"{kind.name}({', '.join(fields)})" if fields else kind.name, kind.meaning))
+            if epoch_of(command) is not None:
+                found.append(("c@e", "command c, sent in epoch e"))
+        return found
+
     def to_itf(self, value):
         return [command_to_itf(c) for c in value]
 
@@ -469,6 +505,7 @@ class Variable:
     scope: str  # GLOBAL or PROCESS
     domain: object
     meaning: str  # one line, in the world's terms
+    short: str = ""  # a few words for a trace's legend, the abbreviation spelled out first
     rises: bool = False  # NoRegression: no step may lower it (every entry, for a frontier per id)
     where: Callable = attrs.field(default=everywhere, eq=False)  # whether a configuration has it (model/where.py)
     initial_value: Callable | None = attrs.field(default=None, eq=False)  # cfg -> value; else the domain's
@@ -498,57 +535,87 @@ TIME = Time()
 VARIABLES = (
     # Global: the controller, the environment and the multiplexer.
     Variable("policy", GLOBAL, Frontier(with_alias), "the controller's own compaction policy for the index (how far it would let the index compact if no peek held it); one per index id with an alias",
-             rises=True),
+             rises=True,
+             short="the controller's compaction policy"),
     Variable("sent", GLOBAL, Frontier(with_alias),
-             "the last frontier the controller issued in `AllowCompaction` for the index; one per index id with an alias", rises=True),
-    Variable("upper", GLOBAL, TIME, "the index's write frontier: how far its data is complete (one arrangement, whichever id names it)", rises=True),
-    Variable("df", GLOBAL, PerPeek("status"), "the controller's view of peek dataflow `d`: `Unborn`, `Live` (it holds a read hold), `Dropped`"),
-    Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it"),
+             "the last frontier the controller issued in `AllowCompaction` for the index; one per index id with an alias", rises=True,
+             short="the last frontier the controller allowed in AllowCompaction"),
+    Variable("upper", GLOBAL, TIME, "the index's write frontier: how far its data is complete (one arrangement, whichever id names it)", rises=True,
+             short="the index's write frontier"),
+    Variable("df", GLOBAL, PerPeek("status"), "the controller's view of peek dataflow `d`: `Unborn`, `Live` (it holds a read hold), `Dropped`",
+             short="dataflow: the controller's view of each peek, Unborn, Live (held) or Dropped"),
+    Variable("as_of", GLOBAL, PerPeek("time"), "the time peek `d` reads at; kept after the drop, because a queued create still carries it",
+             short="the time each peek reads at"),
     Variable("ix", GLOBAL, PerPeek("index"), "the index id peek `d` reads: 0 for X, 1 for Y (alias only)",
-             where=with_alias),
+             where=with_alias,
+             short="index: the index id each peek reads, 0 for X, 1 for Y"),
     Variable("reports", GLOBAL, PerPeek("count"), "how many processes have reported peek `d`'s dataflow retired (with `ctl_release = report`; which ones is `reported[p]`)",
-             where=with_reports),
-    Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)"),
-    Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True),
-    Variable("epoch", GLOBAL, Epoch(), "the reconnections the controller has taken (with `E >= 1`)", where=with_reconnections),
+             where=with_reports,
+             short="how many processes reported each peek retired"),
+    Variable("caps", GLOBAL, PeekSet(), "the multiplexer's cap: the interactive dataflows whose `as_of` still bounds forwarded compaction (retired mechanism)",
+             short="the multiplexer's cap: the peeks that cap forwarded compaction"),
+    Variable("fwd", GLOBAL, TIME, "the last frontier the multiplexer forwarded to maintenance under the cap (retired mechanism)", rises=True,
+             short="forwarded: the last frontier the multiplexer forwarded under the cap"),
+    Variable("epoch", GLOBAL, Epoch(), "the reconnections the controller has taken (with `E >= 1`)", where=with_reconnections,
+             short="the reconnections the controller has taken"),
     Variable("ixs", GLOBAL, IndexStatus(), "the controller's index: `Unborn` until it creates it in the stream, then `Live` (with `index = created`)",
-             where=with_created_index, initial_value=initial_index_status),
+             where=with_created_index, initial_value=initial_index_status,
+             short="index status: the controller's index, Unborn or Live"),
     Variable("ix_as_of", GLOBAL, TIME, "the index's `as_of`, the time it was created at (with `index = created`)",
-             where=with_created_index),
+             where=with_created_index,
+             short="the index's as_of"),
     # Per process p.
     Variable("mq", PROCESS, Queue(MAINTENANCE), "process `p`'s maintenance command stream, as the multiplexer emitted it (FIFO); with an alias it starts with `Export`",
-             initial_value=initial_maintenance_queue),
-    Variable("iq", PROCESS, Queue(INTERACTIVE), "process `p`'s interactive command stream (FIFO)"),
+             initial_value=initial_maintenance_queue,
+             short="maintenance queue: process p's maintenance command stream"),
+    Variable("iq", PROCESS, Queue(INTERACTIVE), "process `p`'s interactive command stream (FIFO)",
+             short="interactive queue: process p's interactive command stream"),
     Variable("writer", PROCESS, Frontier(per_id, agent_floor),
-             "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`; ⊥ until the first with `floor = agent`", rises=True),
+             "the last `AllowCompaction` frontier maintenance applied on `p`, the publisher's logical floor (the seeds' `writer_logical`); one per index id with `alias = per_id`; ⊥ until the first with `floor = agent`", rises=True,
+             short="the last AllowCompaction frontier maintenance applied on p"),
     Variable("standing", PROCESS, Frontier(per_id, peer_may_be_absent),
              "the standing hold, or peer hold: the last compaction frontier `p`'s interactive runtime applied; one per index id with `alias = per_id`; ⊥ while no peer hold is registered (section 13)",
-             rises=True, initial_value=initial_standing),
-    Variable("since", PROCESS, TIME, "the published logical `since` of the shared arrangement on `p` (one publication point for both ids)", rises=True),
+             rises=True, initial_value=initial_standing,
+             short="the standing (peer) hold: the last compaction frontier p's interactive runtime applied"),
+    Variable("since", PROCESS, TIME, "the published logical `since` of the shared arrangement on `p` (one publication point for both ids)", rises=True,
+             short="the published logical since on p"),
     Variable("physical", PROCESS, TIME, "the physical compaction frontier `p`'s publisher forwarded",
-             rises=True),
-    Variable("readers", PROCESS, PartialMap(), "import registrations of dataflows rendered on `p`'s interactive runtime: dataflow -> hold"),
-    Variable("acq", PROCESS, PartialMap(), "holds installed on `p`'s maintenance runtime by `AcquireHolds` (retired): dataflow -> hold"),
-    Variable("released", PROCESS, PeekSet(), "releases recorded on `p` but not yet acted on by maintenance (retired)"),
+             rises=True,
+             short="the physical compaction frontier p's publisher forwarded"),
+    Variable("readers", PROCESS, PartialMap(), "import registrations of dataflows rendered on `p`'s interactive runtime: dataflow -> hold",
+             short="the registrations of readers rendered on p: peek -> hold"),
+    Variable("acq", PROCESS, PartialMap(), "holds installed on `p`'s maintenance runtime by `AcquireHolds` (retired): dataflow -> hold",
+             short="acquired: holds AcquireHolds installed on p's maintenance runtime: peek -> hold"),
+    Variable("released", PROCESS, PeekSet(), "releases recorded on `p` but not yet acted on by maintenance (retired)",
+             short="the releases recorded on p, not yet reclaimed"),
     Variable("stranded", PROCESS, PeekSet(),
-             "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", where=with_alias),
+             "readers on `p` registered in a placeholder that a re-export replaced: their import never reads (alias only)", where=with_alias,
+             short="the readers on p whose placeholder a re-export replaced"),
     Variable("pub", PROCESS, TIME, "the upper `p`'s publisher sink has published: how far the chain covers (with a seal)",
-             rises=True, where=with_seal),
+             rises=True, where=with_seal,
+             short="published upper: how far p's publisher sink has published"),
     Variable("parked", PROCESS, PeekSet(), "peeks rendered on `p` and not yet served: they wait for the seal (with a seal)",
-             where=with_seal),
+             where=with_seal,
+             short="the peeks rendered on p waiting for the seal"),
     Variable("dirty", PROCESS, IndexSet(), "index ids notified on `p` and not yet re-examined (with a seal)",
-             where=with_seal),
+             where=with_seal,
+             short="the index ids notified on p, not yet re-examined"),
     Variable("reported", PROCESS, PeekSet(), "the peeks whose dataflow `p` has reported retired to the controller (with `ctl_release = report`)",
-             where=with_reports),
+             where=with_reports,
+             short="the peeks p has reported retired"),
     Variable("cut", PROCESS, PartialMap(), "each registered reader's declared cut on `p`: where it lets the chain merge (with `physical = from_cuts`)",
-             where=with_cuts),
+             where=with_cuts,
+             short="each registered reader's declared cut on p: peek -> cut"),
     Variable("published", PROCESS, Flag(), "maintenance on `p` has published the index (with `index = created`)",
-             where=with_created_index, initial_value=initially_published),
+             where=with_created_index, initial_value=initially_published,
+             short="whether maintenance on p has published the index"),
     Variable("orphan", PROCESS, Frontier(lambda cfg: False, lambda cfg: True),
              "the hold `p`'s publisher registered at publication that no peer takes over, or ⊥ (with `pairing = none`)",
-             rises=True, where=unpaired),
+             rises=True, where=unpaired,
+             short="the publisher's hold on p that no peer took over"),
     Variable("drop_applied", PROCESS, Flag(), "`p`'s interactive runtime applied a `Drop` since the controller last created the peek (with `hello = silent`)",
-             where=with_silent_hello),
+             where=with_silent_hello,
+             short="whether p's interactive runtime applied a Drop since the last create"),
 )
 
 

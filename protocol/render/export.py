@@ -23,7 +23,7 @@ from protocol import properties
 from protocol.model.commands import INTERACTIVE, MAINTENANCE
 from protocol.model.events import CONTROLLER_LANE, MULTIPLEXER_LANE, Call, Send, StepNote, lane
 from protocol.tools.itf import from_itf, trace_itf
-from protocol.render.narrate import GLOBAL, story, value_text
+from protocol.render.narrate import GLOBAL, legend, story, value_text
 from protocol.model import state as schema
 from protocol.model.trace import Trace
 
@@ -34,9 +34,10 @@ def _code(text: str) -> str:
     return f"`{text}`"
 
 
-def trace_markdown(trace: Trace, cfg=None, full: bool = False, title: str | None = None) -> str:
+def trace_markdown(trace: Trace, cfg=None, full: bool = False, title: str | None = None,
+                   names: str | None = None) -> str:
     """The trace as Markdown: a numbered step list, changes grouped by process, witnesses last."""
-    told = story(trace, cfg)
+    told = story(trace, cfg, names)
     heading = title or f"Counterexample to {trace.prop}"
     lines = [f"### {heading}: {trace.length} states", ""]
     for step in told.steps:
@@ -184,17 +185,17 @@ def _mermaid_step(label, number: int, events, P: int) -> list[str]:
     return [mermaid_line(mark) for mark in step_marks(label, number, events, P)]
 
 
-def trace_mermaid(trace: Trace, cfg=None, title: str | None = None) -> str:
+def trace_mermaid(trace: Trace, cfg=None, title: str | None = None, names: str | None = None) -> str:
     """The run as a Mermaid sequence diagram (a `.mmd` file: no fence, no title line);
     the violating step in red. `title` becomes a Mermaid comment line."""
-    told = story(trace, cfg)
+    told = story(trace, cfg, names)
     participants = _participants(len(trace.steps[0].state.since))
     span = f"{participants[0][0]},{participants[-1][0]}"
     body = [f"participant {key} as {title}" for key, title in participants]
     body.append(_note(span, f"1. initial state: {told.steps[0].words}"))
     verdict = _note(span, f"violates {trace.prop}: " + "; ".join(told.violation or told.notes[:1] or ["see the last state"]))
     for step, step_story in zip(trace.steps[1:], told.steps[1:]):
-        drawn = _mermaid_step(step.action, step_story.number, step_story.events, len(step.state.since))
+        drawn = _mermaid_step(step_story.action, step_story.number, step_story.events, len(step.state.since))
         if step_story.cycle_start:
             drawn.append(_note(span, "the cycle starts here"))
         if step_story.number == len(trace.steps):  # the violating step, in a red box
@@ -317,7 +318,12 @@ def graph_graphml(graph) -> str:
 FORMATS = ("terminal", "markdown", "itf", "mermaid")
 
 
-def export_result(result, fmt: str, out, full: bool = False) -> None:
+def legend_markdown(entries: list) -> str:
+    """The traces' legend (narrate.legend) as a Markdown list."""
+    return "**Legend**\n\n" + "".join(f"- {_code(term)}: {meaning}\n" for term, meaning in entries)
+
+
+def export_result(result, fmt: str, out, full: bool = False, names: str | None = None) -> None:
     """Write one checked configuration in `fmt` (not "terminal") to the text stream `out`."""
     traces = [v.trace for v in result.properties.values() if v.trace is not None]
     name = result.named.name
@@ -325,7 +331,9 @@ def export_result(result, fmt: str, out, full: bool = False) -> None:
         out.write(summary_markdown(result))
         for trace in traces:
             out.write("\n" + trace_markdown(trace, result.config, full=full,
-                                            title=f"{name}: counterexample to {trace.prop}"))
+                                            title=f"{name}: counterexample to {trace.prop}", names=names))
+        if traces:
+            out.write("\n" + legend_markdown(legend([story(t, result.config, names) for t in traces], full)))
     elif fmt == "itf":
         for trace in traces:  # JSON Lines: one ITF document per counterexample
             out.write(json.dumps(trace_itf(trace, source=name)) + "\n")
@@ -333,7 +341,7 @@ def export_result(result, fmt: str, out, full: bool = False) -> None:
         expected = result.named.expected_violation()
         trace = next((t for t in traces if t.prop == expected), traces[0])
         out.write(trace_mermaid(trace, result.config,
-                                title=f"{name}: counterexample to {trace.prop}, {trace.length} states"))
+                                title=f"{name}: counterexample to {trace.prop}, {trace.length} states", names=names))
     else:
         raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     out.flush()

@@ -11,6 +11,7 @@ computes a bound, a frontier or a guard.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from protocol import properties
@@ -150,6 +151,7 @@ class Story(NamedTuple):
     ending: str | None  # "back to state k" / "stutters forever in state k" for a lasso
     violation: list  # witness sentences for the last state
     notes: tuple
+    names: str = "ours"  # how the actions are named: "ours", "tla" or "both" (model/tla.py)
 
 
 def lasso_ending(trace: Trace) -> str | None:
@@ -160,11 +162,16 @@ def lasso_ending(trace: Trace) -> str | None:
     return f"back to state {trace.loop + 1}"
 
 
-def story(trace: Trace, cfg) -> Story:
+def story(trace: Trace, cfg, names: str | None = None) -> Story:
     """The trace of configuration `cfg` as a reviewer reads it: one `StepStory` per state,
-    then why it is bad."""
+    then why it is bad. `names` says how its actions are named (model/tla.py's `naming`:
+    by default both ours and the design's TLA+ names where `cfg` mirrors that model)."""
+    from protocol.model import tla
+
     if cfg is None:
         raise TypeError("a story needs the trace's configuration: its steps are told by re-running them")
+    names = names or ("both" if tla.mirrors(cfg) else "ours")
+    name_of = tla.naming(cfg, names)
     told = []
     previous = None
     for index, step in enumerate(trace.steps):
@@ -172,7 +179,7 @@ def story(trace: Trace, cfg) -> Story:
         if previous is None:
             action, words, changed = "Initial state", initial_words(step.state), []
         else:
-            action = str(step.action)
+            action = name_of(step.action)
             events = explain(cfg, step.action, previous, step.state)
             words = step_words(step.action, events)
             changed = grouped_changes(previous, step.state)
@@ -180,4 +187,72 @@ def story(trace: Trace, cfg) -> Story:
         previous = step.state
     ending = lasso_ending(trace)
     notes = tuple(note for note in trace.notes if note != ending)  # the ending is said once
-    return Story(trace.prop, told, ending, violation_words(trace, cfg), notes)
+    if names != "ours":
+        notes = relabelled(notes, cfg, name_of)
+    return Story(trace.prop, told, ending, violation_words(trace, cfg), notes, names)
+
+
+def relabelled(notes: tuple, cfg, name_of) -> tuple:
+    """`notes` (a lasso's, which name action instances as ours: "Publish(0) is disabled ...")
+    with every instance of `cfg` named by `name_of` instead."""
+    from protocol.model.next import instances
+
+    renamed = {str(label): name_of(label) for label, _ in instances(cfg)}
+    renamed = {ours: theirs for ours, theirs in renamed.items() if ours != theirs}
+    if not renamed:
+        return notes
+    pattern = re.compile(r"(?<![\w(])(" + "|".join(map(re.escape, sorted(renamed, key=len, reverse=True)))
+                         + r")(?![\w(])")
+    return tuple(pattern.sub(lambda found: renamed[found[1]], note) for note in notes)
+
+
+# ------------------------------------------------------------------ the legend
+
+CHANGE_ARROW = ("a → b", "the value before the step, then after it")
+
+
+def legend(stories: list, full: bool = False) -> list[tuple[str, str]]:
+    """What the traces of `stories` write that a reader may not know, as (term, meaning):
+    each variable they show (its `short` words, from the schema), then each notation their
+    values use (from the domains), then how the actions are named. Derived from what the
+    traces show: a variable, a bracket or a command kind they never write is not listed."""
+    from protocol.model import state as schema
+
+    shown_names, notation = set(), {}
+
+    def note(variable: str, value) -> None:
+        shown_names.add(variable)
+        domain = schema.BY_NAME[variable].domain
+        for symbol, meaning in getattr(domain, "notation", lambda value: [])(value):
+            said = notation.setdefault(symbol, [])
+            if meaning not in said:
+                said.append(meaning)
+
+    words = []
+    for told in stories:
+        for step in told.steps:
+            if full:
+                for _, variables in grouped_variables(step.state):
+                    for name, value in variables:
+                        note(name, value)
+            for _, found in step.changed:
+                for change in found:
+                    note(change.variable, change.before)
+                    note(change.variable, change.after)
+        words += [*told.violation, *told.notes]
+    said = " ".join(words)
+    # a variable a note or witness names as one: `mq[0]`, `standing 0`, `writer X 1`, `sent >= 1`
+    shown_names |= {v.name for v in schema.VARIABLES
+                    if re.search(rf"(?<![\w`']){re.escape(v.name)}(\[|\s+(?:[XY]\s+)?\d|\s*(?:[<>]=?|=))", said)}
+    entries = [(v.name, v.short or v.meaning.replace("`", "")) for v in schema.VARIABLES if v.name in shown_names]
+    entries += [(symbol, "; ".join(meanings)) for symbol, meanings in notation.items()]
+    if not full and any(step.changed for told in stories for step in told.steps):
+        entries.append(CHANGE_ARROW)
+    names = {told.names for told in stories}
+    if "both" in names:
+        entries.append(("A (TLA+ B)", "our action A is B in the design's TLA+ model (Holds.tla, docs/tla.md); "
+                                      "an action shown alone has the same name there"))
+    if "tla" in names:
+        entries.append(("actions", "named as the design's TLA+ model (Holds.tla) names them; docs/tla.md "
+                                   "gives ours"))
+    return entries

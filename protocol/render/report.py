@@ -14,7 +14,7 @@ import re
 from html import escape
 from pathlib import Path
 
-from protocol.render.narrate import Story, grouped_variables, story, value_text
+from protocol.render.narrate import Story, grouped_variables, legend, story, value_text
 from protocol.render.svg import cycle_svg, sequence_svg
 from protocol.model.trace import Trace
 
@@ -59,10 +59,11 @@ def anchor(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", "-".join(parts)).strip("-").lower()
 
 
-def report_html(results: list, matrix=None, title: str | None = None) -> str:
+def report_html(results: list, matrix=None, title: str | None = None, names: str | None = None) -> str:
     """The page for checked configurations, with an index when there is more than one thing
-    on it; `matrix`, when given, is drawn as a grid after them."""
-    sections = [result_section(result) for result in results]
+    on it; `matrix`, when given, is drawn as a grid after them. `names` says how a trace
+    names its actions (narrate.story)."""
+    sections = [result_section(result, names) for result in results]
     if matrix is not None:
         sections.append(matrix_section(matrix))
     names = [result.named.name for result in results] + (["mechanism matrix"] if matrix else [])
@@ -104,13 +105,16 @@ def index_html(results: list, matrix=None) -> str:
 # ------------------------------------------------------------------ a result
 
 
-def result_section(result) -> str:
-    """One configuration: its summary and verdicts, then each counterexample."""
+def result_section(result, names: str | None = None) -> str:
+    """One configuration: its summary and verdicts, then each counterexample, then their legend."""
     name = result.named.name
     traces = [v.trace for v in result.properties.values() if v.trace is not None]
     body = [summary_html(result)]
-    body += [trace_html(trace, result.config, anchor(name, trace.prop), f"{name}: counterexample to {trace.prop}")
-             for trace in traces]
+    body += [trace_html(trace, result.config, anchor(name, trace.prop), f"{name}: counterexample to {trace.prop}",
+                        names) for trace in traces]
+    if traces:
+        # full: the page shows every variable of every state (behind a disclosure)
+        body.append(legend_html(legend([story(trace, result.config, names) for trace in traces], full=True)))
     return f'<section class="result" id="{anchor(name)}">{"".join(body)}</section>'
 
 
@@ -168,9 +172,15 @@ def verdicts_html(result) -> str:
 # ------------------------------------------------------------------ a trace
 
 
-def trace_html(trace: Trace, cfg, trace_id: str, title: str) -> str:
+def legend_html(entries: list) -> str:
+    """The traces' legend (narrate.legend) as a definition list."""
+    items = "".join(f"<dt><code>{escape(term)}</code></dt><dd>{escape(meaning)}</dd>" for term, meaning in entries)
+    return f'<div class="legend"><h4>Legend</h4><dl>{items}</dl></div>'
+
+
+def trace_html(trace: Trace, cfg, trace_id: str, title: str, names: str | None = None) -> str:
     """A counterexample: the stepper, the sequence diagram, the step table, and for a lasso its cycle."""
-    told = story(trace, cfg)
+    told = story(trace, cfg, names)
     last = len(told.steps)
     parts = [f'<section class="trace" id="{trace_id}" data-steps="{last}" tabindex="0">',
              f"<h3>{escape(title)}: {trace.length} states</h3>",
@@ -256,7 +266,7 @@ def lasso_html(trace: Trace, told: Story) -> str:
     other = [n for n in notes if n not in fairness]
     fair_items = "".join(f"<li>{escape(n)}</li>" for n in fairness) or "<li>no family to satisfy</li>"
     return ('<div class="lasso"><h4>The cycle</h4>'
-            f'<div class="cycle-drawing">{cycle_svg(trace)}</div>'
+            f'<div class="cycle-drawing">{cycle_svg(trace, told)}</div>'
             + "".join(f'<p class="note">{escape(n)}</p>' for n in other)
             + f'<h4>Why the cycle is fair, family by family</h4><ul class="fairness">{fair_items}</ul></div>')
 

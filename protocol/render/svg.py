@@ -23,7 +23,7 @@ from protocol.model.trace import Trace
 
 def step_marks_of(trace: Trace, told: Story) -> list[list[Mark]]:
     """Per step after the initial state (index 0 is step 2), what it draws."""
-    return [step_marks(step.action, told_step.number, told_step.events, len(step.state.since))
+    return [step_marks(told_step.action, told_step.number, told_step.events, len(step.state.since))
             for step, told_step in zip(trace.steps[1:], told.steps[1:])]
 
 
@@ -192,11 +192,13 @@ STATE_RADIUS = 20
 MARGIN = 40
 
 
-def cycle_svg(trace: Trace) -> str:
+def cycle_svg(trace: Trace, told: Story | None = None) -> str:
     """A lasso as it runs: the stem from the initial state in a row, then the cycle drawn as a
-    ring (a stutter as a loop on its state), each state numbered as in the step table."""
+    ring (a stutter as a loop on its state), each state numbered as in the step table; each
+    step named as `told` names it, where given."""
     assert trace.is_lasso, "only a lasso has a cycle"
-    labels = [str(step.action) for step in trace.steps[1:]] + [_loop_label(trace)]
+    labels = ([step.action for step in told.steps[1:]] if told is not None
+              else [str(step.action) for step in trace.steps[1:]]) + [_loop_label(trace, told)]
     spacing = max(120, max(len(label) for label in labels) * CHAR + 50)  # room for each step's name
     stem, ring = list(range(trace.loop)), list(range(trace.loop, len(trace.steps)))
     # a chord of the ring as long as a stem step: each step's name fits beside its arrow
@@ -222,8 +224,8 @@ def cycle_svg(trace: Trace) -> str:
             + _defs() + "".join(parts) + "</svg>")
 
 
-def _loop_label(trace: Trace) -> str:
-    for note in trace.notes:
+def _loop_label(trace: Trace, told: Story | None = None) -> str:
+    for note in (told.notes if told is not None else trace.notes):
         if note.startswith("back to state"):
             return note.split(" by ", 1)[-1]
     return "stutters forever" if trace.stutters else "back"

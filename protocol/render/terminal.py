@@ -9,10 +9,11 @@ from __future__ import annotations
 from protocol import properties as spec_properties
 from rich import box
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from protocol.render.narrate import grouped_variables, story, value_text
+from protocol.render.narrate import grouped_variables, legend, story, value_text
 from protocol.model.trace import Trace
 
 VERDICT_STYLE = {True: "green", False: "red", None: "yellow"}
@@ -213,14 +214,15 @@ def _step_cell(told, full: bool, last: bool, violation: list[str], prop: str):
     return Group(*parts)
 
 
-def trace_table(trace: Trace, full: bool = False, explain=None, cfg=None) -> Table:
+def trace_table(trace: Trace, full: bool = False, explain=None, cfg=None, names: str | None = None) -> Table:
     """One row per state: the action in protocol words, then what it changed, grouped by process.
 
     `full` lists every variable of every state instead (as TLC does). `cfg`,
     when given, lets the last row name the property's witnesses for any
-    property; `explain` adds lines of your own under the table.
+    property; `explain` adds lines of your own under the table; `names` says
+    how actions are named (narrate.story).
     """
-    told = story(trace, cfg)
+    told = story(trace, cfg, names)
     table = Table(box=box.SIMPLE_HEAD, show_lines=False, title_justify="left", expand=False, leading=1)
     table.title = Text(f"Counterexample to {trace.prop}: {trace.length} states", style="bold red")
     table.add_column("#", justify="right", style="cyan", no_wrap=True)
@@ -235,6 +237,31 @@ def trace_table(trace: Trace, full: bool = False, explain=None, cfg=None) -> Tab
         table.caption = Text("\n".join(caption), style="italic")
         table.caption_justify = "left"
     return table
+
+
+def legend_table(entries: list) -> Table:
+    """A trace's legend (narrate.legend): each term, then what it means; a meaning wraps at
+    spaces, a term is never cut."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.title, grid.title_justify, grid.title_style = "legend", "left", "bold"
+    grid.add_column("term", style="cyan", no_wrap=True)
+    grid.add_column("meaning")
+    for term, meaning in entries:
+        grid.add_row(Text(term), Text(meaning))
+    return grid
+
+
+def result_traces(result, full: bool = False, explain=None, names: str | None = None) -> list:
+    """Each counterexample of `result` as a table, then one legend for them all (none without
+    a counterexample)."""
+    traces = [verdict.trace for verdict in result.properties.values() if verdict.trace is not None]
+    if not traces:
+        return []
+    drawn = [trace_table(trace, full=full, explain=explain(trace) if explain else None, cfg=result.config,
+                         names=names) for trace in traces]
+    told = [story(trace, result.config, names) for trace in traces]
+    # a table with a caption ends on its last line of text, one without on a blank line
+    return [*drawn, Padding(legend_table(legend(told, full)), (1 if drawn[-1].caption else 0, 0, 0, 0))]
 
 
 # ----------------------------------------------------------------- summary
@@ -370,15 +397,13 @@ def result_counts(result) -> list[tuple[str, str]]:
 
 
 def render_result(console: Console, result, show_traces: bool = True, full: bool = False,
-                  explain=None) -> None:
-    """The one-screen summary, then each counterexample found."""
+                  explain=None, names: str | None = None) -> None:
+    """The one-screen summary, then each counterexample found, then their legend."""
     console.print(summary_table(result, console.width))
     if not show_traces:
         return
-    for prop, verdict in result.properties.items():
-        if verdict.trace is not None:
-            lines = explain(verdict.trace) if explain else None
-            console.print(trace_table(verdict.trace, full=full, explain=lines, cfg=result.config))
+    for drawn in result_traces(result, full, explain, names):
+        console.print(drawn)
 
 
 def render_totals(console: Console, results, seconds: float, skipped=(), title: str = "check --all") -> None:

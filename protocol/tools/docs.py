@@ -232,6 +232,17 @@ def checker_doc(text: str) -> str:
                            "docs/checker.md", "the table of manifest keys")
 
 
+TLA_ACTIONS_START, TLA_ACTIONS_END = "<!-- tla-actions -->\n", "<!-- /tla-actions -->\n"
+
+
+def tla_doc(text: str) -> str:
+    """docs/tla.md with its table of action names regenerated from the actions' `tla` fields."""
+    from protocol.model.tla import mapping_table
+
+    return between_markers(text, TLA_ACTIONS_START, TLA_ACTIONS_END, mapping_table(), "docs/tla.md",
+                           "the table of the design's action names")
+
+
 def manifest_schema_text() -> str:
     """protocol/schemas/manifest.schema.json, from MANIFEST_KEYS."""
     import json
@@ -383,6 +394,8 @@ def derived_files(root: Path = PACKAGE_ROOT) -> dict[Path, str]:
         files[docs / "checker.md"] = checker_doc(stored(docs / "checker.md"))
     if (docs / "properties.md").exists():
         files[docs / "properties.md"] = properties_doc(stored(docs / "properties.md"))
+    if (docs / "tla.md").exists():
+        files[docs / "tla.md"] = tla_doc(stored(docs / "tla.md"))
     for name, result in results.items():
         path = golden_path(name) if root == PACKAGE_ROOT else root / "protocol" / "configurations" / f"{name}.txt"
         files[path] = golden_text(name, result)
@@ -414,11 +427,10 @@ OUTPUT_WIDTH = 80
 
 def check_output(result, shown_path: str) -> str:
     """What `check NAME` prints for `result`, with the seconds row of `shown_path` (the committed block)."""
-    from protocol.render.terminal import plain_text, summary_table, trace_table
+    from protocol.render.terminal import plain_text, result_traces, summary_table
 
     drawn = [plain_text(summary_table(result), OUTPUT_WIDTH)]
-    drawn += [plain_text(trace_table(verdict.trace, cfg=result.config), OUTPUT_WIDTH)
-              for verdict in result.properties.values() if verdict.trace is not None]
+    drawn += [plain_text(table, OUTPUT_WIDTH) for table in result_traces(result)]
     text = "".join(drawn).rstrip("\n") + "\n"  # the block's fence follows the last line
     committed = SECONDS_ROW.search(shown_path)
     return SECONDS_ROW.sub(lambda _: committed[0], text) if committed else text
