@@ -1,0 +1,132 @@
+"""Issue 57's corners of input: explanations that cost what they show, not the constants;
+one reading of every log; `generate` owning only what it wrote; no traceback left."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections import deque
+
+import pytest
+from rich.console import Console
+
+from helpers import cli  # noqa: F401  (a fixture)
+from protocol.model.config import lookup
+from protocol.model.explain import explain
+from protocol.model.next import model_for
+from protocol.render.narrate import runs_elided
+from protocol.tools.log import parse
+from protocol.tools.validate import enabled_steps, validate
+
+# ------------------------------------------------------------------ 2. explanations that scale
+
+
+def two_line_log(D: int, MaxTime: int) -> str:
+    """A header at wide constants and a step the initial state does not enable."""
+    header = {"format": "protocol-log/1", "config": "Holds", "constants": {"D": D, "MaxTime": MaxTime}}
+    return json.dumps(header) + "\n" + json.dumps({"action": "DropPeek", "args": [0]}) + "\n"
+
+
+def explained(text: str) -> str:
+    from protocol.render.validate import render_validation
+
+    sink = io.StringIO()
+    render_validation(Console(file=sink, width=100, color_system=None), validate(parse(text)), "two.jsonl")
+    return sink.getvalue()
+
+
+def reachable(cfg, limit: int) -> list:
+    """The first `limit` states a breadth-first search of `cfg` reaches."""
+    model = model_for(cfg)
+    seen = {model.initial_states[0]}
+    frontier, found = deque(seen), []
+    while frontier and len(found) < limit:
+        state = frontier.popleft()
+        found.append(state)
+        for _, after in model.successors(state):
+            if after not in seen:
+                seen.add(after)
+                frontier.append(after)
+    return found
+
+
+@pytest.mark.quick  # the first 1,500 states of each
+@pytest.mark.parametrize("name, constants", [
+    ("Holds", {"D": 3, "MaxTime": 3}),
+    ("HoldsReaderDowngrade", {}),  # ReaderDowngrade's candidates: the registered readers
+    ("HoldsAliasShared", {}),  # CreatePeek(d, i, t): two index ids
+    ("TlaHoldsRouted", {}),
+])
+def test_the_instances_tried_in_a_state_are_every_enabled_one(name, constants):
+    """`enabled_steps` tries only the instances that may be enabled (`Action.parameters_in`):
+    it finds exactly the model's successors, in the same order, and explain finds each step."""
+    cfg = lookup(name).with_constants(constants).config
+    model = model_for(cfg)
+    for state in reachable(cfg, 1500):
+        expected = [(str(label), after) for label, after in model.successors(state)]
+        found = enabled_steps(cfg, state)
+        assert [(str(label), after) for label, after in found] == expected
+        for label, after in found[:4]:
+            assert explain(cfg, label, state, after)
+
+
+def test_a_refusal_at_wide_constants_shows_a_few_of_each_action_and_elides_long_vectors():
+    """Issue 57: at D = MaxTime = 300 the explanation narrated 301 creates and printed `df`
+    as 300 `Unborn`s (1,228 lines, 82 s)."""
+    from protocol.render.validate import enabled_text, render_validation
+
+    result = validate(parse(two_line_log(300, 300)))
+    enabled = enabled_text(result, 0).plain.splitlines()
+    assert [line.split(":")[0] for line in enabled] == [
+        "CreatePeek(0, 0)", "CreatePeek(0, 1)", "CreatePeek(0, 2)",
+        "\u2026 and 298 more CreatePeek instances, CreatePeek(0, 3) to CreatePeek(0, 300)", "AdvancePolicy", "Ingest"]
+    sink = io.StringIO()
+    render_validation(Console(file=sink, width=100, color_system=None), result, "two.jsonl")
+    text = sink.getvalue()
+    assert "df = <300 \u00d7 Unborn>" in text and "as_of = <300 \u00d7 0>" in text
+    assert len(text.splitlines()) < 60
+
+
+def test_runs_of_equal_entries_are_counted_in_long_vectors_only():
+    assert runs_elided("<Live, Unborn, Unborn>") == "<Live, Unborn, Unborn>"
+    assert runs_elided("<" + ", ".join(["Live"] + ["Unborn"] * 9) + ">") == "<Live, 9 \u00d7 Unborn>"
+    assert runs_elided("<1, 2, 1, 2, 1, 2, 1, 2, 1>") == "<1, 2, 1, 2, 1, 2, 1, 2, 1>"
+    assert runs_elided("{0: 1}") == "{0: 1}"
+
+
+@pytest.mark.serial  # times itself
+def test_a_two_line_refusal_at_d_and_maxtime_1000_is_explained_in_under_a_second():
+    text = two_line_log(1000, 1000)
+    cpu = time.process_time()
+    explained(text)
+    assert time.process_time() - cpu < 1.0
+
+
+@pytest.mark.serial  # times itself
+def test_the_explorers_successors_of_the_initial_state_at_d_and_maxtime_200_in_under_a_second():
+    from protocol.tools.explorer import Explorer
+
+    explorer = Explorer(lookup("Holds").with_constants({"D": 200, "MaxTime": 200}))
+    cpu = time.process_time()
+    record = explorer.successors_record(explorer.initial)
+    assert time.process_time() - cpu < 1.0
+    assert len(record["successors"]) == 203  # 201 creates, AdvancePolicy, Ingest
+
+
+def test_an_interrupted_explanation_says_the_verdict_is_out(cli, tmp_path, monkeypatch):  # noqa: F811
+    """Issue 57: SIGTERM while explaining said "before any result; nothing written" with the
+    verdict already on standard output."""
+    import protocol.render.validate as render
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "render_mismatch", interrupted)
+    log = tmp_path / "two.jsonl"
+    log.write_text(two_line_log(2, 2))
+    code, out, err = cli("validate", str(log))
+    assert code == 1
+    assert "NOT a behaviour of the model" in out
+    assert err == ("protocol: interrupted (Ctrl-C): the verdict above is complete; its explanation was cut "
+                   "short\n")
