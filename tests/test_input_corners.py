@@ -130,3 +130,50 @@ def test_an_interrupted_explanation_says_the_verdict_is_out(cli, tmp_path, monke
     assert "NOT a behaviour of the model" in out
     assert err == ("protocol: interrupted (Ctrl-C): the verdict above is complete; its explanation was cut "
                    "short\n")
+
+
+# ------------------------------------------------------------------ 3. one reading of every log
+
+HEADER = {"format": "protocol-log/1", "config": "Holds", "constants": {"P": 2, "D": 1, "MaxTime": 1}}
+TWICE = {  # a log line naming a key twice (json keeps the last: the line read as the second)
+    "the header's config": (1, '{"format": "protocol-log/1", "config": "HoldsRouted", "config": "Holds"}', "config"),
+    "the header's constants": (1, '{"format": "protocol-log/1", "config": "Holds", "constants": {"P": 2}, '
+                                  '"constants": {"P": 1}}', "constants"),
+    "a constant": (1, '{"format": "protocol-log/1", "config": "Holds", "constants": {"P": 2, "P": 1}}', "P"),
+    "a step's action": (2, '{"action": "DropPeek", "action": "CreatePeek", "args": [0, 0]}', "action"),
+    "a step's args": (2, '{"action": "CreatePeek", "args": [0, 1], "args": [0, 0]}', "args"),
+    "an observation": (2, '{"observe": {"since": [1, 1], "since": [0, 0]}}', "since"),
+    "an observation's #map": (2, '{"observe": {"df": {"#map": [[0, "Live"]], "#map": [[0, "Unborn"]]}}}', "#map"),
+}
+
+
+@pytest.mark.parametrize("where", TWICE, ids=list(TWICE))
+def test_a_key_named_twice_anywhere_in_a_log_line_is_refused_naming_it_and_the_line(cli, tmp_path, where):  # noqa: F811
+    number, line, key = TWICE[where]
+    lines = [json.dumps(HEADER), '{"observe": {"since": [0, 0]}}']
+    lines[number - 1] = line
+    log = tmp_path / "twice.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    code, out, err = cli("validate", str(log))
+    assert (code, out) == (2, "")
+    assert err == (f"protocol: {log}, line {number}: names the key \"{key}\" twice in one object: JSON readers "
+                   "differ on which one counts, so give it once\n")
+
+
+@pytest.mark.parametrize("observed", ['{"readers[0]": [0]}', '{"acq[1]": [1]}', '{"readers": [{"#map": []}, [0]]}'])
+def test_a_list_is_not_read_as_a_partial_map(cli, tmp_path, observed):  # noqa: F811
+    """Issue 57: `"readers[0]": [0]` was read as {0: 0}, a reader of peek 0 registered at 0."""
+    log = tmp_path / "list.jsonl"
+    header = {**HEADER, "switches": {"acquire": "release_on_maintenance"}}
+    log.write_text(json.dumps(header) + "\n" + '{"observe": ' + observed + "}\n")
+    code, out, err = cli("validate", str(log))
+    assert (code, out) == (2, "")
+    assert "line 2:" in err and "a partial map is written {\"#map\": [[d, t], ...]}" in err and len(err.splitlines()) == 1
+
+
+def test_a_partial_map_in_its_map_form_is_still_read(cli, tmp_path):  # noqa: F811
+    log = tmp_path / "map.jsonl"
+    log.write_text(json.dumps(HEADER) + "\n" + '{"observe": {"readers[0]": {"#map": []}, "readers": [{"#map": []}, '
+                   '{"#map": []}]}}\n')
+    code, out, err = cli("validate", str(log))
+    assert (code, err) == (0, "")

@@ -201,13 +201,40 @@ def against(log: Log, config_name: str | None, number: int) -> Log:
 JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
+class DuplicateKey(ValueError):
+    """A JSON object naming one key twice: json keeps the last silently, so the line would mean
+    one thing here and perhaps another to the tool that wrote it."""
+
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(key)
+
+
+def unique_keys(pairs: list) -> dict:
+    """json's `object_pairs_hook`: the object, or DuplicateKey for a key named twice."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        raise DuplicateKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return found
+
+
+def loads(text: str):
+    """json.loads, refusing an object that names a key twice (DuplicateKey)."""
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def json_value(text: str, number: int):
-    """`text` as JSON, or a LogError naming the line: not JSON, nested too deeply, or a
-    number too long to be any value of the model (Python refuses over 4,300 digits)."""
+    """`text` as JSON, or a LogError naming the line: not JSON, an object naming a key twice,
+    nested too deeply, or a number too long to be any value of the model (Python refuses
+    over 4,300 digits)."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as error:
         raise LogError(number, f"is not JSON ({error.msg}, column {error.colno})") from None
+    except DuplicateKey as error:
+        raise LogError(number, f"names the key {json.dumps(error.key)[:60]} twice in one object: JSON readers "
+                               "differ on which one counts, so give it once") from None
     except RecursionError:
         raise LogError(number, "is nested too deeply to be an event") from None
     except ValueError:  # int() past sys.get_int_max_str_digits(): no time, id or frontier is that long
@@ -421,6 +448,9 @@ def lenient_forms(domain, encoded) -> list:
         return [encoded]
     if isinstance(domain, schema.Queue):
         return [[command_variant(c) if isinstance(c, str) else c for c in encoded]]
+    if isinstance(domain, schema.PartialMap):  # no list form: [0] would read as {0: 0}, a reader at 0
+        raise NotInDomain("a partial map is written {\"#map\": [[d, t], ...]}, its present entries only, "
+                          "not as a list")
     return [encoded, {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}, {"#set": encoded}]
 
 
@@ -459,14 +489,14 @@ def command_variant(text: str) -> dict:
 def _itf_document(text: str, first_line: str, number: int):
     """The ITF document `text` holds (one per line, or one pretty-printed), or None for a log."""
     try:
-        value = json.loads(first_line)
+        value = loads(first_line)
     except (json.JSONDecodeError, RecursionError):
         try:
-            value = json.loads(text)
+            value = loads(text)
         except (json.JSONDecodeError, RecursionError):
             return None
         except ValueError:
-            json_value(text, number)  # the number too long: its LogError
+            json_value(text, number)  # a key named twice, the number too long: its LogError
     except ValueError:
         json_value(first_line, number)
     if isinstance(value, dict) and "states" in value and "format" not in value:
