@@ -7,6 +7,7 @@ import io
 import json
 import time
 from collections import deque
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -18,6 +19,8 @@ from protocol.model.next import model_for
 from protocol.render.narrate import runs_elided
 from protocol.tools.log import parse
 from protocol.tools.validate import enabled_steps, validate
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # ------------------------------------------------------------------ 2. explanations that scale
 
@@ -177,3 +180,50 @@ def test_a_partial_map_in_its_map_form_is_still_read(cli, tmp_path):  # noqa: F8
                    '{"#map": []}]}}\n')
     code, out, err = cli("validate", str(log))
     assert (code, err) == (0, "")
+
+
+# ------------------------------------------------------------------ 4. generate owns what it wrote
+
+
+RECORDED = '{"format": "protocol-log/1", "config": "Holds"}\n{"action": "CreatePeek", "args": [0, 0]}\n'
+
+
+@pytest.mark.parametrize("name", ["run-01.jsonl", "run-42.jsonl"])
+def test_generate_leaves_a_recorded_log_alone_though_it_has_the_header(cli, tmp_path, name):  # noqa: F811
+    """Issue 57: every recorded log has the protocol-log/1 header generate took for its mark:
+    run-01.jsonl was overwritten and run-42.jsonl deleted, exit 0."""
+    (tmp_path / name).write_text(RECORDED)
+    code, out, err = cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == (f"protocol: --output {tmp_path} holds {name}, which generate did not write: give an empty or "
+                   "new directory\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name] and (tmp_path / name).read_text() == RECORDED
+
+
+def test_generates_runs_carry_its_mark_validate_and_are_replaced_by_the_next_generate(cli, tmp_path):  # noqa: F811
+    out_dir = tmp_path / "runs"
+    assert cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(out_dir))[0] == 0
+    runs = sorted(out_dir.glob("run-*.jsonl"))
+    assert runs and all(json.loads(run.read_text().splitlines()[0])["generator"] == "protocol generate"
+                        for run in runs)
+    assert cli("validate", str(runs[-1]))[0] in (0, 1)
+    assert cli("validate", str(runs[-1]), "--json")[2] == ""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "protocol" / "schemas" / "protocol-log-1.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for line in runs[0].read_text().splitlines():
+        validator.validate(json.loads(line))
+    (out_dir / "run-42.jsonl").write_text(runs[0].read_text())  # an earlier, longer set's run: generate's own
+    assert cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(out_dir))[0] == 0
+    assert not (out_dir / "run-42.jsonl").exists()
+
+
+def test_generate_refuses_a_dangling_link_as_check_refuses_it(cli, tmp_path):  # noqa: F811
+    """Issue 57: generate --output through a dangling link created the link's target directory."""
+    link = tmp_path / "runs"
+    link.symlink_to("/nonexistent-issue-57/runs")
+    code, out, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--output", str(link))
+    assert (code, out) == (2, "")
+    assert err == f"protocol: --output {link}: directory /nonexistent-issue-57 does not exist; create it first\n"
+    assert cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(link)) == (2, "", err)
+    assert link.is_symlink() and not link.exists() and sorted(tmp_path.iterdir()) == [link]

@@ -207,15 +207,19 @@ def add_output_option(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--output", metavar="FILE", help=help)
 
 
-def check_writable(path: str | None) -> None:
-    """Refuse an --output path that cannot be written, before anything is run or written."""
+def check_writable(path: str | None, directory: bool = False) -> None:
+    """Refuse an --output path that cannot be written, before anything is run or written: a
+    file's, or with `directory` a directory's (generate's). A symbolic link, dangling or not,
+    is judged by where it leads."""
     if path is None:
         return
     if not path.strip():
-        raise UsageError("--output was given an empty file name: give a file name")
+        raise UsageError(f"--output was given an empty {'directory' if directory else 'file'} name: give one")
     target = Path(os.path.realpath(path))  # a symbolic link is written through, to its target
-    if target.is_dir():
+    if target.is_dir() and not directory:
         raise UsageError(f"--output {path} is a directory: give a file name")
+    if target.exists() and not target.is_dir() and directory:
+        raise UsageError(f"--output {path} is a file: give a directory")
     if not target.parent.is_dir():
         raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
     if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):

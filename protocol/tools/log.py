@@ -47,7 +47,10 @@ FORMAT = "protocol-log/1"
 # file is a mistake (a wrong path, a binary), and holding it would cost memory.
 MAX_BYTES = 64 << 20
 MAX_LINE_BYTES = 1 << 20
-HEADER_KEYS = ("format", "config", "constants", "switches", "silent")
+HEADER_KEYS = ("format", "config", "constants", "switches", "silent", "generator")
+# What `generate` writes in the header of each run, its mark: the files it may replace or delete
+# on its next run. A recorded log leaves it out; validate reads it as any string and ignores it.
+GENERATOR = "protocol generate"
 STEP_KEYS = ("action", "args", "command")
 
 
@@ -252,6 +255,8 @@ def read_header(header: dict, number: int) -> tuple[str, Config, tuple]:
     unknown = sorted(set(header) - set(HEADER_KEYS))
     if unknown:
         raise LogError(number, f"the header has unknown key {unknown[0]!r}: the keys are {', '.join(HEADER_KEYS)}")
+    if not isinstance(header.get("generator", ""), str):
+        raise LogError(number, "\"generator\" must be a string (generate writes \"protocol generate\")")
     name = header.get("config")
     if not isinstance(name, str):
         raise LogError(number, "the header names no configuration: add \"config\": NAME (see `list`)")
@@ -559,9 +564,12 @@ def itf_config(base: Config, first: dict, number: int) -> Config:
 # ------------------------------------------------------------------ writing
 
 
-def header_line(name: str, cfg: Config, silent=()) -> str:
-    return json.dumps({"format": FORMAT, "config": name, "constants": cfg.constants,
-                       "switches": {key: getattr(cfg, key) for key in SWITCHES}, "silent": list(silent)})
+def header_line(name: str, cfg: Config, silent=(), generator: str | None = None) -> str:
+    header = {"format": FORMAT, "config": name, "constants": cfg.constants,
+              "switches": {key: getattr(cfg, key) for key in SWITCHES}, "silent": list(silent)}
+    if generator is not None:
+        header["generator"] = generator
+    return json.dumps(header)
 
 
 def step_line(label: Label, command: tuple | None = None) -> str:
