@@ -227,3 +227,86 @@ def test_generate_refuses_a_dangling_link_as_check_refuses_it(cli, tmp_path):  #
     assert err == f"protocol: --output {link}: directory /nonexistent-issue-57 does not exist; create it first\n"
     assert cli("generate", "HoldsRouted", "-c", "MaxTime=1", "--output", str(link)) == (2, "", err)
     assert link.is_symlink() and not link.exists() and sorted(tmp_path.iterdir()) == [link]
+
+
+# ------------------------------------------------------------------ 5. no traceback left
+
+
+@pytest.mark.parametrize("command", [["check", "HoldsRouted"], ["report", "HoldsRouted"], ["graph", "HoldsRouted"],
+                                     ["generate", "HoldsRouted"]])
+@pytest.mark.parametrize("length", [256, 249])  # 249: the temporary name beside it passes 255 bytes
+def test_an_output_name_the_file_system_cannot_hold_is_one_line(cli, tmp_path, command, length):  # noqa: F811
+    """Issue 57: an OSError traceback (File name too long), exit 1."""
+    target = tmp_path / ("a" * length)
+    code, out, err = cli(*command, "-c", "MaxTime=1", "--output", str(target))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"protocol: --output {target}: its name is {length} bytes; the file system takes names of "
+                          "at most 255") and err.count("\n") == 1, err
+    assert err.endswith(" bytes\n") and "give a name of at most" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_name_too_long_in_the_output_path_is_one_line(cli, tmp_path):  # noqa: F811
+    target = tmp_path / ("d" * 300) / "out.txt"
+    code, out, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--output", str(target))
+    assert (code, out) == (2, "")
+    assert err == f"protocol: cannot write --output {target}: File name too long: give another path\n"
+
+
+@pytest.mark.slow  # a fresh interpreter under a memory limit
+@pytest.mark.serial
+@pytest.mark.parametrize("options", [[], ["--no-liveness", "--engine", "packed"]])
+def test_a_memory_limit_too_low_for_scipy_is_one_line(options):
+    """Issue 57: under `ulimit -v 200000` scipy's import failed with an ImportError traceback
+    (here its OpenBLAS retried its allocation for ever)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (200_000 << 10, 200_000 << 10))
+
+    done = subprocess.run([sys.executable, "-m", "protocol", "check", "Holds", "-c", "MaxTime=1", *options],
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          preexec_fn=limited, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("protocol: the address-space limit leaves ") and done.stderr.count("\n") == 1
+    assert "raise the limit (ulimit -v)" in done.stderr
+
+
+def explorer_request(base: str, path: str, headers: dict) -> tuple[int, dict]:
+    """GET `path` with exactly `headers` (a list of pairs may repeat one): (status, JSON body)."""
+    import http.client
+
+    port = int(base.rsplit(":", 1)[1])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("GET", path, skip_host=True)
+    for name, value in headers:
+        connection.putheader(name, value)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    return response.status, body
+
+
+def test_the_explorer_answers_json_to_oversized_ids_duplicated_hosts_and_other_sites():
+    """Issue 57: a 5,000-digit id printed a ValueError traceback and closed the connection; of
+    two Host headers the first counted; Origin and Sec-Fetch-Site were not looked at."""
+    from protocol.tools.explorer import Explorer
+    from test_report import serving
+
+    with serving(Explorer(lookup("HoldsRouted").with_constants({"MaxTime": 1}))) as base:
+        host = ("Host", base.removeprefix("http://"))
+        status, body = explorer_request(base, "/api/state/" + "1" * 5000, [host])
+        assert status == 400 and "5,000 digits" in body["error"]
+        status, body = explorer_request(base, "/api/successors/0", [host, ("Host", "evil.example")])
+        assert status == 400 and "2 Host headers" in body["error"]
+        for cross in [("Origin", "http://evil.example"), ("Origin", "null"), ("Sec-Fetch-Site", "cross-site"),
+                      ("Sec-Fetch-Site", "same-site")]:
+            status, body = explorer_request(base, "/api/successors/0", [host, cross])
+            assert status == 403 and "its own page only" in body["error"], cross
+        for own in [[], [("Origin", base)], [("Sec-Fetch-Site", "same-origin")], [("Sec-Fetch-Site", "none")]]:
+            status, body = explorer_request(base, "/api/successors/0", [host, *own])
+            assert status == 200 and body["successors"], own
