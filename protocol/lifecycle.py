@@ -166,8 +166,11 @@ def die_with_parent() -> None:
 
 def end_children(grace: float = 0.5) -> None:
     """End every worker process this run started and is still alive: SIGTERM, then SIGKILL."""
-    import multiprocessing
+    import sys
 
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:  # never loaded: no worker started (and, out of memory, it may not load now)
+        return
     end_processes(multiprocessing.active_children(), grace)
 
 

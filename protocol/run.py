@@ -30,6 +30,7 @@ def explore_config(cfg, engine: str | None = None, *, fingerprints: bool = False
     (`engine.vector.explore_vector`), else with the packed one
     (`engine.fast.explore_model`); `engine` names one. `run.engine_choice` says
     which ran and, where the default fell back, why."""
+    load_scipy()  # the vector engine's modules, which choose_engine reads whichever engine runs, need it
     from protocol.engine.vector.explore import explore_vector
 
     model = model_for(cfg)
@@ -39,6 +40,51 @@ def explore_config(cfg, engine: str | None = None, *, fingerprints: bool = False
                              fingerprints=fingerprints)
     except Refusal as refusal:
         raise ConfigError(str(refusal)) from None
+
+
+# What loading scipy adds to the address space (its OpenBLAS reserves buffers as it loads), about
+# 135 MB here, and numpy, which it loads first, about 120 MB more: under a lower limit (ulimit -v)
+# the import fails with an ImportError, or OpenBLAS retries its allocation for ever.
+SCIPY_ADDRESS_SPACE, NUMPY_ADDRESS_SPACE = 160 << 20, 140 << 20
+
+
+def load_scipy() -> None:
+    """Import scipy's graph algorithms (liveness, the vector engine), or say in one line why this
+    process cannot."""
+    import sys
+
+    from protocol.cli.common import RunFailure  # a failed run's one line, exit 1
+
+    if "scipy.sparse.csgraph" in sys.modules:
+        return
+    left = address_space_left()
+    needed = SCIPY_ADDRESS_SPACE + (0 if "numpy" in sys.modules else NUMPY_ADDRESS_SPACE)
+    fix = "raise the limit (ulimit -v): every search loads them"
+    if left is not None and left < needed:
+        raise RunFailure(f"the address-space limit leaves {left >> 20} MB, and loading numpy and scipy needs about "
+                         f"{needed >> 20} MB: {fix}")
+    try:
+        import scipy.sparse.csgraph  # noqa: F401
+    except ModuleNotFoundError:
+        raise  # not installed: the dispatch's one line says how to install it
+    except ImportError as error:  # a library that cannot be mapped (a memory limit), a broken install
+        raise RunFailure(f"cannot load scipy ({error}): {fix}") from None
+
+
+def address_space_left() -> int | None:
+    """The bytes this process may still map under its address-space limit (ulimit -v), or None
+    where there is no limit (or it cannot be read)."""
+    import resource
+
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if limit == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status") as status:
+            size = next(int(line.split()[1]) << 10 for line in status if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return None
+    return max(limit - size, 0)
 
 
 def choose_engine(model: Model, engine: str | None, vector: Callable[[], Run], packed: Callable[[], Run],
@@ -256,7 +302,7 @@ def check(
     if liveness:
         # loaded before the search takes the memory: under a memory limit, a library loaded
         # after it fails to map (or its threads fail to start) where the search ran fine
-        import scipy.sparse.csgraph  # noqa: F401
+        load_scipy()
     options = dict(max_states=max_states, stop_on_violation=stop_on_violation, on_progress=on_progress,
                    record_edges=liveness or coverage)
     if cluster is not None or (partitioned and workers > 1):

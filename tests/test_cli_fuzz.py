@@ -60,7 +60,7 @@ NAMES = ["HoldsRouted", "HoldsCap", "HoldsCapReconnect", "Holds", "HoldsUnfair",
 CONSTANTS = [["-c", "MaxTime=1"], ["-c", "MaxTime=1", "-c", "P=1"], ["-c", "MaxTime=1", "-c", "D=1"],
              ["-c", "P=1000"], ["-c", "Bogus=1"], ["-c", "MaxTime=x"], ["-c", "MaxTime=1", "-c", "MaxTime=2"]]
 TARGETS = ["none", "new", "existing", "missing directory", "read-only directory", "/dev/full", "empty name",
-           "symlink"]
+           "symlink", "long name"]
 OUTPUT_COMMANDS = {"check", "report", "graph"}
 SIGNALS = [None, None, signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
@@ -136,6 +136,8 @@ def output_path(target: str, where: Path) -> str | None:
         return "/dev/full"
     if target == "empty name":
         return ""
+    if target == "long name":  # issue 57: over 255 bytes, an OSError traceback
+        return str(where / ("a" * 256))
     if target == "symlink":
         (where / "real.txt").write_text(OLD)
         (where / "out.txt").symlink_to(where / "real.txt")
@@ -234,6 +236,10 @@ CORPUS = [
     corpus_entry(["matrix", "-c", "MaxTime=1", "-c", "P=1", "--jobs", "2"], columns="abc"),  # children left
     corpus_entry(["check", "Holds", "-c", "MaxTime=1"], columns="40"),  # low: the "expected" column dropped
     corpus_entry(["validate", "-"]),  # low: `-` was a file name
+    # Issue 57: an --output name over 255 bytes gave an OSError traceback
+    corpus_entry(["check", "HoldsRouted", "-c", "MaxTime=1"], target="long name"),
+    corpus_entry(["report", "HoldsRouted", "-c", "MaxTime=1"], target="long name"),
+    corpus_entry(["graph", "HoldsRouted", "-c", "MaxTime=1"], target="long name"),
 ]
 
 

@@ -400,8 +400,9 @@ def test_any_log_is_read_and_followed_without_a_traceback(events, name, against)
 
 
 def test_observations_read_the_short_forms_and_the_itf_forms_alike():
+    # a partial map (readers[1]) has no short form: a list is refused for one (issue 57)
     short = {"since": [0, 0], "caps": [], "released[0]": [], "iq[0]": ["Create(0, 0)"], "df": ["Live"],
-             "readers[1]": [None]}
+             "readers[1]": {"#map": []}}
     itf = {"since": {"#map": [[0, 0], [1, 0]]}, "caps": {"#set": []}, "released[0]": {"#set": []},
            "iq[0]": [{"tag": "Create", "value": {"d": 0, "t": 0}}], "df": {"#map": [[0, "Live"]]},
            "readers[1]": {"#map": []}}

@@ -53,6 +53,10 @@ EVENTS = {  # the event after the example's header, and a word the one line must
     "command of an unknown kind": ('{"action": "MaintStep", "args": [0], "command": "Bogus(1)"}',
                                    "is not a command"),
     "bigint not a number": ('{"observe": {"since[0]": {"#bigint": "1e999"}}}', "is not a value of its domain"),
+    # issue 57: a key named twice was read as its last value, exit 0; a list read as a partial map
+    "args named twice": ('{"action": "CreatePeek", "args": [0, 0], "args": [0, 1]}', 'names the key "args" twice'),
+    "since[0] observed twice": ('{"observe": {"since[0]": 0, "since[0]": 1}}', 'names the key "since[0]" twice'),
+    "readers[0] as a list": ('{"observe": {"readers[0]": [0]}}', "a partial map is written"),
 }
 
 

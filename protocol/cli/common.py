@@ -213,19 +213,42 @@ def add_output_option(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--output", metavar="FILE", help=help)
 
 
-def check_writable(path: str | None) -> None:
-    """Refuse an --output path that cannot be written, before anything is run or written."""
+def check_writable(path: str | None, directory: bool = False) -> None:
+    """Refuse an --output path that cannot be written, before anything is run or written: a
+    file's, or with `directory` a directory's (generate's). A symbolic link, dangling or not,
+    is judged by where it leads."""
     if path is None:
         return
     if not path.strip():
-        raise UsageError("--output was given an empty file name: give a file name")
-    target = Path(os.path.realpath(path))  # a symbolic link is written through, to its target
-    if target.is_dir():
-        raise UsageError(f"--output {path} is a directory: give a file name")
-    if not target.parent.is_dir():
-        raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
-    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise UsageError(f"--output {path} is not writable: choose another file")
+        raise UsageError(f"--output was given an empty {'directory' if directory else 'file'} name: give one")
+    try:
+        target = Path(os.path.realpath(path))  # a symbolic link is written through, to its target
+        check_name_length(path, target)
+        if target.is_dir() and not directory:
+            raise UsageError(f"--output {path} is a directory: give a file name")
+        if target.exists() and not target.is_dir() and directory:
+            raise UsageError(f"--output {path} is a file: give a directory")
+        if not target.parent.is_dir():
+            raise UsageError(f"--output {path}: directory {target.parent} does not exist; create it first")
+        if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise UsageError(f"--output {path} is not writable: choose another file")
+    except OSError as error:  # a name in the path longer than the file system takes, a loop of links, ...
+        raise UsageError(f"cannot write --output {path}: {error.strerror or error}: give another path") from None
+
+
+def check_name_length(path: str, target: Path) -> None:
+    """Refuse a name the file system cannot hold, or whose temporary file beside it (written first,
+    then moved onto it: `partial_prefix`) it cannot: a 249-byte name passes 255 bytes that way."""
+    try:
+        most = os.pathconf(target.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        most = 255
+    name = len(os.fsencode(target.name))
+    extra = len(os.fsencode(partial_prefix(target))) + len("XXXXXXXX.partial") - name  # mkstemp's 8 characters
+    if name + extra > most:
+        raise UsageError(f"--output {path}: its name is {name} bytes; the file system takes names of at most "
+                         f"{most}, and the temporary file written beside it adds {extra}: give a name of at most "
+                         f"{most - extra} bytes")
 
 
 # What a stream that cannot encode our symbols (PYTHONIOENCODING=ascii, a latin-1

@@ -19,9 +19,10 @@ from pathlib import Path
 from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
 from protocol.model.config import lookup
 from protocol.tools.generate import Coverage, generate, run_log
-from protocol.tools.log import FORMAT
+from protocol.tools.log import FORMAT, GENERATOR
 from protocol.cli.common import (
-    EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, constants_from, current_umask, make_console,
+    EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, check_writable, constants_from, current_umask,
+    make_console,
     output_to, partial_prefix, sweep_leftovers,
 )
 
@@ -54,11 +55,8 @@ def refuse_bad_arguments(args) -> None:
     for name in args.silent:
         if name not in known:
             raise UsageError(f"--silent {name}: unknown action; the actions are {', '.join(known)}")
+    check_writable(args.output, directory=True)  # as check refuses its --output, a dangling link's included
     target = Path(args.output)
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"--output {args.output} is a file: give a directory")
-    if not target.parent.is_dir() and not target.parent == Path(""):
-        raise UsageError(f"--output {args.output}: directory {target.parent} does not exist; create it first")
     if target.is_dir():
         foreign = sorted(p.name for p in target.iterdir() if not written_by_generate(p))
         if foreign:
@@ -68,7 +66,8 @@ def refuse_bad_arguments(args) -> None:
 
 def written_by_generate(path: Path) -> bool:
     """Whether `path` is a file an earlier generate wrote, judged by its content, not only its
-    name: a run's first line is a log header, coverage.json is the coverage report."""
+    name: a run's first line is a log header carrying generate's own mark (`"generator"`: every
+    recorded log has the header, not the mark), coverage.json is the coverage report."""
     if path.is_symlink() or not path.is_file():
         return False
     try:
@@ -76,7 +75,7 @@ def written_by_generate(path: Path) -> bool:
             head = handle.read(1 << 20)
         if RUN_FILE.fullmatch(path.name):
             header = json.loads(head.split(b"\n", 1)[0])
-            return isinstance(header, dict) and header.get("format") == FORMAT
+            return isinstance(header, dict) and header.get("format") == FORMAT and header.get("generator") == GENERATOR
         if path.name == "coverage.json":
             report = json.loads(head)
             return isinstance(report, dict) and REPORT_KEYS <= set(report)

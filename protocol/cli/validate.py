@@ -13,7 +13,7 @@ import json
 from protocol.model.config import lookup
 from protocol.tools.log import LogError, parse, read_text
 from protocol.tools.validate import TooAmbiguous, Validation, validate
-from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, make_console, output_to
+from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, make_console, output_to, settle
 
 
 def add_parser(subparsers, name: str, help: str) -> None:
@@ -55,7 +55,13 @@ def run(args) -> int:
         else:
             from protocol.render.validate import render_validation
 
-            render_validation(make_console(sink), result, args.log, full=args.full)
+            try:
+                render_validation(make_console(sink), result, args.log, full=args.full)
+            except KeyboardInterrupt:
+                if not sink.written:  # not even the verdict's table (printed first, whole) is out
+                    raise
+                return settle(sink, complete=False, as_expected=False, interrupted=True,
+                              why="the verdict above is complete; its explanation was cut short")
     return exit_code(result)
 
 

@@ -1665,16 +1665,33 @@ class Action:
     # A fair action's reason for being disabled in a state, for a lasso's fairness notes:
     # (state, cfg, **the step's keyword arguments) -> the guard or bound that stops it.
     why_disabled: Callable | None = attrs.field(default=None, eq=False)
+    # (cfg, state) -> the parameters that may be enabled in the state, in enumeration order, every
+    # enabled one among them; None: any of `parameters(cfg)`. What narrates a state (explain,
+    # validate's refusal, the explorer) lists these, not the constants' every instance.
+    candidates: Callable | None = None
+
+    def parameters_in(self, cfg, state) -> list:
+        """The parameters of the instances that may be enabled in `state` (a superset of the enabled)."""
+        return self.parameters(cfg) if self.candidates is None else self.candidates(cfg, state)
 
 
 # ------------------------------------------------------------ parameters
 
 
-def peek_times(cfg):
-    """CreatePeek(d, i, t), ordered by d, then i, then t; `CreatePeek(d, t)` with one index."""
+def peek_times(cfg, ids=None):
+    """CreatePeek(d, i, t), ordered by d, then i, then t; `CreatePeek(d, t)` with one index
+    (of the peek ids `ids` only, if given)."""
     indexed = index_count(cfg) > 1
     return [((d, i, t) if indexed else (d, t), dict(d=d, t=t, i=i))
-            for d in range(cfg.D) for i in range(index_count(cfg)) for t in range(cfg.MaxTime + 1)]
+            for d in (range(cfg.D) if ids is None else ids) for i in range(index_count(cfg))
+            for t in range(cfg.MaxTime + 1)]
+
+
+def creatable(cfg, s: State):
+    """The CreatePeek instances that may be enabled in s: ids are allocated in order, so those
+    of the lowest unborn id alone (create_peek's guard)."""
+    return peek_times(cfg, [d for d in [next((d for d, status in enumerate(s.df) if status == UNBORN), None)]
+                            if d is not None])
 
 
 def peeks(cfg):
@@ -1701,12 +1718,19 @@ def index_times(cfg):
             for i in range(index_count(cfg)) for t in range(1, cfg.MaxTime + 1)]
 
 
-def reader_times(cfg):
+def reader_times(cfg, readers=None):
     """ReaderDowngrade(p, d, t), ordered by p, then d, then t (t = 0 is never above a
-    registration); `ReaderDowngrade(p, t)` with one index and one peek id."""
+    registration); `ReaderDowngrade(p, t)` with one index and one peek id (of the (p, d)
+    pairs `readers` only, if given)."""
     short = index_count(cfg) == 1 and cfg.D == 1
-    return [((p, t) if short else (p, d, t), dict(p=p, d=d, t=t))
-            for p in range(cfg.P) for d in range(cfg.D) for t in range(1, cfg.MaxTime + 1)]
+    pairs = ((p, d) for p in range(cfg.P) for d in range(cfg.D)) if readers is None else readers
+    return [((p, t) if short else (p, d, t), dict(p=p, d=d, t=t)) for p, d in pairs for t in range(1, cfg.MaxTime + 1)]
+
+
+def registered_readers(cfg, s: State):
+    """The ReaderDowngrade instances that may be enabled in s: those of a registered reader
+    (reader_downgrade's guard)."""
+    return reader_times(cfg, [(p, d) for p in range(cfg.P) for d in range(cfg.D) if s.readers[p][d] is not None])
 
 
 def nothing(cfg):
@@ -1823,7 +1847,8 @@ def with_any_reconnect(cfg) -> bool:
 ACTIONS = (
     # Section 13: the controller creates the index in the stream, before any peek.
     Action("CreateIndex", create_index, index_as_ofs, False, controller, where=with_created_index),
-    Action("CreatePeek", create_peek, peek_times, False, create_peek_footprint, tla="CtlCreate({1})"),
+    Action("CreatePeek", create_peek, peek_times, False, create_peek_footprint, tla="CtlCreate({1})",
+           candidates=creatable),
     Action("DropPeek", drop_peek, peeks, False, controller, tla="CtlDrop"),
     Action("AdvancePolicy", advance_policy, index_ids, False, controller, where=with_policy),
     # Section 12: a free controller allows compaction in one command, in AdvancePolicy's place.
@@ -1844,7 +1869,7 @@ ACTIONS = (
     Action("Wake", wake, processes, True, wake_footprint, where=with_seal, why_disabled=wake_idle),
     # Never fair: a reader may stop making progress. After every other instance (spec 12.3).
     Action("ReaderDowngrade", reader_downgrade, reader_times, False, reader_downgrade_footprint,
-           where=with_reader_downgrade, tla="ReaderDowngrade({0}, {1})"),
+           where=with_reader_downgrade, tla="ReaderDowngrade({0}, {1})", candidates=registered_readers),
 )
 
 

@@ -26,7 +26,7 @@ def explain(cfg, label, before, after=None) -> tuple:
     for action in actions.ACTIONS:  # read when called: a test may declare more
         if action.name != name or not action.where(cfg):
             continue
-        for label_args, keywords in action.parameters(cfg):
+        for label_args, keywords in action.parameters_in(cfg, before):  # those that may be enabled there
             if tuple(label_args) == args:
                 record: list = []
                 again = action.step(before, cfg=cfg, record=record, **keywords)

@@ -25,16 +25,40 @@ from protocol.model.trace import Change, Trace, changes
 # ------------------------------------------------------------------ values
 
 
-def state_lines(state) -> list[str]:
-    """Every variable of a state, one per line, per-process variables per process."""
+def state_lines(state, elide: bool = False) -> list[str]:
+    """Every variable of a state, one per line, per-process variables per process; with `elide`,
+    a long vector's runs counted (`runs_elided`)."""
     lines = []
+    text = (lambda domain, value: runs_elided(domain.text(value))) if elide else (lambda domain, value: domain.text(value))
     for variable in shown(state):
         value = getattr(state, variable.name)
         if variable.scope == GLOBAL:
-            lines.append(f"{variable.name} = {variable.domain.text(value)}")
+            lines.append(f"{variable.name} = {text(variable.domain, value)}")
         else:
-            lines += [f"{variable.name}[{p}] = {variable.domain.text(v)}" for p, v in enumerate(value)]
+            lines += [f"{variable.name}[{p}] = {text(variable.domain, v)}" for p, v in enumerate(value)]
     return lines
+
+
+# A vector of more entries than this is written with its runs of equal entries counted.
+LONG_VECTOR = 8
+SHORTEST_RUN = 3  # a run of fewer equal entries is written out
+
+
+def runs_elided(text: str) -> str:
+    """A vector's text (`<Unborn, Unborn, ...>`) of more than LONG_VECTOR entries with each run
+    of equal entries counted, `<Live, 299 × Unborn>`; any other text as it is."""
+    if not (text.startswith("<") and text.endswith(">")):
+        return text
+    entries = text[1:-1].split(", ")
+    if len(entries) <= LONG_VECTOR:
+        return text
+    parts, start = [], 0
+    for end in range(1, len(entries) + 1):
+        if end == len(entries) or entries[end] != entries[start]:
+            run = end - start
+            parts += [f"{run} \u00d7 {entries[start]}"] if run >= SHORTEST_RUN else entries[start:end]
+            start = end
+    return "<" + ", ".join(parts) + ">"
 
 
 # ------------------------------------------------------------------ groups

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from protocol.tools.log import Observation
-from protocol.render.narrate import narrate, state_lines, value_text
+from protocol.render.narrate import narrate, runs_elided, state_lines, value_text
 from protocol.render.terminal import trace_table
 from protocol.model.trace import Trace
 from protocol.tools.validate import Validation, differing
@@ -103,7 +103,7 @@ def candidates_table(result: Validation) -> Table:
         table.title = Text(f"The state the model is in just before {mismatch.where}", style="bold")
         table.add_column("variables")
         table.add_column("enabled actions, in protocol words")
-        table.add_row(Text("\n".join(state_lines(candidates[0]))), enabled_text(result, 0))
+        table.add_row(Text("\n".join(state_lines(candidates[0], elide=True))), enabled_text(result, 0))
         return table
     among = differing(candidates) if len(candidates) > 1 else []
     table.title = Text(candidates_title(mismatch, among), style="bold")
@@ -130,12 +130,25 @@ def candidates_title(mismatch, among: list) -> str:
 def entry_text(state, key: str) -> str:
     name, _, rest = key.partition("[")
     value = getattr(state, name)
-    return value_text(name, value[int(rest[:-1])] if rest else value)
+    return runs_elided(value_text(name, value[int(rest[:-1])] if rest else value))
+
+
+# A refusal narrates the first few enabled instances of each action and counts the rest: a fresh
+# state at MaxTime = 1000 enables 1,001 creates, and narrating each would cost as much as the constants.
+SHOWN_PER_ACTION = 3
 
 
 def enabled_text(result: Validation, index: int) -> Text:
     state = result.mismatch.candidates[index]
-    lines = [f"{label}: {narrate(label, state, after, result.cfg)}" for label, after in result.mismatch.enabled[index]]
+    by_action: dict = {}
+    for label, after in result.mismatch.enabled[index]:
+        by_action.setdefault(label.name, []).append((label, after))
+    lines = []
+    for name, steps in by_action.items():
+        lines += [f"{label}: {narrate(label, state, after, result.cfg)}" for label, after in steps[:SHOWN_PER_ACTION]]
+        if len(steps) > SHOWN_PER_ACTION:
+            lines.append(f"\u2026 and {len(steps) - SHOWN_PER_ACTION:,} more {name} instances, "
+                         f"{steps[SHOWN_PER_ACTION][0]} to {steps[-1][0]}")
     return Text("\n".join(lines) or "nothing is enabled")
 
 

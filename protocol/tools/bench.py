@@ -379,6 +379,10 @@ VALIDATE_LADDERS = (("Publish", "Ingest"), ("Publish", "MaintStep"))
 VALIDATE_SNAPSHOT_LADDERS = (("Publish", "Ingest"),)
 # Header-only logs at wide constants (D x (MaxTime + 1) may not pass 1,048,576 instances).
 VALIDATE_HEADERS = ({"P": 2, "MaxTime": 1_000_000}, {"P": 8, "D": 1, "MaxTime": 1_000_000})
+# A two-line log refused at its step, at wide constants: the verdict and its explanation (the
+# state before, the instances enabled there in protocol words), rendered. The explanation costs
+# what it shows, not D x MaxTime (issue 57: 82 s at D = MaxTime = 300 before).
+VALIDATE_REFUSALS = (({"P": 2, "D": 1000, "MaxTime": 1000}, {"action": "DropPeek", "args": [0]}),)
 VALIDATE_TIMEOUT = 120  # seconds a measurement may take before it is reported as not finished
 # A measurement under REPEAT_UNDER CPU seconds is taken up to VALIDATE_REPEATS times and the
 # least kept: on a shared machine single runs of a second vary by a third, which hides whether
@@ -451,6 +455,8 @@ def validate_requests() -> list[dict]:
                  for silent, snapshot in ladders for times in VALIDATE_LENGTHS]
     requests += [{"case": "header only", "config": name, "constants": header, "states": 0, "silent": []}
                  for header in VALIDATE_HEADERS]
+    requests += [{"case": "refused, explained", "config": name, "constants": header, "states": 0, "silent": [],
+                  "refusal": event} for header, event in VALIDATE_REFUSALS]
     return requests
 
 
@@ -465,16 +471,33 @@ def measure_validate(request: dict) -> dict:
         text = walk_log(name, constants, request["states"], VALIDATE_SEED, request["silent"], request.get("snapshot", False))
     else:
         text = header_line(name, lookup(name).with_constants(constants).config, request["silent"]) + "\n"
+        if "refusal" in request:
+            text += json.dumps(request["refusal"]) + "\n"
     wall, cpu = time.perf_counter(), time.process_time()
     try:
         result = validate(parse(text))
         verdict = "a behaviour" if result.is_behaviour else f"refused at event {result.mismatch.event}"
+        if "refusal" in request:
+            verdict += f", explained in {explained_lines(result)} lines"
         states, open_ = max(result.layer_states), result.open_at_end
     except TooAmbiguous as error:
         verdict, states, open_ = f"too ambiguous ({error})", None, None
     return {**request, "lines": text.count("\n"), "verdict": verdict, "most_states": states, "open_at_end": open_,
             "seconds": round(time.perf_counter() - wall, 3), "cpu_seconds": round(time.process_time() - cpu, 3),
             "peak_memory_mb": round(peak_memory_mb())}
+
+
+def explained_lines(result) -> int:
+    """Render `validate`'s verdict and explanation as the terminal shows them; how many lines."""
+    import io
+
+    from rich.console import Console
+
+    from protocol.render.validate import render_validation
+
+    sink = io.StringIO()
+    render_validation(Console(file=sink, width=100, color_system=None), result, "refusal.jsonl")
+    return sink.getvalue().count("\n")
 
 
 def measure_validate_fresh(request: dict, timeout: float = VALIDATE_TIMEOUT) -> dict:

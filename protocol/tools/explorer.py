@@ -214,6 +214,7 @@ ROUTES = {
     "path": Explorer.path_record,
 }
 API_PATH = re.compile(r"^/api/(state|successors|path)/(\d+)$")
+MAX_ID_DIGITS = 20  # longer than any id a search of this process could give
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -221,10 +222,16 @@ class Handler(BaseHTTPRequestHandler):
     page: str
 
     def do_GET(self):  # noqa: N802 - http.server's name
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) > 1:  # which one counts is ambiguous: RFC 9112 asks for 400
+            return self._json(HTTPStatus.BAD_REQUEST, {"error": f"the request has {len(hosts)} Host headers: send one"})
         if not self._host_is_ours():
             return self._json(HTTPStatus.FORBIDDEN, {
                 "error": f"Host {self.headers.get('Host')!r} is not this server: ask for "
                          f"http://{LOOPBACK}:{self.server.server_address[1]}/ or localhost"})
+        cross = self._cross_site()
+        if cross is not None:
+            return self._json(HTTPStatus.FORBIDDEN, {"error": cross})
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
             return self._send(HTTPStatus.OK, self.page.encode("utf-8"), "text/html; charset=utf-8")
@@ -233,6 +240,10 @@ class Handler(BaseHTTPRequestHandler):
         found = API_PATH.match(path)
         if not found:
             return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such resource {path}: see docs/report.md"})
+        if len(found.group(2)) > MAX_ID_DIGITS:  # int() refuses past 4,300 digits; no id has a twentieth
+            return self._json(HTTPStatus.BAD_REQUEST, {
+                "error": f"a state id of {len(found.group(2)):,} digits: ids are the small numbers "
+                         "/api/start and /api/successors give"})
         route, state_id = ROUTES[found.group(1)], int(found.group(2))
         try:
             with self.explorer.lock:
@@ -252,6 +263,20 @@ class Handler(BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         names = {LOOPBACK, "localhost", str(self.server.server_address[0])}
         return host in names or host in {f"{name}:{port}" for name in names}
+
+    def _cross_site(self) -> str | None:
+        """Why a request another site's page made is refused, or None: its Origin is not this
+        server's, or the browser says (Sec-Fetch-Site) it comes from another site. A drive-by
+        page could otherwise make the explorer expand a million states."""
+        origin = self.headers.get("Origin")
+        port = self.server.server_address[1]
+        ours = {f"http://{name}:{port}" for name in (LOOPBACK, "localhost", str(self.server.server_address[0]))}
+        if origin is not None and origin.strip().lower() not in ours:
+            return f"Origin {origin[:80]!r} is not this server: the explorer answers its own page only"
+        site = (self.headers.get("Sec-Fetch-Site") or "none").strip().lower()
+        if site not in ("same-origin", "none"):
+            return f"Sec-Fetch-Site {site[:40]!r}: the explorer answers its own page only, not another site's"
+        return None
 
     def _refuse_method(self):
         """Any method but GET (and HEAD): 405, as JSON like every answer."""

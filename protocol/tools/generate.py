@@ -34,7 +34,7 @@ import attrs
 
 from protocol.model.config import NamedConfig
 from protocol.tools.itf import state_to_itf
-from protocol.tools.log import header_line, observation_line, step_line, encode
+from protocol.tools.log import GENERATOR, header_line, observation_line, step_line, encode
 from protocol.model.next import model_for
 from protocol.model.trace import Step, changes
 from protocol.model.actions import Applied
@@ -238,7 +238,7 @@ def run_log(name: str, cfg, run_steps: tuple, silent=(), observe: bool = True) -
     """A run as a protocol-log/1 log: its logged steps (each runtime step with the command it
     popped), and after each the variables that changed since the last observation."""
     by_label = {instance.label: instance for instance in model_for(cfg).instances}
-    lines = [header_line(name, cfg, silent)]
+    lines = [header_line(name, cfg, silent, GENERATOR)]  # marked: generate's own, to replace next time
     observed = run_steps[0].state
     pending = False
     for index, step in enumerate(run_steps[1:], 1):

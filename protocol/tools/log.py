@@ -47,7 +47,10 @@ FORMAT = "protocol-log/1"
 # file is a mistake (a wrong path, a binary), and holding it would cost memory.
 MAX_BYTES = 64 << 20
 MAX_LINE_BYTES = 1 << 20
-HEADER_KEYS = ("format", "config", "constants", "switches", "silent")
+HEADER_KEYS = ("format", "config", "constants", "switches", "silent", "generator")
+# What `generate` writes in the header of each run, its mark: the files it may replace or delete
+# on its next run. A recorded log leaves it out; validate reads it as any string and ignores it.
+GENERATOR = "protocol generate"
 STEP_KEYS = ("action", "args", "command")
 
 
@@ -201,13 +204,40 @@ def against(log: Log, config_name: str | None, number: int) -> Log:
 JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
+class DuplicateKey(ValueError):
+    """A JSON object naming one key twice: json keeps the last silently, so the line would mean
+    one thing here and perhaps another to the tool that wrote it."""
+
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(key)
+
+
+def unique_keys(pairs: list) -> dict:
+    """json's `object_pairs_hook`: the object, or DuplicateKey for a key named twice."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        raise DuplicateKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return found
+
+
+def loads(text: str):
+    """json.loads, refusing an object that names a key twice (DuplicateKey)."""
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def json_value(text: str, number: int):
-    """`text` as JSON, or a LogError naming the line: not JSON, nested too deeply, or a
-    number too long to be any value of the model (Python refuses over 4,300 digits)."""
+    """`text` as JSON, or a LogError naming the line: not JSON, an object naming a key twice,
+    nested too deeply, or a number too long to be any value of the model (Python refuses
+    over 4,300 digits)."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as error:
         raise LogError(number, f"is not JSON ({error.msg}, column {error.colno})") from None
+    except DuplicateKey as error:
+        raise LogError(number, f"names the key {json.dumps(error.key)[:60]} twice in one object: JSON readers "
+                               "differ on which one counts, so give it once") from None
     except RecursionError:
         raise LogError(number, "is nested too deeply to be an event") from None
     except ValueError:  # int() past sys.get_int_max_str_digits(): no time, id or frontier is that long
@@ -225,6 +255,8 @@ def read_header(header: dict, number: int) -> tuple[str, Config, tuple]:
     unknown = sorted(set(header) - set(HEADER_KEYS))
     if unknown:
         raise LogError(number, f"the header has unknown key {unknown[0]!r}: the keys are {', '.join(HEADER_KEYS)}")
+    if not isinstance(header.get("generator", ""), str):
+        raise LogError(number, "\"generator\" must be a string (generate writes \"protocol generate\")")
     name = header.get("config")
     if not isinstance(name, str):
         raise LogError(number, "the header names no configuration: add \"config\": NAME (see `list`)")
@@ -421,6 +453,9 @@ def lenient_forms(domain, encoded) -> list:
         return [encoded]
     if isinstance(domain, schema.Queue):
         return [[command_variant(c) if isinstance(c, str) else c for c in encoded]]
+    if isinstance(domain, schema.PartialMap):  # no list form: [0] would read as {0: 0}, a reader at 0
+        raise NotInDomain("a partial map is written {\"#map\": [[d, t], ...]}, its present entries only, "
+                          "not as a list")
     return [encoded, {"#map": [[index, v] for index, v in enumerate(encoded) if v is not None]}, {"#set": encoded}]
 
 
@@ -459,14 +494,14 @@ def command_variant(text: str) -> dict:
 def _itf_document(text: str, first_line: str, number: int):
     """The ITF document `text` holds (one per line, or one pretty-printed), or None for a log."""
     try:
-        value = json.loads(first_line)
+        value = loads(first_line)
     except (json.JSONDecodeError, RecursionError):
         try:
-            value = json.loads(text)
+            value = loads(text)
         except (json.JSONDecodeError, RecursionError):
             return None
         except ValueError:
-            json_value(text, number)  # the number too long: its LogError
+            json_value(text, number)  # a key named twice, the number too long: its LogError
     except ValueError:
         json_value(first_line, number)
     if isinstance(value, dict) and "states" in value and "format" not in value:
@@ -529,9 +564,12 @@ def itf_config(base: Config, first: dict, number: int) -> Config:
 # ------------------------------------------------------------------ writing
 
 
-def header_line(name: str, cfg: Config, silent=()) -> str:
-    return json.dumps({"format": FORMAT, "config": name, "constants": cfg.constants,
-                       "switches": {key: getattr(cfg, key) for key in SWITCHES}, "silent": list(silent)})
+def header_line(name: str, cfg: Config, silent=(), generator: str | None = None) -> str:
+    header = {"format": FORMAT, "config": name, "constants": cfg.constants,
+              "switches": {key: getattr(cfg, key) for key in SWITCHES}, "silent": list(silent)}
+    if generator is not None:
+        header["generator"] = generator
+    return json.dumps(header)
 
 
 def step_line(label: Label, command: tuple | None = None) -> str:

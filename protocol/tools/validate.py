@@ -739,14 +739,16 @@ def refused(log: Log, cfg: Config, follower: Follower, layers: list, event, numb
 
 
 def enabled_steps(cfg: Config, state) -> tuple:
-    """((label, next state), ...) of every action instance of `cfg` enabled in `state`."""
+    """((label, next state), ...) of every action instance of `cfg` enabled in `state`, trying
+    only those that may be enabled there (`Action.parameters_in`), not every instance of the
+    constants: a refusal at D = MaxTime = 1000 tries a thousand creates, not a million."""
     found = []
     for action in declared.ACTIONS:
         if action.where(cfg):
-            for instance in action_instances(cfg, action):
-                after = instance.step(state)
+            for label_args, keywords in action.parameters_in(cfg, state):
+                after = action.step(state, cfg=cfg, **keywords)
                 if after is not None:
-                    found.append((instance.label, after))
+                    found.append((Label(action.name, *label_args), after))
     return tuple(found)
 
 
