@@ -31,6 +31,12 @@ EXIT_ENVIRONMENT = 4
 EXIT_DEFECT = 70
 
 
+class RunFailure(Exception):
+    """A run the machine could not let finish (an output that cannot be written, a lost worker,
+    too little memory to load the libraries): one line, exit 4 (EXIT_ENVIRONMENT). Here, below
+    every module that raises it, not in the command line's."""
+
+
 def interrupted_exit(signum: int | None) -> int:
     """128 + the signal that ended the run (Ctrl-C's when none was recorded), as a shell says of a
     process the signal killed: a wrapper tells an interrupted run from a finished one by the code."""

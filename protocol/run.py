@@ -53,7 +53,7 @@ def load_scipy() -> None:
     process cannot."""
     import sys
 
-    from protocol.cli.common import RunFailure  # a failed run's one line, exit 1
+    from protocol.exits import RunFailure  # a failed run's one line, exit 4
 
     if "scipy.sparse.csgraph" in sys.modules:
         return

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import combination_id, switch_values
 from protocol.model.config import Config
-from protocol.engine.vector import search as vector_engine
+from protocol.engine.vector import explore as vector_engine
 from protocol.engine.vector.search import vector_refusal
 from protocol.model.next import model_for
 from protocol.run import explore_config, liveness_verdicts

@@ -25,7 +25,8 @@ from pathlib import Path
 from protocol.model.config import ConfigError, lookup, named_configurations, parse_constant
 from protocol.lifecycle import how, signal_received
 from protocol.exits import (  # noqa: F401 - the subcommands take the codes from here
-    EXIT_AS_EXPECTED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, interrupted_exit, say,
+    EXIT_AS_EXPECTED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, RunFailure, interrupted_exit,
+    say,
 )
 
 # Every command, when the reader of its standard output goes away (`| head`): silently (no
@@ -35,11 +36,6 @@ EXIT_BROKEN_PIPE = EXIT_ENVIRONMENT
 
 class UsageError(Exception):
     """A usage error: printed as one line, exit 2."""
-
-
-class RunFailure(Exception):
-    """A run the machine could not let finish (an output that cannot be written, a lost worker):
-    one line, exit 4 (EXIT_ENVIRONMENT)."""
 
 
 class Parser(argparse.ArgumentParser):
