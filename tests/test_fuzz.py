@@ -41,13 +41,22 @@ from protocol.tools.simulate import WalkChecks, checks_for, walk
 from protocol.model.next import replay
 
 WALK_DEPTH = 60  # states per walk, at most; the wide constants rarely run out before
-HUNT_DEPTH = 20  # every refutation fails within 8 states; longer walks only slow the shrinking
+HUNT_DEPTH = 20  # every refutation fails within 8 states (`hunted`); longer walks only slow the shrinking
 # A hunt stops at its first find, so its budget costs time only when it fails.
 HUNT_EXAMPLES = 10 * settings.default.max_examples
 FIND_SEED = 0
 SAFETY_REFUTATIONS = [
     named for named in named_configurations().values() if named.violates in props.declared_names(*props.SAFETY)
 ]
+
+
+def hunted(named) -> str:
+    """The safety property a hunt looks for: of those the refutation expects to break, the one
+    it breaks soonest (the manifest's first on a tie). Section 13's refutations name I1 first, which
+    they break only in 10 or 11 states, along a path few random walks take; they break PeerHeld,
+    SinceLeStanding or NoRegression sooner (HoldsPeerByReader: PeerHeld in 3)."""
+    safety = props.declared_names(*props.SAFETY)
+    return min((prop for prop, _ in named.expect if prop in safety), key=lambda prop: dict(named.expect)[prop])
 
 # Wider than exhaustive search reaches (spec section 1: defaults P=2, D=1, MaxTime=2).
 WIDE = st.fixed_dictionaries(
@@ -151,8 +160,8 @@ def hunt(named, prop: str):
 @pytest.mark.parametrize("named", SAFETY_REFUTATIONS, ids=lambda named: named.name)
 def test_fuzzing_finds_and_shrinks_each_refutation(named):
     """At the default constants the shrunk walk is compared with the breadth-first shortest."""
-    shortest = checked(named.name).properties[named.violates].trace_length
-    shrunk, needed = hunt(named, named.violates)
+    shortest = checked(named.name).properties[hunted(named)].trace_length
+    shrunk, needed = hunt(named, hunted(named))
     found = f"found after {needed} walks, shrunk to {shrunk.length} states: {labels(shrunk)}"
     assert shrunk.length >= shortest, f"shorter than breadth-first's {shortest}: the checker missed it; {found}"
     # The shrinker deletes steps one draw at a time; a controller step that only enables
@@ -167,8 +176,8 @@ def test_fuzzing_finds_and_shrinks_each_refutation(named):
 def test_fuzzing_finds_each_refutation_at_wider_constants(named):
     # the design's silent reconnection has one dataflow (spec 12.6 refuses D=2)
     wider = named.with_constants({**WIDER, **({"D": 1} if named.config.hello == "silent" else {})})
-    shortest = check(wider, stop_on_violation=True).properties[named.violates].trace_length
-    shrunk, needed = hunt(wider, named.violates)
+    shortest = check(wider, stop_on_violation=True).properties[hunted(named)].trace_length
+    shrunk, needed = hunt(wider, hunted(named))
     # A draw shrunk to 0 lets the first enabled runtime catch up, and at P processes that
     # is often another process's: removing such a run of steps means deleting several
     # draws and raising the next at once, which the shrinker does not always find. So a

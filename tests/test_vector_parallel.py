@@ -13,6 +13,7 @@ import pytest
 from helpers import combination_id, replace_action
 
 from protocol.model import actions
+from protocol.model.state import replace_at
 from protocol.model.config import Config, ConfigError, NamedConfig, lookup
 from protocol.engine.vector import search as vector
 from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLost, explore_parallel
@@ -99,7 +100,7 @@ def test_two_vector_partitions_find_what_the_packed_ones_find_on_the_switch_swee
 def lowering_publish(s, cfg, p):
     """Publish, or where process p's since is above 0, lower it by one (breaks NoRegression)."""
     if s.since[p] > 0:
-        return s._replace(since=tuple(v - 1 if q == p else v for q, v in enumerate(s.since)))
+        return s._replace(since=replace_at(s.since, p, s.since[p] - 1))  # process p's entry alone (views.py)
     return actions.publish(s, cfg, p)
 
 
