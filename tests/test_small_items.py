@@ -14,6 +14,19 @@ runs as a user runs it, in a session of its own.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import cli  # noqa: F401 - a fixture
+from test_signals import in_session
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------ bench: a rung that does not fit
@@ -54,3 +67,48 @@ def test_bench_runs_no_engine_of_a_rung_it_said_does_not_fit(monkeypatch):
     modes = tuple(bench.engine_mode(mode, engine) for mode in bench.ENGINE_MODES for engine in bench.ENGINES)
     bench.ladder(({"P": 1, "D": 1, "MaxTime": 1},), ("HoldsRouted",), modes, max_states=10)
     assert measured == ["safety/packed", "safety/vector"]
+
+
+# ------------------------------------------------------------------ matrix killed as a process group
+
+
+def workers_of(session: int) -> int:
+    """How many processes of the session are two levels below its leader (the pool's workers,
+    children of the forkserver)."""
+    parents = {pid: parent for pid, state, parent in in_session(session)}
+    return sum(parents.get(parent) == session for parent in parents.values())
+
+
+@pytest.mark.slow
+@pytest.mark.serial
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_matrix_jobs_killed_as_a_process_group_leaves_no_worker_unreaped(signum):
+    """`matrix --jobs 2` killed with `kill -TERM -PGID` left its two workers as zombies (16 of
+    16 tries): the forkserver died of the signal before reaping them. It now outlives the
+    signal, reaps them, and is stopped by the run's end."""
+    process = subprocess.Popen([sys.executable, "-m", "protocol", "matrix", "--jobs", "2"], cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while workers_of(process.pid) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert workers_of(process.pid) == 2, "the two workers never started"
+        time.sleep(0.5)  # each has a combination in hand
+        os.killpg(process.pid, signum)
+        _, err = process.communicate(timeout=30)
+        time.sleep(1.0)
+        left = [f"{pid} {state}" for pid, state, parent in in_session(process.pid)]
+        assert process.returncode == 128 + signum, err
+        assert err.count("\n") == 1 and "interrupted" in err, err
+        assert left == [], f"processes of the run left after it ended (pid state): {left}"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        for pid, state, parent in in_session(process.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
