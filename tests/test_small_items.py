@@ -112,3 +112,53 @@ def test_matrix_jobs_killed_as_a_process_group_leaves_no_worker_unreaped(signum)
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+# ------------------------------------------------------------------ matrix: one count of its combinations
+
+
+def test_matrix_announces_the_combinations_its_last_line_counts(cli, monkeypatch):  # noqa: F811
+    """`matrix -c P=8` announced "72 combinations" (those it checks) and, interrupted, ended
+    with "0 of 96 combinations checked to the end" (every row): both now count every
+    combination, and the first says how many of them are checked (the others are the same
+    system as one of those)."""
+    import re
+
+    import protocol.cli.matrix as matrix_command
+    import protocol.tools.matrix as matrix_tool
+
+    def interrupted_at_once(constants, jobs, on_done=None, family=matrix_tool.MECHANISMS):
+        return matrix_tool.Matrix(tuple(matrix_tool.plan(constants, family)), interrupted=True, family=family)
+
+    monkeypatch.setattr(matrix_tool, "PROBE_STATES", 500)
+    monkeypatch.setattr(matrix_command, "run_matrix", interrupted_at_once)
+    code, out, err = cli("matrix", "-c", "P=8", "--format", "markdown")
+    announced = re.search(r"the matrix has (\d+) combinations at P=8, D=1, MaxTime=2, (\d+) of them to check "
+                          r"\(the other (\d+) are the same system as one of those\)", err)
+    ended = re.search(r"INCOMPLETE \(interrupted\): 0 of (\d+) combinations checked to the end", out)
+    assert announced and ended, (err, out)
+    total, checked, same = (int(group) for group in announced.groups())
+    assert total == int(ended.group(1)) == checked + same
+    rows = matrix_tool.plan({"P": 8, "D": 1, "MaxTime": 2})
+    assert (total, checked) == (len(rows), sum(row.same_as is None for row in rows))
+    assert "refused" not in err  # P=8 refuses no combination
+    assert code == 130
+
+
+def test_matrix_says_which_combinations_its_constants_refuse():
+    """A combination the constants refuse is no row: said before the run, with the reason,
+    not left for the user to find in a smaller table."""
+    from protocol.render.matrix import refused_line
+    from protocol.tools.matrix import FAMILIES, refused_by_constants
+
+    shipped = FAMILIES["shipped"]
+    constants = {"P": 1, "D": 1, "MaxTime": 2, "E": 0}
+    total, refused, reasons = refused_by_constants(constants, shipped)
+    assert (total, refused) == (56, 42)
+    line = refused_line(constants, total, refused, reasons)
+    assert line.startswith("42 of the matrix's 56 combinations are refused at P=1, D=1, MaxTime=2, E=0, so it has 14: ")
+    assert "needs E>=1" in line
+    for family in FAMILIES.values():  # at the family's own constants, or P=8, none is refused
+        for more in ({}, {"P": 8}):
+            constants = {"P": 2, "D": 1, "MaxTime": 2, **family.constants, **more}
+            assert refused_line(constants, *refused_by_constants(constants, family)) is None
