@@ -162,3 +162,43 @@ def test_matrix_says_which_combinations_its_constants_refuse():
         for more in ({}, {"P": 8}):
             constants = {"P": 2, "D": 1, "MaxTime": 2, **family.constants, **more}
             assert refused_line(constants, *refused_by_constants(constants, family)) is None
+
+
+# ------------------------------------------------------------------ bench's lines within the width
+
+
+def measured_widely(name, constants, mode, max_states):
+    """A measurement with wide figures, in no time (what a fresh process would return)."""
+    return {"config": name, "constants": constants, "mode": mode, "complete": True, "distinct_states": 12_345_678,
+            "reduced_states": None, "transitions": 98_765_432, "depth": 41, "seconds": 1234.56,
+            "cpu_seconds": 2345.67, "states_per_second": 10_000, "peak_memory_mb": 12_345, "as_expected": True,
+            "load_average_1min": 1.0, "critical_seconds": 1.0, "engine": "vector", "states_per_cpu_second": 5_263,
+            "bytes_per_state": 90.5, "parts": {}}
+
+
+@pytest.mark.parametrize("columns", ["60", "72"])
+def test_bench_lines_fit_the_width_and_keep_every_figure(cli, monkeypatch, columns):  # noqa: F811
+    """At COLUMNS=60 bench's line per measurement was 83 to 92 columns. Each is now broken at
+    spaces within the width, its continuation indented, and no figure is cut."""
+    import protocol.cli.bench as bench_command
+    import protocol.tools.bench as bench
+
+    monkeypatch.setattr(bench, "measure_fresh", measured_widely)
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = cli("bench", "--config", "HoldsAcquire", "--rung", "P=3,D=2,MaxTime=3")
+    assert (code, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= int(columns), out
+    lines = out.split("\nbenchmark")[0]  # the lines as taken, before the table
+    expected = [bench_command.line(measured_widely("HoldsAcquire", {"P": 3, "D": 2, "MaxTime": 3}, mode, 0))
+                for mode in bench.MODES]
+    assert max(map(len, expected)) > int(columns)  # each would have been wrapped by the terminal
+    assert lines.replace("\n  ", " ").splitlines() == expected
+
+
+def test_bench_lines_in_a_pipe_without_columns_stay_one_line_each(cli, monkeypatch):  # noqa: F811
+    import protocol.tools.bench as bench
+
+    monkeypatch.setattr(bench, "measure_fresh", measured_widely)
+    monkeypatch.delenv("COLUMNS")
+    code, out, err = cli("bench", "--config", "HoldsAcquire", "--rung", "P=3,D=2,MaxTime=3")
+    assert code == 0 and len([line for line in out.splitlines() if line.startswith("HoldsAcquire P=3")]) == 5

@@ -512,6 +512,19 @@ def configurations_table(configurations, width: int = NARROW) -> Table:
     return table
 
 
+def folded(line: str, width: int) -> str:
+    """A line of text printed as it is taken (`bench`'s one per measurement) within `width`
+    columns: broken at spaces, the continuation indented by two, no figure cut (a word longer
+    than the width stays whole). At COLUMNS=60 bench's lines were 83 to 92 columns, which a
+    terminal wrapped mid-figure."""
+    import textwrap
+
+    if len(line) <= width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False))
+
+
 def one_line_description():
     """A progress bar's description shortened with an ellipsis, never wrapped onto a second
     line: a progress bar redraws one line in place, and a wrapped one is left behind mid-word."""
