@@ -15,6 +15,7 @@ runs as a user runs it, in a session of its own.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -202,3 +203,55 @@ def test_bench_lines_in_a_pipe_without_columns_stay_one_line_each(cli, monkeypat
     monkeypatch.delenv("COLUMNS")
     code, out, err = cli("bench", "--config", "HoldsAcquire", "--rung", "P=3,D=2,MaxTime=3")
     assert code == 0 and len([line for line in out.splitlines() if line.startswith("HoldsAcquire P=3")]) == 5
+
+
+# ------------------------------------------------------------------ FORCE_COLOR in a pipe
+
+
+CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[ABCDEFGHJKST]|\x1b\[\?25[lh]|\r")  # a redraw in place, a hidden cursor
+
+
+@pytest.mark.parametrize("argv", [("check", "HoldsCap", "-c", "MaxTime=1"), ("list",),
+                                  ("check", "HoldsCap", "HoldsRouted", "-c", "MaxTime=1", "--no-trace")],
+                         ids=" ".join)
+def test_force_color_colours_the_verdicts_in_a_pipe(cli, monkeypatch, tmp_path, argv):  # noqa: F811
+    """FORCE_COLOR was ignored in a pipe: a CI log that renders ANSI lost the verdict colours.
+    Standard output now gets colour (SGR codes only: nothing redrawn in place, no progress bar);
+    an --output file never (issue 32); NO_COLOR wins over FORCE_COLOR."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    code, out, err = cli(*argv)
+    assert code == 0 and err == ""
+    assert "\x1b[" in out and not CURSOR_MOVES.search(out), repr(out[:300])
+    if argv[0] == "check":
+        assert "\x1b[32mas expected" in out  # the verdict in green
+        target = tmp_path / "out.txt"
+        code, _, err = cli(*argv, "--output", str(target))
+        assert code == 0 and "as expected" in target.read_text() and "\x1b" not in target.read_text()
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, err = cli(*argv)
+    assert code == 0 and "\x1b" not in out
+
+
+@pytest.mark.parametrize("argv", [("check", "HoldsCap", "-c", "MaxTime=1", "--json"),
+                                  ("check", "HoldsCap", "-c", "MaxTime=1", "--format", "markdown"),
+                                  ("check", "HoldsCap", "-c", "MaxTime=1", "--format", "itf"), ("graph", "HoldsRouted", "-c", "MaxTime=1")],
+                         ids=" ".join)
+def test_force_color_leaves_machine_formats_plain(cli, monkeypatch, argv):  # noqa: F811
+    """What a program reads (JSON, markdown, a graph) stays plain text whatever FORCE_COLOR says."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    code, out, err = cli(*argv)
+    assert code == 0 and out and "\x1b" not in out
+
+
+def test_force_color_levels():
+    """FORCE_COLOR=2 and 3 ask for 256 colours and true colour (force-color.org); an empty one none."""
+    import io
+    import sys
+
+    from protocol.render.terminal import forced_colour
+
+    assert forced_colour(io.StringIO()) is None  # not standard output: never
+    for value, system in (("1", "standard"), ("true", "standard"), ("2", "256"), ("3", "truecolor"), ("", None)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("FORCE_COLOR", value)
+            assert forced_colour(sys.stdout) == system
