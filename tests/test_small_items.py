@@ -255,3 +255,37 @@ def test_force_color_levels():
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("FORCE_COLOR", value)
             assert forced_colour(sys.stdout) == system
+
+
+# ------------------------------------------------------------------ report cut short, to a file
+
+
+@pytest.mark.parametrize("argv", [("report", "HoldsRouted", "-c", "MaxTime=1", "--max-states", "5"),
+                                  ("check", "HoldsRouted", "-c", "MaxTime=1", "--max-states", "5", "--format", "html"),
+                                  ("report", "HoldsCap", "-c", "MaxTime=1", "--stop-on-violation")],
+                         ids=" ".join)
+@pytest.mark.parametrize("existing", [False, True], ids=["new file", "existing file"])
+def test_a_page_cut_short_is_written_to_output_as_to_standard_output(cli, tmp_path, argv, existing):  # noqa: F811
+    """`report --max-states N` printed its page on standard output, and with --output wrote
+    nothing (exit 3, "only a complete run writes it"): the bound was the user's, and lost
+    the page it asked for. A page cut short says INCOMPLETE on its face, so it is written,
+    with the same exit code and one line saying so."""
+    code, page, err = cli(*argv)
+    assert code == 3 and err == "" and "INCOMPLETE" in page
+    target = tmp_path / "page.html"
+    if existing:
+        target.write_text("the previous page\n")
+    code, out, err = cli(*argv, "--output", str(target))
+    assert (code, out) == (3, "")
+    assert err == f"protocol: the run was cut short; the page written to --output {target} is marked INCOMPLETE\n"
+    assert target.read_text() == page
+    assert [path.name for path in tmp_path.iterdir()] == ["page.html"]  # no temporary file left
+
+
+def test_only_a_page_is_written_cut_short(cli, tmp_path):  # noqa: F811
+    """The other formats keep the rule (docs/checker.md, "Cut short"): what a program reads
+    from --output is a finished run or nothing; an interrupted page is never drawn."""
+    target = tmp_path / "out.json"
+    code, out, err = cli("check", "HoldsRouted", "-c", "MaxTime=1", "--max-states", "5", "--json",
+                         "--output", str(target))
+    assert code == 3 and not target.exists() and f"nothing written to --output {target}" in err
