@@ -210,19 +210,33 @@ def end_processes(processes, grace: float) -> None:
             process.join(grace)
 
 
+# The signals the forkserver is started with blocked (it inherits the mask across exec).
+SERVER_MASK = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def forkserver_context():
-    """The forkserver's context, its server started with SIGINT blocked. A terminal's Ctrl-C
-    reaches the whole process group, and a server still loading (a fresh interpreter, which
-    sets SIGINT aside only once it runs) printed a traceback; the workers it forks inherit
-    the mask, so the parent alone decides what a Ctrl-C ends, as for forked workers. The
-    signal meanwhile reaches the parent's handler as ever (another thread takes it, or it
-    waits for the mask to be lifted)."""
+    """The forkserver's context, its server started with SIGINT, SIGTERM and SIGHUP blocked.
+
+    A terminal's Ctrl-C reaches the whole process group, and a server still loading (a
+    fresh interpreter, which sets SIGINT aside only once it runs) printed a traceback; the
+    workers it forks inherit the mask, so the parent alone decides what a Ctrl-C ends, as
+    for forked workers. SIGTERM and SIGHUP sent to the whole group (`kill -TERM -PGID`, a
+    closed terminal) killed the server with its workers, before it had reaped them: they
+    were handed to process 1, which in a container often reaps nothing, and stayed zombies
+    (`matrix --jobs 2`, 16 of 16 tries). Blocked, the server outlives the signal, reaps
+    each worker as it dies and ends when the parent stops it (`end_servers`); the workers
+    take SIGTERM and SIGHUP back at once (`worker_started`). The signal meanwhile reaches
+    the parent's handler as ever (another thread takes it, or it waits for the mask to be
+    lifted). The resource tracker is started under the same mask (SIGHUP killed it)."""
     import multiprocessing
     from multiprocessing import forkserver, resource_tracker
 
-    resource_tracker.ensure_running()  # it lifts SIGINT's mask itself once its process is started
-    masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    masked = signal.pthread_sigmask(signal.SIG_BLOCK, SERVER_MASK)
     try:
+        # The resource tracker ignores SIGINT and SIGTERM itself, not SIGHUP: killed by a
+        # group's SIGHUP, it was relaunched and printed a traceback per semaphore it had lost.
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, SERVER_MASK)  # its start unblocks SIGINT and SIGTERM
         forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, masked)
@@ -236,7 +250,7 @@ def process_pool(workers: int, context):
     otherwise leave its exit waiting for every check already given to a worker."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(workers, mp_context=context)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker_started)
     try:
         yield pool
     except BaseException:
@@ -244,6 +258,14 @@ def process_pool(workers: int, context):
         raise
     finally:
         pool.shutdown(wait=True)  # at once when stopped
+
+
+def worker_started() -> None:
+    """In each worker of a pool, first: SIGTERM and SIGHUP end it again (a forkserver's worker
+    inherits the server's mask, `forkserver_context`), SIGINT stays the parent's to decide, and
+    it dies with its parent. A forked worker has all this from `_become_worker` already."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGHUP})
+    die_with_parent()
 
 
 def stop_executor(pool, grace: float = 0.5) -> None:

@@ -37,6 +37,11 @@ def start(*argv, cwd=ROOT, env=None):
 
 def alive_in_session(session: int) -> list[int]:
     """The processes of session `session` still running (zombies are dead: nothing reaps them here)."""
+    return [pid for pid, state, parent in in_session(session) if state != "Z"]
+
+
+def in_session(session: int) -> list[tuple[int, str, int]]:
+    """Every process of session `session`, zombies too, as (pid, state, parent pid)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -45,9 +50,9 @@ def alive_in_session(session: int) -> list[int]:
             if os.getsid(int(entry)) != session:
                 continue
             with open(f"/proc/{entry}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(int(entry))
-        except (OSError, IndexError):
+                state, parent = stat.read().rsplit(")", 1)[1].split()[:2]
+            found.append((int(entry), state, int(parent)))
+        except (OSError, IndexError, ValueError):
             pass
     return found
 

@@ -158,14 +158,15 @@ def run_validate(args) -> int:
 
     records: list[dict] = []
     interrupted = False
-    from protocol.render.terminal import fitted  # a table wider than the terminal: a list of its rows
+    from protocol.render.terminal import fitted, folded  # a table wider than the terminal: a list of its rows
 
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
 
         def on_record(record: dict) -> None:
             records.append(record)
-            print(json.dumps(record) if args.json else validate_line(record), file=sink, flush=True)
+            print(json.dumps(record) if args.json else folded(validate_line(record), console.width), file=sink,
+                  flush=True)
 
         if args.json:
             print(json.dumps({"machine": machine()}), file=sink, flush=True)
@@ -237,12 +238,12 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
     with `workers` (and no rungs), the runs of `worker_runs` with each count."""
     records: list[dict] = []
     interrupted = False
-    from protocol.render.terminal import fitted  # a table wider than the terminal: a list of its rows
+    from protocol.render.terminal import fitted, folded  # a table wider than the terminal: a list of its rows
 
     with output_to(None) as sink:
         console = wide_console(sink, PIPE_WIDTH)
         show = (lambda r: print(json.dumps(r), file=sink, flush=True)) if args.json else \
-               (lambda r: print(line(r), file=sink, flush=True))
+               (lambda r: print(folded(line(r), console.width), file=sink, flush=True))
         if args.json:
             show({"machine": machine()})
 
@@ -258,9 +259,9 @@ def measured(args, rungs, names, modes, max_states: int, widenings, workers: tup
                 from protocol.tools.bench import threads_ceiling
 
                 ceiling = {"workers": most, "ratio": threads_ceiling(most)}
-                print(json.dumps({"threads_ceiling": ceiling}) if args.json else
+                print(json.dumps({"threads_ceiling": ceiling}) if args.json else folded(
                       f"this machine: {ceiling_text(ceiling)} (the least ratio {most} workers can give here)",
-                      file=sink, flush=True)
+                      console.width), file=sink, flush=True)
             if workers:
                 from protocol.tools.bench import worker_runs
 

@@ -30,7 +30,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
                         help="how to write results and counterexamples (itf: one JSON document per line; "
                              "mermaid: a .mmd sequence diagram; html: the page of `report`)")
     add_output_option(parser, "write results to FILE instead of standard output (never with ANSI codes); "
-                              "an existing FILE is replaced only by a complete run")
+                              "an existing FILE is replaced only by a complete run (or by an html page cut short by "
+                              "--max-states, marked INCOMPLETE)")
     parser.add_argument("--no-trace", action="store_true", help="show only the summaries")
     add_names_option(parser)
     parser.set_defaults(run=run)
@@ -159,6 +160,9 @@ def check_and_write(args, planned, matrix_constants: dict | None = None) -> int:
             interrupted=interrupted,
             why=interrupted_why(results) if not page else "no page drawn",
             refuted=any(r.refuted for r in results) or (matrix is not None and matrix.refuted),
+            # a page cut short by --max-states or --stop-on-violation says so on its face, and is
+            # written; one that leaves out a skipped configuration would not say so, and is not
+            marked=page and not skipped,
         )
 
 

@@ -472,7 +472,7 @@ def wide_console(sink, pipe_width: int):
 # ------------------------------------------------------------------ the fate of a run
 
 def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False, why: str = "",
-           refuted: bool | None = None) -> int:
+           refuted: bool | None = None, marked: bool = False) -> int:
     """The exit code of a run, decided here for every subcommand (protocol/exits.py's classes).
 
     0 only when the run went to the end and every verdict is as expected. A run
@@ -483,10 +483,14 @@ def settle(sink, *, complete: bool, as_expected: bool, interrupted: bool = False
     property violated that should hold), which no longer run could mend. A complete
     run exits 1 when any verdict is not as expected. Only a complete run writes an
     --output file: otherwise the file keeps what the last complete run wrote, and
-    the one line says so.
+    the one line says so. The exception is a run cut short but not interrupted whose
+    output is `marked` INCOMPLETE on its face (a page: `report`, `check --format html`):
+    the bound was the user's, the page says what it is, and standard output gets it too.
     """
     kept = ""
-    if sink is not None and sink.path is not None and (interrupted or not complete):
+    if sink is not None and sink.path is not None and not complete and marked and not interrupted:
+        warn(f"the run was cut short; the page written to {sink.where} is marked INCOMPLETE")
+    elif sink is not None and sink.path is not None and (interrupted or not complete):
         sink.discard()
         kept = f"; {sink.where} left as it was" if os.path.exists(sink.path) else f"; nothing written to {sink.where}"
     if interrupted:

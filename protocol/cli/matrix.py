@@ -9,7 +9,8 @@ import attrs
 
 from protocol.model.config import Config
 from protocol.tools.matrix import (
-    FAMILIES, Matrix, derivation_record, estimate, markdown, matrix_switches, plan, row_record, run_matrix,
+    FAMILIES, Matrix, derivation_record, estimate, markdown, matrix_switches, plan, refused_by_constants,
+    row_record, run_matrix,
 )
 from protocol.cli.common import (
     JOBS_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, warn, whole_number, wide_console,
@@ -65,9 +66,13 @@ def run(args) -> int:
 
 
 def say_how_long(constants, family) -> None:
-    """Past the default constants, a line on stderr before the run: how long at least."""
-    from protocol.render.matrix import estimate_line
+    """Before the run, on stderr: the combinations the constants refuse, if any, and past
+    the default constants how long at least."""
+    from protocol.render.matrix import estimate_line, refused_line
 
+    line = refused_line(constants, *refused_by_constants(constants, family))
+    if line is not None:
+        warn(line)
     line = estimate_line(estimate(constants, family))
     if line is not None:
         warn(line)

@@ -1,7 +1,7 @@
 """`protocol report NAME... | --all [--matrix]`: one self-contained HTML page of checked
 configurations (protocol/render/report.py draws it). It is `check --format html` with
 --matrix: the same options, the same search, the same exit codes; an
-interrupted run writes nothing."""
+interrupted run writes nothing, one cut short by --max-states its page, marked INCOMPLETE."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def add_parser(subparsers, name: str, help: str) -> None:
     add_search_options(parser)
     add_names_option(parser)
     add_output_option(parser, "write the page to FILE instead of standard output; "
-                              "an existing FILE is replaced only by a complete run")
+                              "an existing FILE is replaced only by a run not interrupted (one cut "
+                              "short by --max-states writes its page, marked INCOMPLETE)")
     parser.set_defaults(run=run, format="html", json=False, full=False, no_trace=False)
 
 

@@ -171,8 +171,26 @@ def estimate_line(estimate) -> str | None:
         baseline = (f"the baseline alone passes {estimate.states:,} states (the probe stopped there "
                     f"after {estimate.seconds:.1f} s)")
         expect = f"expect far more than {about(estimate.at_least_seconds)}"
-    return (f"the matrix has {estimate.combinations} combinations to check at {where}; {baseline}: {expect}; "
+    # Counted as the table and the last line count them: every combination, of which those
+    # that are the same system as an earlier one are not checked again. `matrix -c P=8` said
+    # "72 combinations" here and "0 of 96 combinations checked to the end" when interrupted.
+    rows = estimate.rows or estimate.combinations
+    same = rows - estimate.combinations
+    counted = (f"{rows} combinations at {where}, {estimate.combinations} of them to check (the other {same} "
+               "are the same system as one of those)" if same else f"{rows} combinations to check at {where}")
+    return (f"the matrix has {counted}; {baseline}: {expect}; "
             "lower constants answer sooner, Ctrl-C stops cleanly")
+
+
+def refused_line(constants: dict, total: int, refused: int, reasons: list[str]) -> str | None:
+    """What the matrix says before it starts when its constants refuse some of its combinations
+    (`tools.matrix.refused_by_constants`); None when they refuse none."""
+    if not refused:
+        return None
+    where = ", ".join(f"{name}={value:,}" for name, value in constants.items())
+    more = f" (and {len(reasons) - 1} other {'reason' if len(reasons) == 2 else 'reasons'})" if len(reasons) > 1 else ""
+    return (f"{refused} of the matrix's {total} combinations are refused at {where}, so it has "
+            f"{total - refused}: {reasons[0]}{more}")
 
 
 class MatrixProgress:

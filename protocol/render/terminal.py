@@ -34,8 +34,11 @@ class OurConsole(Console):
 #   raised to MIN_WIDTH: no table is drawn one character a line); COLUMNS that is 0,
 #   negative or not a number counts as unset. Unset, a terminal gives its own width, and
 #   a file or a pipe the command's default width (never the size of a terminal it is not);
-# - colour and cursor movement only on a terminal, and never with NO_COLOR set: a file or
-#   a pipe gets plain text whatever FORCE_COLOR, TTY_COMPATIBLE or TERM say.
+# - colour and cursor movement on a terminal, never with NO_COLOR set; standard output
+#   that is a pipe gets colour (and no cursor movement: no progress bar) when FORCE_COLOR
+#   asks for it, as a CI log that renders ANSI wants its verdicts coloured; an --output
+#   file never (issue 32: escape codes in a file one keeps), whatever FORCE_COLOR,
+#   TTY_COMPATIBLE or TERM say.
 
 MIN_WIDTH = 60
 DEFAULT_WIDTH = 80
@@ -79,10 +82,30 @@ def console_for(file=None, width: int | None = None, default_width: int = DEFAUL
     terminal = is_a_terminal(stream)
     if width is None:
         width = stated_width() or (terminal_width(stream) if terminal else None) or default_width
-    colour = terminal and not os.environ.get("NO_COLOR")
+    system = "auto" if terminal else forced_colour(stream)
+    colour = system is not None and not os.environ.get("NO_COLOR")
     return OurConsole(file=file, width=max(width, 1), highlight=False, soft_wrap=False,
-                      force_terminal=terminal, color_system="auto" if colour else None,
+                      force_terminal=terminal, color_system=system if colour else None,
                       no_color=not colour, force_interactive=terminal)
+
+
+# FORCE_COLOR's levels (force-color.org: any other value that is not empty forces colour too)
+FORCED_SYSTEMS = {"2": "256", "3": "truecolor"}
+
+
+def forced_colour(stream) -> str | None:
+    """The colour system FORCE_COLOR asks of `stream` when it is standard output but not a
+    terminal (a CI log), None otherwise: a file given with --output never gets colour. A
+    colour system given outright, with force_terminal off, colours the text and leaves
+    `is_terminal` false, so that nothing is redrawn in place (no progress bar)."""
+    import os
+    import sys
+
+    forced = os.environ.get("FORCE_COLOR", "")
+    inner = getattr(stream, "stream", stream)  # a Sink's stream (cli/common.py)
+    if not forced or getattr(stream, "path", None) is not None or inner is not sys.stdout:
+        return None
+    return FORCED_SYSTEMS.get(forced.strip(), "standard")
 
 
 def plain_console(file, width: int) -> Console:
@@ -510,6 +533,19 @@ def configurations_table(configurations, width: int = NARROW) -> Table:
         else:
             table.add_row(name, Text(shown), expected)
     return table
+
+
+def folded(line: str, width: int) -> str:
+    """A line of text printed as it is taken (`bench`'s one per measurement) within `width`
+    columns: broken at spaces, the continuation indented by two, no figure cut (a word longer
+    than the width stays whole). At COLUMNS=60 bench's lines were 83 to 92 columns, which a
+    terminal wrapped mid-figure."""
+    import textwrap
+
+    if len(line) <= width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False,
+                                   break_on_hyphens=False))
 
 
 def one_line_description():

@@ -140,7 +140,8 @@ def combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> l
     return [cfg for _, cfg in chosen_combinations(constants, family)]
 
 
-def chosen_combinations(constants: Mapping[str, int], family: Family = MECHANISMS) -> list[tuple]:
+def chosen_combinations(constants: Mapping[str, int], family: Family = MECHANISMS,
+                        refusals: dict | None = None) -> list[tuple]:
     """Every combination as (the mechanisms chosen, its configuration), fairness on, in a fixed order.
 
     Compaction varies slowest among the switches of section 2, routed first, so
@@ -148,7 +149,8 @@ def chosen_combinations(constants: Mapping[str, int], family: Family = MECHANISM
     comes after it; the controller's release (`ctl_release`, section 11) varies
     slower still, so the combinations of section 2 come first, in their order.
     The mechanisms are those chosen, before `family.tied` settles what follows
-    from them: two choices may be one system (see `plan`).
+    from them: two choices may be one system (see `plan`). A choice the configuration
+    refuses is no combination; `refusals`, when given, counts them by reason.
     """
     if family.on is not None:
         switches, values = family.varied(), [family.on[name] for name in family.varied()]
@@ -159,11 +161,26 @@ def chosen_combinations(constants: Mapping[str, int], family: Family = MECHANISM
     for chosen in itertools.product(*values):
         try:
             cfg = Config(**constants, fairness=True, **family.fixed, **family.tied(dict(zip(switches, chosen))))
-        except ConfigError:
-            continue  # a value that needs a switch the matrix does not vary (physical from_cuts needs a seal)
+        except ConfigError as refusal:
+            # a value that needs a switch the matrix does not vary (physical from_cuts needs a seal),
+            # or one the constants refuse (E >= 1 with the marker hello needs broadcast compaction)
+            if refusals is not None:
+                refusals[str(refusal)] = refusals.get(str(refusal), 0) + 1
+            continue
         found.append((chosen_mechanisms(dict(zip(switches, chosen)), family) if family.on
                       else mechanisms(cfg, family), cfg))
     return found
+
+
+def refused_by_constants(constants: Mapping[str, int], family: Family = MECHANISMS) -> tuple[int, int, list[str]]:
+    """(the combinations the family has at its default constants, how many of them `constants`
+    refuse, the reasons why): `matrix -c E=2` checks 2 of the 96, and says so before it starts."""
+    at_defaults: dict = {}
+    here: dict = {}
+    total = len(chosen_combinations({**DEFAULT_CONSTANTS, **family.constants}, family, at_defaults))
+    chosen_combinations(constants, family, here)
+    reasons = [reason for reason, count in here.items() if count > at_defaults.get(reason, 0)]
+    return total, max(0, sum(here.values()) - sum(at_defaults.values())), reasons
 
 
 def same_system(cfg: Config) -> Config:
@@ -389,6 +406,7 @@ class Estimate:
     states: int  # distinct states the probe reached
     seconds: float
     complete: bool  # the baseline was explored to the end within the probe
+    rows: int = 0  # every combination, those the same system as another too (what the table counts)
 
     @property
     def at_least_seconds(self) -> float:
@@ -402,11 +420,12 @@ def estimate(constants: Mapping[str, int], family: Family = MECHANISMS) -> Estim
         return None
     from protocol.run import check
 
-    todo = [row for row in plan(constants, family) if row.same_as is None]
+    rows = plan(constants, family)
+    todo = [row for row in rows if row.same_as is None]
     probe = check(NamedConfig(name="matrix", config=todo[0].config), max_states=PROBE_STATES)
     if probe.interrupted:
         raise KeyboardInterrupt  # Ctrl-C during the probe: the matrix has not begun
-    return Estimate(dict(constants), len(todo), probe.distinct_states, probe.seconds, probe.complete)
+    return Estimate(dict(constants), len(todo), probe.distinct_states, probe.seconds, probe.complete, len(rows))
 
 
 # ------------------------------------------------------------ the derivation
