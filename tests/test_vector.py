@@ -85,9 +85,11 @@ def test_same_exploration_and_liveness_at_the_configurations_constants(name):
 
 
 @SLOW
-@pytest.mark.parametrize("name", ["Holds", "HoldsCap", "HoldsAliasShared"])
-def test_same_exploration_with_three_processes(name):
-    assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=1))
+@pytest.mark.parametrize("name, max_time", [("Holds", 1), ("HoldsCap", 1), ("HoldsSeal", 1), ("HoldsAliasShared", 0)])
+def test_same_exploration_with_three_processes(name, max_time):
+    # HoldsAliasShared at MaxTime=1 has 1,991,707 states at three processes, and the packed
+    # engine took 84 s of CI's time on them: its three processes' aliases are compared at 0.
+    assert_same_exploration(named_configurations()[name].config.evolve(P=3, D=1, MaxTime=max_time))
 
 
 @pytest.mark.parametrize("max_states", [1, 2, 3, 50, 1000, pytest.param(6906, marks=SLOW), 6907])
