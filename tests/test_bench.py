@@ -3,6 +3,8 @@ where a rung did not fit."""
 
 import time
 
+import pytest
+
 from protocol.tools.bench import measure, measure_fresh
 from protocol.render.terminal import plain_text
 from protocol.render.bench import bench_table
@@ -19,6 +21,7 @@ def test_a_measurement_reports_the_checks_counts():
     assert safety["peak_memory_mb"] > 0
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_rung_past_max_states_shows_as_cut():
     cut = measure_fresh("Holds", {"P": 2, "D": 1, "MaxTime": 2}, "safety", max_states=100)
     assert not cut["complete"]
@@ -160,6 +163,7 @@ def test_repeat_keeps_the_run_of_least_wall_seconds_and_says_so(monkeypatch):
     assert bench.measure_least("Holds", {}, "safety", 10, repeat=3) == {"error": "no"}
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_threads_ceiling_tells_jobs_that_run_side_by_side_from_jobs_that_take_turns():
     """`bench --workers` measures first how much the machine lets threads pay: jobs that
     let go of the interpreter's lock (numpy's sorts in the bench, sleeps here) run side by

@@ -135,6 +135,7 @@ def shared_runs(monkeypatch) -> list:
     return shared
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_steps_shared_across_upper_give_the_exhaustive_search_s_counts(monkeypatch):
     text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": 20}, 60, 3, ["Publish", "Ingest"])
     shared = shared_runs(monkeypatch)

@@ -162,6 +162,7 @@ def test_an_interrupt_is_130_in_process(cli, monkeypatch):
     assert code == 130 and "interrupted (Ctrl-C)" in err
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_full_disk_is_4():
     code, out, err = protocol("check", "HoldsRouted", "-c", "MaxTime=1", "--output", "/dev/full")
     assert code == EXIT_ENVIRONMENT
@@ -235,6 +236,7 @@ def test_a_usage_error_with_stderr_closed_or_full_is_2_and_silent(stderr):
 
 
 @pytest.mark.parametrize("stderr", ["closed", "full"])
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_run_with_stderr_closed_or_full_keeps_its_code_and_its_output(stderr, tmp_path):
     target = tmp_path / "out.txt"
     code, out, _ = protocol("check", "Holds", "--max-states", "100", "--json", "--output", str(target), stderr=stderr)
@@ -245,6 +247,7 @@ def test_a_run_with_stderr_closed_or_full_keeps_its_code_and_its_output(stderr, 
 
 
 @pytest.mark.parametrize("stderr", ["closed", "full"])
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_an_environment_failure_with_stderr_closed_or_full_is_4(stderr):
     code, out, _ = protocol("check", "HoldsRouted", "-c", "MaxTime=1", "--output", "/dev/full", stderr=stderr)
     assert (code, out) == (EXIT_ENVIRONMENT, "")
@@ -273,6 +276,7 @@ def piped_to_head(*argv):
     return writer.returncode, head.stdout.decode(), err
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_graph_into_head_is_4_without_a_word():
     """The graph (600 kB) is more than the pipe holds: the reader left before the end. One write
     of it all was cut by the kernel where the pipe was full, without an error, and graph exited 0."""
@@ -286,6 +290,7 @@ def test_report_all_into_head_is_4_without_a_word():
     assert (code, line, err) == (EXIT_ENVIRONMENT, "<!DOCTYPE html>\n", "")
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_what_fits_the_pipe_before_the_reader_leaves_was_delivered():
     """`check HoldsRouted | head -1`: the whole output was taken by the pipe before the reader
     left, so nothing was lost to the writer's knowledge, and the run's own code stands."""

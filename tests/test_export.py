@@ -177,6 +177,7 @@ def test_check_output_writes_the_file(cli, tmp_path):
 # ------------------------------------------------------------------- graph
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_graph_has_every_state_and_transition_and_highlights_the_trace():
     named = lookup("HoldsCap")
     result = checked("HoldsCap")

@@ -145,6 +145,7 @@ def test_a_failing_component_wakes_the_readable_invariant():
     assert not run.engine.failures["PhysicalLeSince"]
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_by_pair_invariant_fails_where_the_readable_one_does():
     """SinceAllowed relates the globals (sent) to each process's since: the packed engine
     checks it once per pair of components, and must find the readable model's violation."""

@@ -56,6 +56,7 @@ def test_a_run_of_ingest_fills_one_cell_not_a_cell_per_value(monkeypatch):
     assert len(last) * 10 <= len(values), f"{len(last)} cells hold {len(values)} globals values"
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_every_globals_value_on_the_way_to_the_end_is_checked(monkeypatch):
     """After the log's last `upper`, every value of upper fits every event and leads to the end
     (Ingest is silent and commutes with the rest): each of them must be checked, not only those
@@ -76,6 +77,7 @@ def test_every_globals_value_on_the_way_to_the_end_is_checked(monkeypatch):
     (20, 50, 16), (20, 70, 9),
     pytest.param(30, 70, 2, marks=pytest.mark.slow), pytest.param(30, 70, 7, marks=pytest.mark.slow),
 ])
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_cells_holding_many_globals_give_the_exhaustive_search_s_outcome(max_time, states, seed):
     text = walk_log("Holds", {"P": 2, "D": 4, "MaxTime": max_time}, states, seed, ["Publish", "Ingest"])
     assert outcome(factored.follow(parse(text))) == reference_outcome(text)

@@ -273,6 +273,7 @@ def test_the_shortest_path_search_never_holds_up_other_requests():
         server.server_close()
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_every_explorer_answer_is_json():
     from protocol.model.config import lookup
     from protocol.tools.explorer import Explorer

@@ -130,6 +130,7 @@ def run_cli(*argv, timeout=300):
                           timeout=timeout, env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_cli_gives_the_same_json_with_two_workers(cli):
     argv = ["check", "HoldsRouted", "-c", "MaxTime=1", "--json", "--workers"]
     code, out, err = cli(*argv, "1")  # in this process: the real run is the partitioned one

@@ -188,6 +188,7 @@ def test_render_result_to_a_file_has_no_ansi_codes():
     assert "Counterexample to I1: 7 states" in buffer.getvalue()
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_cli_through_a_pipe_has_no_ansi_codes_and_follows_columns():
     env = dict(os.environ, COLUMNS="72")
     env.pop("FORCE_COLOR", None)

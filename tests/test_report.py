@@ -237,6 +237,7 @@ def get_json(url: str):
         return json.load(response)
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_json_api_walks_to_a_state_and_back():
     named = named_configurations()["Holds"]
     with serving(Explorer(named)) as base:
@@ -262,6 +263,7 @@ HOSTS = {"evil.example": False, "evil.example:{port}": False, "127.0.0.1.evil.ex
          "127.0.0.1": True}
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_explorer_answers_only_requests_naming_it():
     """Issue 32: `curl -H 'Host: evil.example' .../api/start` gave 200, so a page in the user's
     browser could read the API by DNS rebinding."""

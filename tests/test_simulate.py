@@ -51,6 +51,7 @@ def test_a_shipped_design_gives_no_finding():
     assert result.findings == {} and result.as_expected and result.steps > 100
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_same_seed_gives_the_same_walks_and_another_seed_others():
     def outcome(seed):
         result = simulate(lookup("HoldsBroadcast"), walks=60, depth=40, seed=seed)
@@ -78,6 +79,7 @@ def test_progress_is_reported_once_per_walk():
     assert seen[-1].violations == result.findings["I1"].walks > 0
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_progress_bar_draws_on_a_terminal():
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=True, force_interactive=True)
@@ -111,6 +113,7 @@ def test_holds_finds_nothing_and_exits_0(capsys):
                for v in record["properties"].values())
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_the_cli_is_deterministic(capsys):
     argv = ("HoldsCap", "--walks", "100", "--seed", "4", "--json")
     first, second = run_cli(capsys, *argv)[1], run_cli(capsys, *argv)[1]

@@ -219,6 +219,7 @@ def test_only_the_instances_the_log_names_are_listed():
     assert len(listed) < len(model_for(log.design).instances) / 4
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_walk_written_as_a_log_validates_with_its_silent_actions():
     from protocol.tools.factored import follow
 

@@ -107,6 +107,7 @@ def test_stop_on_violation_stops_where_the_packed_engine_does(name):
     assert vector.violations and not vector.complete
 
 
+@pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_a_transition_property_violation_and_its_trace():
     # HoldsAliasShared breaks NoRegression (a transition property) in 8 states, I1 in 7
     cfg = named_configurations()["HoldsAliasShared"].config
