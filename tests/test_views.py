@@ -203,3 +203,30 @@ def test_a_per_process_property_that_reads_past_its_declaration_is_one_line(sabo
             model = model_for(named.config)
             explore(model.initial_states, model.successors, model.invariants, model.transition_properties)
     assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+# A cluster's partitions (`check --cluster`), forked here as Ray's actors would run them: the
+# packed engine's and the vector engine's, each in two worker processes.
+CLUSTER_OPTIONS = {"cluster-packed": dict(engine="packed", workers=2, partitioned=True),
+                   "cluster-vector": dict(engine="vector", workers=2, partitioned=True)}
+
+
+@pytest.mark.slow  # starts worker processes
+@pytest.mark.parametrize("options", CLUSTER_OPTIONS.values(), ids=list(CLUSTER_OPTIONS))
+@pytest.mark.parametrize("step, words", PROTOCOL_MISTAKES, ids=[m[0].__name__ for m in PROTOCOL_MISTAKES])
+def test_a_cluster_s_partitions_refuse_a_step_past_its_footprint_in_one_line(sabotaged, step, words, options):
+    sabotaged(step)
+    with pytest.raises(ModelError) as refused:
+        check(lookup("Holds").with_constants({"MaxTime": 1}), **options)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.slow  # starts worker processes
+@pytest.mark.parametrize("options", CLUSTER_OPTIONS.values(), ids=list(CLUSTER_OPTIONS))
+@pytest.mark.parametrize("per_process, words", PROPERTY_MISTAKES, ids=[m[0].__name__ for m in PROPERTY_MISTAKES])
+def test_a_cluster_s_partitions_refuse_a_property_past_its_declaration_in_one_line(sabotaged_property, per_process,
+                                                                                  words, options):
+    sabotaged_property(per_process)
+    with pytest.raises(ModelError) as refused:
+        check(lookup("HoldsRouted").with_constants({"MaxTime": 1}), **options)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
