@@ -14,7 +14,8 @@ import attrs
 from protocol import properties as props
 from protocol.properties import reachable
 
-from protocol.model.config import ConfigError, NamedConfig
+from protocol.model.config import ConfigError
+from protocol.configurations.named import NamedConfig
 from protocol.engine import Label, Model, Refusal
 from protocol.engine.checker import Progress
 from protocol.engine.fast import explore_model

@@ -60,7 +60,7 @@ import pytest  # noqa: E402
 
 
 def quick_configurations() -> set[str]:
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     return {name for name, named in named_configurations().items() if named.size_class == "quick"}
 
@@ -71,7 +71,7 @@ def quick_configurations() -> set[str]:
 
 def configuration_names(item, known: set[str]) -> set[str]:
     """The named configurations (of `known`) a parametrized test item runs on (by name, or as a NamedConfig)."""
-    from protocol.model.config import NamedConfig
+    from protocol.configurations.named import NamedConfig
 
     params = getattr(getattr(item, "callspec", None), "params", {})
     found = set()
@@ -84,7 +84,7 @@ def configuration_names(item, known: set[str]) -> set[str]:
 
 
 def pytest_collection_modifyitems(config, items):
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     quick, known = quick_configurations(), set(named_configurations())  # read once: a few thousand items
     for item in items:

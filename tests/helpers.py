@@ -17,7 +17,8 @@ import pytest
 
 import protocol.run
 
-from protocol.model.config import SWITCHES, Config, lookup
+from protocol.model.config import SWITCHES, Config
+from protocol.configurations.named import lookup
 from protocol.run import check
 from protocol.model.commands import ACQUIRE, COMPACT, CREATE, DROP, RELEASE
 from protocol.model.state import State, initial

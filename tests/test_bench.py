@@ -47,7 +47,7 @@ def test_bench_all_plans_every_configuration_at_two_processes():
 
     from protocol.cli.bench import all_plan
     from protocol.cli.common import UsageError
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     args = argparse.Namespace(config=[], rung=[], workers=None, engines=False, scc=False, constant=[])
     rungs, names, modes = all_plan(args)
@@ -92,7 +92,7 @@ def test_check_json_names_a_liveness_property_evaluated_per_state(monkeypatch):
     from protocol.cli.check import json_line
     from protocol.engine import STATE
     from protocol.model import next as model_next
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.run import check
 
     built = model_next.model_for

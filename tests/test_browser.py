@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers import checked, ctrl_c_reaches_it
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.render.narrate import story
 from protocol.render.report import report_html
 

@@ -12,7 +12,7 @@ import pytest
 
 from protocol.engine import CONTROLLER, LOCAL, Footprint, ModelError
 from protocol.model import actions
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.next import model_for
 from protocol.run import explore_config
 from protocol.tools import factored

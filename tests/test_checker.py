@@ -107,7 +107,7 @@ def test_max_states_bounds_the_weight_and_trims_weighted_steps_alike(max_states)
 def test_symmetry_max_states_counts_unreduced_states():
     import attrs
 
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.run import explore_config
 
     cfg = attrs.evolve(lookup("Holds").config, P=3)
@@ -175,7 +175,7 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
     fail loudly rather than be memoised wrongly."""
     from protocol.model import actions
     from protocol.model import next as model
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.run import explore_config
     from protocol.model.state import initial
 
@@ -191,7 +191,7 @@ def test_the_fast_engine_refuses_a_runtime_action_that_reads_a_global_it_memoise
 def test_a_footprint_breach_is_one_line_naming_the_action_and_the_variable(monkeypatch, capsys):
     from protocol.model import actions
     from protocol.cli import main
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.model.state import initial
 
     declared, start = actions.by_name("MaintStep"), initial(lookup("Holds").config)

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 
 SAFETY = ["TypeOK", "I1", "PhysicalLeSince", "NoRegression"]
 JSON_KEYS = {"config", "constants", "switches", "distinct_states", "transitions", "depth",

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.model.config import (
-    DEFAULT_CONSTANTS, Config, ConfigError, check_constant, lookup, named_configurations,
-    parse_constant,
-)
+from protocol.model.config import DEFAULT_CONSTANTS, Config, ConfigError, check_constant, parse_constant
+from protocol.configurations.named import lookup, named_configurations
 
 # Spec section 8, every switch written out (section 2's defaults filled in).
 SWITCHES = {

@@ -11,7 +11,7 @@ import pytest
 from helpers import cli  # noqa: F401  (the fixture)
 from protocol.engine.checker import explore
 from protocol.engine.interface import action_name
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.model.next import model_for
 from protocol.run import check
 

@@ -165,7 +165,7 @@ def imported_names(module: str, with_names: bool = False) -> frozenset[str]:
 @pytest.mark.parametrize("module", engine_modules())
 def test_the_engine_imports_nothing_of_the_protocol(module):
     forbidden = {"protocol.model.state", "protocol.model.actions", "protocol.model.commands", "protocol.model.next", "protocol.properties",
-                 "protocol.model.config", "protocol.configurations"}
+                 "protocol.model.config", "protocol.configurations"}  # the named ones among them
     assert not {name for name in imported_names(module)
                 if any(name == f or name.startswith(f + ".") for f in forbidden)}
 

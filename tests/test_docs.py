@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from protocol import properties as props
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.model.next import ACTIONS
 from protocol.model.state import State
 

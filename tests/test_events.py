@@ -22,7 +22,8 @@ from protocol.model import events
 from protocol.render import export
 from protocol.render import narrate
 from protocol.model.commands import ACQUIRE, MAINTENANCE
-from protocol.model.config import HOLDS, NamedConfig, lookup, named_configurations
+from protocol.model.config import HOLDS
+from protocol.configurations.named import NamedConfig, lookup, named_configurations
 from protocol.model.events import EVENT_KINDS, Event
 from protocol.model.explain import explain
 from protocol.model.next import model_for, replay

@@ -92,7 +92,7 @@ def test_a_run_cut_short_that_decided_a_verdict_not_as_expected_is_1(cli, monkey
     import attrs
 
     import protocol.cli.common as common
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     def expect_too_long(name):
         named = named_configurations()[name]
@@ -106,7 +106,7 @@ def test_a_run_cut_short_that_decided_a_verdict_not_as_expected_is_1(cli, monkey
 def test_a_run_with_a_configuration_skipped_is_3(cli, monkeypatch):
     """Under --all, a configuration the options cannot check is skipped: it has no verdict."""
     import protocol.cli.common as common
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     two = {name: named_configurations()[name] for name in ("HoldsRouted", "HoldsCap")}
     monkeypatch.setattr(common, "named_configurations", lambda: two)

@@ -13,7 +13,8 @@ import protocol.run
 from helpers import cached_check, checked
 from protocol.cli import main
 from protocol.engine.checker import explore
-from protocol.model.config import HOLDS, lookup, named_configurations
+from protocol.model.config import HOLDS
+from protocol.configurations.named import lookup, named_configurations
 from protocol.render.export import (
     GraphTooLarge, export_result, graph_dot, graph_graphml, state_graph, trace_markdown,
     trace_mermaid,

@@ -35,6 +35,7 @@ from protocol import properties as props
 from protocol import configurations as configs
 from protocol.model import actions
 from protocol.model import commands
+from protocol.configurations import named as named_configs
 from protocol.model import config
 from protocol.tools import docs
 from protocol.model import events
@@ -226,7 +227,7 @@ def switch_value_refusal(root: Path, given: str, wrong: str) -> str:
     manifest = root / "refutations" / "manifest.toml"
     manifest.write_text(manifest.read_text().replace(given, f'{given.split(" = ")[0]} = "{wrong}"'))
     with pytest.raises(config.ConfigError) as refused:
-        config.named_configurations()
+        named_configs.named_configurations()
     assert "\n" not in str(refused.value)
     return str(refused.value)
 
@@ -323,13 +324,13 @@ def test_applying_the_walkthrough_leaves_every_module_as_it_was_afterwards(tmp_p
     assert "PeekWaits" not in actions.INTERACTIVE_EFFECTS[commands.CREATE].__code__.co_names
     assert "wakeup" not in config.SWITCHES and not hasattr(config.Config(), "wakeup")
     assert "WaitingServed" not in props.declared() and "protocol.properties.wakeup" not in sys.modules
-    assert "HoldsWakeup" not in config.named_configurations()
+    assert "HoldsWakeup" not in named_configs.named_configurations()
 
 
 def test_without_its_switch_the_mechanism_changes_no_count(monkeypatch, tmp_path):
-    before = check(config.NamedConfig("Small", config.Config(**SMALL)))
+    before = check(named_configs.NamedConfig("Small", config.Config(**SMALL)))
     apply_walkthrough(monkeypatch, tmp_path)
-    after = check(config.NamedConfig("Small", config.Config(**SMALL)))
+    after = check(named_configs.NamedConfig("Small", config.Config(**SMALL)))
     assert (after.distinct_states, after.transitions, after.depth) == \
         (before.distinct_states, before.transitions, before.depth)
     assert after.properties.keys() == before.properties.keys()
@@ -347,13 +348,13 @@ def test_the_completeness_checks_find_every_piece_of_the_new_mechanism(pinned):
 
     assert {"PeekWaits", "PeeksServed"} <= set(events.EVENT_KINDS) and records(model.BY_NAME["Serve"].step)
     assert missing_pieces_of_commands() == missing_pieces_of_events() == []
-    kinds, silent = recorded_kinds(config.lookup("HoldsWakeup").config)
+    kinds, silent = recorded_kinds(named_configs.lookup("HoldsWakeup").config)
     assert {"PeekWaits", "PeeksServed"} <= kinds and silent == []
 
 
 def test_pin_writes_the_figures_and_check_is_as_expected_and_not_vacuous(pinned):
     assert [line.split(":")[0] for line in pinned.splitlines()[:2]] == list(NEW)
-    named = config.lookup("HoldsWakeup")
+    named = named_configs.lookup("HoldsWakeup")
     result = check(named)
     assert result.mismatches() == []
     assert (result.distinct_states, result.depth) == named.pinned
@@ -369,7 +370,7 @@ def test_pin_writes_the_figures_and_check_is_as_expected_and_not_vacuous(pinned)
 
 
 def test_the_refutation_fails_as_the_manifest_says_and_is_narrated_and_exported(pinned):
-    named = config.lookup("HoldsWakeupOnSince")
+    named = named_configs.lookup("HoldsWakeupOnSince")
     assert named.doc.startswith("Waking a waiting peek on the published since")
     result = check(named)
     assert result.mismatches() == []
@@ -408,7 +409,7 @@ def test_what_docs_write_derives_from_the_walkthrough(pinned):
                                        "| liveness, under weak fairness; only with `wakeup` | `waiting_served`")
     assert docs.with_quotes(properties_path, docs.with_property_rows(reworded), ROOT) == reworded
 
-    golden = golden_text("HoldsWakeupOnSince", check(config.lookup("HoldsWakeupOnSince")))
+    golden = golden_text("HoldsWakeupOnSince", check(named_configs.lookup("HoldsWakeupOnSince")))
     assert "peek 0 waits to be served" in golden and "stutters forever" in golden
 
 
@@ -416,7 +417,7 @@ def test_a_footprint_too_small_is_one_line_in_the_readable_search_and_every_engi
     serve = model.BY_NAME["Serve"]
     without_upper = attrs.evolve(serve, footprint=lambda cfg, p: Footprint(LOCAL, ("as_of",)))
     monkeypatch.setattr(actions, "ACTIONS", tuple(without_upper if a is serve else a for a in actions.ACTIONS))
-    named = config.lookup("HoldsWakeup")
+    named = named_configs.lookup("HoldsWakeup")
     # Before steps saw only what they declare, the packed engine replayed Serve's memoised
     # effect under other values of upper and counted otherwise, and only a comparison with the
     # readable search, or a sample, caught it. Now the step's view refuses the read, everywhere.
@@ -432,7 +433,7 @@ def test_a_footprint_too_small_is_one_line_in_the_readable_search_and_every_engi
 
 
 def test_type_ok_takes_the_new_variable_from_the_schema(pinned):
-    cfg = config.lookup("HoldsWakeup").config
+    cfg = named_configs.lookup("HoldsWakeup").config
     start = state.initial(cfg)
     assert start.waiting == (frozenset(),) * cfg.P
     beyond = start._replace(waiting=(frozenset({cfg.D}),))
@@ -443,7 +444,7 @@ def test_type_ok_takes_the_new_variable_from_the_schema(pinned):
 def test_before_its_expect_is_written_check_shows_the_refutation_s_length(pinned, wakeup):
     manifest = wakeup.root / "refutations" / "manifest.toml"
     manifest.write_text(manifest.read_text().replace("expect = { WaitingServed = 4 }\n", ""))
-    result = check(config.lookup("HoldsWakeupOnSince"))
+    result = check(named_configs.lookup("HoldsWakeupOnSince"))
     assert result.properties["WaitingServed"].holds is False
     assert len(result.violation("WaitingServed").steps) == 4
     assert [m for m in result.mismatches() if m.startswith("WaitingServed")]

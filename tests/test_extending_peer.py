@@ -16,6 +16,7 @@ from protocol.configurations.golden import golden_text
 from protocol.engine import ModelError
 from protocol.engine.checker import explore
 from protocol.model import actions
+from protocol.configurations import named as named_configs
 from protocol.model import config
 from protocol.model import next as model
 from protocol.render.export import trace_markdown, trace_mermaid
@@ -64,19 +65,19 @@ def test_the_walkthrough_changes_two_existing_steps_and_adds_no_property():
 SMALL = [dict(D=2, MaxTime=1), dict(P=2, MaxTime=1)]
 
 
-def counted(name: str, constants: dict, options: dict) -> config.NamedConfig:
+def counted(name: str, constants: dict, options: dict) -> named_configs.NamedConfig:
     """The configuration `name` at `constants`, for counts only: the expectations go
     (--fingerprints refuses a configuration expected to violate a liveness property). The cap
     makes process 0 special, so --symmetry refuses both new configurations in one line; it
     counts the same switch on the shipped design at two processes, which are interchangeable."""
-    named = attrs.evolve(config.lookup(name).with_constants(constants), expect=())
+    named = attrs.evolve(named_configs.lookup(name).with_constants(constants), expect=())
     if not options.get("symmetry"):
         return named
     with pytest.raises(config.ConfigError, match="has the cap, which makes process 0 special: drop --symmetry"):
         check(named, liveness=False, **options)
-    shipped = config.lookup("Holds").config.evolve(reader_bound=False, peer_release=named.config.peer_release,
+    shipped = named_configs.lookup("Holds").config.evolve(reader_bound=False, peer_release=named.config.peer_release,
                                                    **{**named.config.constants, "P": 2})
-    return config.NamedConfig(f"Holds with {name}'s peer_release", shipped)
+    return named_configs.NamedConfig(f"Holds with {name}'s peer_release", shipped)
 
 
 @pytest.mark.parametrize("options", ENGINES, ids=engine_ids)
@@ -94,7 +95,7 @@ def test_every_engine_gives_the_readable_search_s_counts(peer, name, constants, 
 @pytest.mark.parametrize("options", [dict(engine="packed"), dict(engine="vector"), dict(workers=2)], ids=engine_ids)
 @pytest.mark.parametrize("name", NEW)
 def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, options):
-    named = config.lookup(name)
+    named = named_configs.lookup(name)
     result = check(named, **options)
     assert (result.distinct_states, result.depth) == readable_counts(named.config) == named.pinned
     assert result.mismatches() == []
@@ -102,16 +103,16 @@ def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, o
 
 def test_pin_then_check_is_as_expected(pinned):
     for name in NEW:
-        named = config.lookup(name)
+        named = named_configs.lookup(name)
         result = check(named)
         assert result.mismatches() == [], name
         assert (result.distinct_states, result.depth) == named.pinned == readable_counts(named.config)
-    sound = check(config.lookup("HoldsPeerRelease"))
+    sound = check(named_configs.lookup("HoldsPeerRelease"))
     assert sound.properties["I1"].holds is True  # the peer hold bears the reader's load
 
 
 def test_the_early_release_breaks_i1_in_eight_states(peer):
-    named = config.lookup("HoldsPeerReleaseEarly")
+    named = named_configs.lookup("HoldsPeerReleaseEarly")
     result = check(named)
     trace = result.violation("I1")
     assert len(trace.steps) == dict(named.expect)["I1"] == 8
@@ -126,7 +127,7 @@ def test_the_early_release_breaks_i1_in_eight_states(peer):
 
 
 def test_a_release_left_to_the_peer_stalls_compaction_in_the_sound_design_too(peer):
-    result = check(config.lookup("HoldsPeerRelease"))
+    result = check(named_configs.lookup("HoldsPeerRelease"))
     lasso = result.violation("CompactionNotStalled")
     assert len(lasso.steps) == 7
     assert str(lasso.steps[-1].action) == "InterStep(0)"  # the drop applied; the peer never lets go
@@ -134,7 +135,7 @@ def test_a_release_left_to_the_peer_stalls_compaction_in_the_sound_design_too(pe
 
 
 def test_the_publisher_names_the_peer_hold_among_its_holds(peer):
-    named = config.lookup("HoldsPeerRelease")
+    named = named_configs.lookup("HoldsPeerRelease")
     readable = model.model_for(named.config)
     plain = explore(readable.initial_states, readable.successors, readable.invariants)
     held = next(s for s in plain.states if s.peer[0][0] is not None and s.readers[0][0] is None)
@@ -151,7 +152,7 @@ def test_a_publisher_reading_the_hold_s_time_from_as_of_is_one_line(peer, monkey
         return [(kind, whose, s.as_of[whose] if kind == "peer of peek" else t) for kind, whose, t in kept(s, cfg, p)]
 
     monkeypatch.setattr(actions, "publish_holds", from_as_of)
-    named = attrs.evolve(config.lookup("HoldsPeerRelease").with_constants({"MaxTime": 1}), expect=())
+    named = attrs.evolve(named_configs.lookup("HoldsPeerRelease").with_constants({"MaxTime": 1}), expect=())
     readable = model.model_for(named.config)
     with pytest.raises(ModelError) as breach:
         explore(readable.initial_states, readable.successors, readable.invariants)
@@ -173,7 +174,7 @@ def test_validate_shares_past_publish_s_ceiling_with_the_peer_holds_and_agrees_w
 
 def test_without_its_switch_nothing_changes(monkeypatch, tmp_path):
     def small():  # a Config made after the walk-through has its field (the steps read it)
-        return config.NamedConfig("Small", config.Config(P=1, D=1, MaxTime=1))
+        return named_configs.NamedConfig("Small", config.Config(P=1, D=1, MaxTime=1))
 
     before = check(small())
     apply_walkthrough(monkeypatch, tmp_path, part=3)
@@ -182,7 +183,7 @@ def test_without_its_switch_nothing_changes(monkeypatch, tmp_path):
         (before.distinct_states, before.transitions, before.depth)
     assert after.properties.keys() == before.properties.keys()
     assert "PeerRelease" not in {label.name for label in model.model_for(small().config).labels}
-    unbound = config.lookup("HoldsCapReaderUnbound")  # the configuration the walk-through's are based on
+    unbound = named_configs.lookup("HoldsCapReaderUnbound")  # the configuration the walk-through's are based on
     result = check(unbound)
     assert (result.distinct_states, result.depth) == unbound.pinned and result.mismatches() == []
 
@@ -193,7 +194,7 @@ def test_a_switch_value_out_of_its_domain_is_refused_in_one_line(peer):
 
 
 def test_the_refutation_is_exported_and_its_golden_trace_written(peer):
-    named = config.lookup("HoldsPeerReleaseEarly")
+    named = named_configs.lookup("HoldsPeerReleaseEarly")
     result = check(named)
     trace = result.violation("I1")
     assert "peer holds {0: 0}" in trace_mermaid(trace, named.config)  # handed to the publisher at the render

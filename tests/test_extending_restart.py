@@ -11,6 +11,7 @@ import attrs
 import pytest
 
 from protocol.cli import main
+from protocol.configurations import named as named_configs
 from protocol.model import config
 from protocol.model import next as model
 from protocol.run import check
@@ -43,7 +44,7 @@ def test_every_engine_gives_the_readable_search_s_counts(restart, name, options)
     """At MaxTime=1 (two instances per process and peek): the quick run's size."""
     # Counts only: the expectations go (--fingerprints refuses a configuration expected to
     # violate a liveness property).
-    named = attrs.evolve(config.lookup(name).with_constants({"MaxTime": 1}), expect=())
+    named = attrs.evolve(named_configs.lookup(name).with_constants({"MaxTime": 1}), expect=())
     assert sum(label.name == "ReaderRestart" and label.args[0] == 0
                for label in model.model_for(named.config).labels) == 2  # several instances per process
     result = check(named, **{"liveness": False, **options})
@@ -55,7 +56,7 @@ def test_every_engine_gives_the_readable_search_s_counts(restart, name, options)
                                      dict(workers=2)], ids=engine_ids)
 @pytest.mark.parametrize("name", NEW)
 def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, options):
-    named = config.lookup(name)
+    named = named_configs.lookup(name)
     assert sum(label.name == "ReaderRestart" and label.args[0] == 0
                for label in model.model_for(named.config).labels) == 3
     result = check(named, **options)
@@ -64,7 +65,7 @@ def test_at_the_manifest_s_constants_every_engine_is_as_expected(pinned, name, o
 
 
 def test_the_refutation_breaks_the_new_property_in_four_states_and_i1_in_eight(restart):
-    result = check(config.lookup("HoldsRestartBackward"))
+    result = check(named_configs.lookup("HoldsRestartBackward"))
     trace = result.violation("RegistrationCoversAsOf")
     assert len(trace.steps) == 4
     assert [str(step.action) for step in trace.steps[1:]] == ["CreatePeek(0, 1)", "InterStep(0)",
@@ -74,7 +75,7 @@ def test_the_refutation_breaks_the_new_property_in_four_states_and_i1_in_eight(r
 
 
 def test_without_its_switch_nothing_changes(monkeypatch, tmp_path):
-    small = config.NamedConfig("Small", config.Config(P=1, D=1, MaxTime=1))
+    small = named_configs.NamedConfig("Small", config.Config(P=1, D=1, MaxTime=1))
     before = check(small)
     apply_walkthrough(monkeypatch, tmp_path, part=2)
     after = check(small)

@@ -8,7 +8,8 @@ from functools import lru_cache
 import pytest
 
 from helpers import switch_values
-from protocol.model.config import Config, named_configurations
+from protocol.model.config import Config
+from protocol.configurations.named import named_configurations
 from protocol.engine.checker import explore
 from protocol.engine.fast import Engine
 from protocol.model.next import model_for

@@ -13,7 +13,8 @@ import pytest
 
 from protocol import properties as props
 from protocol.engine.checker import explore, explore_fingerprinted
-from protocol.model.config import ConfigError, lookup, named_configurations
+from protocol.model.config import ConfigError
+from protocol.configurations.named import lookup, named_configurations
 from protocol.run import explore_config
 from protocol.engine.fingerprints import (
     FingerprintSet,

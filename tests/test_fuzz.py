@@ -33,7 +33,8 @@ from hypothesis.errors import NoSuchExample
 from protocol import properties as props
 from helpers import checked
 from protocol.engine.checker import explore
-from protocol.model.config import SWITCHES, Config, named_configurations, refused_switch
+from protocol.model.config import SWITCHES, Config, refused_switch
+from protocol.configurations.named import named_configurations
 from helpers import switch_values
 from protocol.model.next import RUNTIME_ACTIONS, model_for
 from protocol.run import check, safety_properties

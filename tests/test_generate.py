@@ -8,7 +8,7 @@ import json
 import pytest
 
 from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.tools.generate import ACTION, COMMAND, COUNTEREXAMPLE, EFFECT, PREMISE, Target, generate, run_log, universe
 from protocol.tools.log import parse
 from protocol.model.next import model_for

@@ -15,12 +15,12 @@ import pytest
 from helpers import checked
 from protocol.configurations import golden
 from protocol.configurations.golden import GOLDEN_WIDTH, REGENERATE, golden_path, golden_text
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 
 
 def refutation_names() -> list[str]:
     """The named configurations expected to violate a property, in the spec's order."""
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     return [name for name, named in named_configurations().items() if named.violates]
 
@@ -58,10 +58,10 @@ def test_every_refutation_is_covered_and_no_stale_file_is_left():
 
 DETERMINISM_SCRIPT = """
 import json
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.render.export import trace_itf
 from protocol.configurations.golden import golden_text
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.run import check
 for name in [name for name, named in named_configurations().items() if named.violates]:
     named = lookup(name)
@@ -132,7 +132,7 @@ def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkey
 
 
 def test_the_traces_have_the_pinned_lengths():
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
 
     for name in REFUTATIONS:
         title = golden_path(name).read_text(encoding="utf-8").splitlines()[0]

@@ -258,7 +258,7 @@ def test_bench_streams_lines_and_keeps_them_on_ctrl_c():
 
 def rendered_tables():
     """Every rich table the commands print, with the words it must show whole."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.tools.matrix import Matrix, Outcome, plan
     from protocol.render.terminal import configurations_table, summary_table
     from protocol.render.bench import bench_table
@@ -266,7 +266,7 @@ def rendered_tables():
     from protocol.render.simulate import simulation_table
     from protocol.run import check
     from protocol.tools.simulate import simulate
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     reduced = check(lookup("HoldsUnfair"), symmetry=True)
     printed = check(lookup("HoldsRouted"), fingerprints=True, liveness=False)

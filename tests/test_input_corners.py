@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.explain import explain
 from protocol.model.next import model_for
 from protocol.render.narrate import runs_elided

@@ -12,7 +12,8 @@ from helpers import Acquire, Compact, Create, Drop, Release, state
 from protocol.properties import (
     PROPERTIES, STATE, TRANSITION, guards, witnesses_of, i1, no_regression, physical_le_since, type_ok,
 )
-from protocol.model.config import Config, named_configurations
+from protocol.model.config import Config
+from protocol.configurations.named import named_configurations
 from protocol.model.state import LIVE, initial
 from sweeps import EVERY_COMBINATION, EVERY_SEAL_COMBINATION
 

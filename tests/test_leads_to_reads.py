@@ -13,7 +13,7 @@ from protocol.engine import liveness
 from protocol.engine.vector.liveness import LeadsToMasks, leads_to_masks, per_state_reason
 from protocol.engine.vector.explore import explore_vector
 from protocol.engine.vector.search import vector_refusal
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.model.next import model_for
 
 # A configuration per liveness property that can fail, at two processes, bounded:

@@ -149,7 +149,7 @@ def test_the_bench_table_fits_60_columns_without_losing_a_figure():
 @pytest.mark.slow  # HoldsAliasShared's check takes seconds
 def test_a_note_wider_than_a_one_process_diagram_wraps_instead_of_being_cut():
     """Defect 8: HoldsAliasShared's notes started left of the diagram and ended right of it."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.render.narrate import story
     from protocol.run import check
     from protocol.render.svg import sequence_svg
@@ -243,7 +243,7 @@ def deep_state(base: str, steps: int = 25) -> int:
 @pytest.mark.quick
 def test_the_shortest_path_search_never_holds_up_other_requests():
     """Defect 7: /api/path froze the page for 29 s at -c D=2, and grew without bound."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.tools.explorer import Explorer
 
     explorer = Explorer(lookup("Holds").with_constants({"D": 2}))
@@ -275,7 +275,7 @@ def test_the_shortest_path_search_never_holds_up_other_requests():
 
 @pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_every_explorer_answer_is_json():
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.tools.explorer import Explorer
 
     server, base = serving(Explorer(lookup("HoldsRouted")))  # one exploration for every method
@@ -293,7 +293,7 @@ def test_every_explorer_answer_is_json():
 
 
 def test_the_explorer_shows_exactly_the_configurations_properties():
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.tools.explorer import Explorer
 
     plain = Explorer(lookup("HoldsRouted")).state_record(0)

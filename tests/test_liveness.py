@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import publish_blind_to_standing, replace_action
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.engine.checker import explore
 from protocol.engine.liveness import (FairGraph, QuotientCycle, Symmetry, find_violation, find_violation_reduced,
                                leads_to_masks, strongly_connected_components)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import checked, cli, generated  # noqa: F401  (cli is a fixture)
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.tools.itf import trace_itf
 from protocol.tools.log import LogError, header_line, parse, step_line
 from protocol.model.next import model_for

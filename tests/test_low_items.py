@@ -153,7 +153,7 @@ def small_matrix():
 def test_at_60_columns_every_word_of_the_wide_table_is_whole(table):
     """`list` and `matrix` folded words mid-word at 60 columns (standing_h / old=False), and the
     matrix's last verdict columns and its caption's ends were cut off the screen."""
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
     from protocol.render.terminal import configurations_table, plain_text
     from protocol.render.matrix import matrix_table
 

@@ -18,8 +18,9 @@ import protocol.run
 
 from helpers import cached_check, checked
 from protocol.cli import main
-from protocol.model.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError, _named_from, named_configurations
-from protocol.model.config import MANIFEST_KEYS as KEYS
+from protocol.model.config import DEFAULT_CONSTANTS, QUICK_STATES, ConfigError
+from protocol.configurations.named import _named_from, named_configurations
+from protocol.configurations.named import MANIFEST_KEYS as KEYS
 from protocol.configurations.pin import repinned
 
 NAMES = list(named_configurations())
@@ -211,7 +212,7 @@ def test_every_key_is_explained_once_where_it_is_declared():
 def test_the_manifest_schema_is_the_declared_keys_and_accepts_the_manifest():
     import tomllib
 
-    from protocol.model.config import manifest_schema
+    from protocol.configurations.named import manifest_schema
 
     jsonschema = pytest.importorskip("jsonschema")
     schema = manifest_schema()

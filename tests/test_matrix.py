@@ -13,7 +13,8 @@ import protocol.run
 
 from helpers import cached_check
 from protocol.cli import main
-from protocol.model.config import HOLDS, SWITCHES, Config, named_configurations, refused_switch
+from protocol.model.config import HOLDS, SWITCHES, Config, refused_switch
+from protocol.configurations.named import named_configurations
 from protocol.tools.matrix import (
     LIVENESS,
     Matrix,

@@ -19,7 +19,7 @@ import pytest
 from helpers import cli, ctrl_c_reaches_it, publish_blind_to_standing, replace_action  # noqa: F401  (cli: a fixture)
 
 from protocol.model import actions
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLost, canonical, explore_parallel, fingerprint
 from protocol.model.next import model_for
 from protocol.run import check

@@ -9,7 +9,7 @@ import pytest
 from helpers import cached_check
 from protocol.tools import docs
 from protocol.cli import main
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.tools.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.run import check
 from protocol.tools.docs import downgrading_names, downgrading_row, with_downgrading_readers
 

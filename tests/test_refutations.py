@@ -11,7 +11,7 @@ import pytest
 
 from protocol import properties
 from helpers import checked
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.run import check
 from protocol.model.next import replay
 

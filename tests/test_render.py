@@ -16,7 +16,8 @@ import pytest
 from rich.console import Console
 
 from helpers import checked
-from protocol.model.config import HOLDS, lookup
+from protocol.model.config import HOLDS
+from protocol.configurations.named import lookup
 from protocol.render.narrate import initial_words, narrate, story
 from protocol.render.terminal import plain_text, render_result, trace_table
 from protocol.model.state import initial

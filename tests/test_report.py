@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import pytest
 
 from helpers import checked, cli, ctrl_c_reaches_it  # noqa: F401 - cli is a fixture
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.tools.explorer import Explorer, make_server
 from protocol.tools.matrix import Matrix, Outcome, plan
 from protocol.model.next import model_for
@@ -307,7 +307,7 @@ def test_ctrl_c_stops_the_explorer_with_exit_0_and_no_traceback():
 def test_explore_shows_exactly_the_properties_of_the_configuration_it_serves():
     """`Property.where`: ImportsBacked belongs only to the re-export configurations."""
     from protocol import properties as props
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
 
     for name, has_imports in (("Holds", False), ("HoldsAlias", True)):
         explorer = Explorer(lookup(name))

@@ -7,7 +7,7 @@ import pytest
 
 from protocol.properties import reachable
 
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.engine.interface import Run
 from protocol.engine.partitioned.search import explore_parallel
 from protocol.model.next import model_for

@@ -22,7 +22,7 @@ import pytest
 from helpers import checked
 from protocol.model import actions
 from protocol.engine.checker import explore
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.next import instances
 from protocol.run import safety_properties
 from protocol.model.commands import COMPACT, CREATE

@@ -16,7 +16,7 @@ import pytest
 
 from helpers import replace_action
 from protocol.model import actions
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.run import check
 from protocol.model.state import BOTTOM, held, replace_at
 

@@ -12,7 +12,7 @@ import functools
 import pytest
 
 from protocol.engine.checker import explore
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.model.next import model_for
 from protocol.properties import LIVENESS, properties_for
 from protocol.run import check

@@ -11,7 +11,7 @@ import pytest
 import json
 
 from helpers import checked, generated
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.next import model_for, replay
 from protocol.model.trace import Trace
 from protocol.render.export import trace_markdown, trace_mermaid

@@ -12,7 +12,8 @@ from helpers import state
 from protocol.engine.checker import explore
 from protocol.model import actions
 from protocol.model.commands import CREATE, CREATE_INDEX, DROP, HELLO, COMPACT, command_text
-from protocol.model.config import Config, ConfigError, lookup
+from protocol.model.config import Config, ConfigError
+from protocol.configurations.named import lookup
 from protocol.model.next import model_for, replay
 from protocol.model.state import BOTTOM, DROPPED, LIVE, UNBORN, initial
 

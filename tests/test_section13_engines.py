@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.model.config import NamedConfig, lookup, named_configurations
+from protocol.configurations.named import NamedConfig, lookup, named_configurations
 from protocol.properties import LIVENESS, names_for, properties_for
 from protocol.properties.no_regression import no_regression
 from protocol.run import check

@@ -12,7 +12,7 @@ from rich.console import Console
 from protocol import properties as props
 from helpers import checked
 from protocol.cli import main
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.render.simulate import walk_progress_bar
 from protocol.tools.simulate import simulate
 from protocol.model.next import replay

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from protocol import properties as props
-from protocol.model.config import ConfigError, named_configurations
+from protocol.model.config import ConfigError
+from protocol.configurations.named import named_configurations
 from protocol.engine.fast import BITS, Engine, unreduced_counts
 from protocol.run import explore_config
 from protocol.run import check

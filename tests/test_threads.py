@@ -24,7 +24,7 @@ from protocol.engine.vector.liveness import VectorGraph
 from protocol.engine.vector.explore import explore_vector
 from protocol.model import actions
 from protocol.model.state import replace_at
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.model.next import model_for
 from protocol.run import check
 

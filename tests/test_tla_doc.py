@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.run import check
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "tla.md"

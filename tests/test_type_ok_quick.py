@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 from protocol.model import state as schema
 from protocol.model.commands import KINDS
-from protocol.model.config import Config, named_configurations
+from protocol.model.config import Config
+from protocol.configurations.named import named_configurations
 from protocol.properties.type_ok import type_ok, type_ok_witnesses
 from protocol.run import explore_config
 

@@ -18,7 +18,7 @@ from protocol import properties as props
 import protocol.properties.leads_to
 from helpers import cached_check
 from protocol.cli import main
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.run import check
 
 
@@ -124,7 +124,7 @@ def test_fingerprints_keep_no_states_to_look_in(capsys):
 
 def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacuous():
     from protocol.properties import LIVENESS, names_for
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     for named in named_configurations().values():
         expected_to_hold = [name for name in names_for(named.config, LIVENESS)
@@ -138,7 +138,7 @@ def test_every_configuration_that_expects_a_leads_to_to_hold_requires_it_nonvacu
 
 def test_every_reachable_name_in_the_manifest_is_a_declared_predicate():
     from protocol.properties.reachable import REACHABLE
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     for named in named_configurations().values():
         assert set(named.reachable) <= set(REACHABLE), named.name

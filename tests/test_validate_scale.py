@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from helpers import cli  # noqa: F401  (a fixture)
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.state import VARIABLES
 from protocol.model.next import model_for
 from protocol.tools.bench import walk_log

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from helpers import cli, switch_values  # noqa: F401  (cli: a fixture)
-from protocol.model.config import ConfigError, named_configurations
+from protocol.model.config import ConfigError
+from protocol.configurations.named import named_configurations
 from protocol.engine import liveness
 from protocol.engine.vector.search import KeyLayout, WideKeys, merge_into, vector_refusal
 from protocol.engine.vector.liveness import VectorGraph

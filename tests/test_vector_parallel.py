@@ -14,7 +14,8 @@ from helpers import combination_id, replace_action
 
 from protocol.model import actions
 from protocol.model.state import replace_at
-from protocol.model.config import Config, ConfigError, NamedConfig, lookup
+from protocol.model.config import Config, ConfigError
+from protocol.configurations.named import NamedConfig, lookup
 from protocol.engine.vector import search as vector
 from protocol.engine.partitioned.search import Partition, ProcessPool, WorkerLost, explore_parallel
 from protocol.engine.vector.partition import VectorPartition, explore_vector_parallel

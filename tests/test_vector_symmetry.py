@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from helpers import combination_id
-from protocol.model.config import Config, NamedConfig, named_configurations
+from protocol.model.config import Config
+from protocol.configurations.named import NamedConfig, named_configurations
 from protocol.engine import liveness
 from protocol.engine.liveness import QuotientCycle, Symmetry
 from protocol.engine.vector.search import vector_refusal

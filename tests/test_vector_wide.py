@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import protocol.engine.vector.search as vector_module
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.engine.vector.search import KeyLayout, WideKeys, WideLayout
 from protocol.run import explore_config
 from test_vector import assert_same_exploration, assert_same_liveness, assert_same_reduced_exploration

@@ -17,7 +17,7 @@ from protocol.engine.checker import explore
 from protocol.engine.fast import explore_model
 from protocol.engine.vector.explore import explore_vector
 from protocol.model import actions
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.state import DROPPED
 from protocol.run import check
 from helpers import ENGINE_OPTIONS, cli  # noqa: F401  (cli: the fixture)

@@ -12,7 +12,7 @@ import pytest
 from helpers import checked, cli  # noqa: F401  (a fixture)
 from protocol.model import tla
 from protocol.model.actions import ACTIONS
-from protocol.model.config import lookup, named_configurations
+from protocol.configurations.named import lookup, named_configurations
 from protocol.render.narrate import legend, story
 from protocol.render.terminal import legend_table, plain_text, result_traces, trace_table
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.run import check
 
 # The refutations of at most 60,000 states (each is checked five times, worker processes included):

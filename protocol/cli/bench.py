@@ -11,7 +11,8 @@ from protocol.tools.bench import (
     ALL_CONSTANTS, ALL_MAX_STATES, ALL_MODES, CONFIGURATIONS, DEFAULT_MAX_STATES, LADDER, MODES, SCC_MODES, WIDENINGS,
     ladder, machine,
 )
-from protocol.model.config import Config, lookup, parse_constant
+from protocol.model.config import Config, parse_constant
+from protocol.configurations.named import lookup
 from protocol.cli.common import (
     MAX_STATES_LIMIT, UsageError, add_constants_option, constants_from, output_to, settle, whole_number,
     wide_console,
@@ -146,7 +147,7 @@ def all_plan(args) -> tuple:
                           (args.engines, "--engines"), (args.scc, "--scc")):
         if given:
             raise UsageError(f"--all measures every configuration in its own modes: drop {option}")
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     constants = {**ALL_CONSTANTS, **constants_from(args)}
     return (constants,), tuple(named_configurations()), ALL_MODES

@@ -22,7 +22,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from protocol.model.config import ConfigError, lookup, named_configurations, parse_constant
+from protocol.model.config import ConfigError, parse_constant
+from protocol.configurations.named import lookup, named_configurations
 from protocol.lifecycle import how, signal_received
 from protocol.exits import (  # noqa: F401 - the subcommands take the codes from here
     EXIT_AS_EXPECTED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, EXIT_NOT_AS_EXPECTED, EXIT_USAGE, RunFailure, interrupted_exit,

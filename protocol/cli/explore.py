@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.lifecycle import how
 from protocol.cli.common import EXIT_AS_EXPECTED, UsageError, add_constants_option, constants_from, warn
 

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.tools.generate import Coverage, generate, run_log
 from protocol.tools.log import FORMAT, GENERATOR
 from protocol.cli.common import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol import run as checking
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.engine.checker import explore
 from protocol.render.export import DEFAULT_GRAPH_LIMIT, GraphTooLarge, graph_dot, graph_graphml, state_graph
 from protocol.model.next import model_for

@@ -3,7 +3,7 @@ and what each must violate."""
 
 from __future__ import annotations
 
-from protocol.model.config import named_configurations
+from protocol.configurations.named import named_configurations
 from protocol.cli.common import EXIT_AS_EXPECTED, make_console, output_to
 
 

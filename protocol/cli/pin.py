@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from protocol import run as checking
-from protocol.model.config import manifest_where as where
+from protocol.configurations.named import manifest_where as where
 from protocol.configurations.pin import PINNED_KEYS, repinned
 from protocol.cli.common import (
     EXIT_AS_EXPECTED, RunFailure, UsageError, add_constants_option, output_to, selected_configurations,

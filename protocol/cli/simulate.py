@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.model.next import instance_count
 from protocol.tools.simulate import SimulationResult, simulate
 from protocol.cli.check import refuse_unchecked_expectation

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from protocol.model.config import lookup
+from protocol.configurations.named import lookup
 from protocol.tools.log import LogError, parse, read_text
 from protocol.tools.validate import TooAmbiguous, Validation, validate
 from protocol.cli.common import EXIT_AS_EXPECTED, EXIT_NOT_AS_EXPECTED, UsageError, make_console, output_to, settle

@@ -28,7 +28,7 @@ def golden_text(name: str, result=None) -> str:
 
     `result` is `name`'s CheckResult at the default constants, when the caller has it.
     """
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.render.terminal import plain_text, trace_table
     from protocol.run import check
 

@@ -1,13 +1,14 @@
 """Re-pinning: the manifest's text with one entry's pinned `distinct_states` and
 `depth` rewritten, every other byte kept (`python -m protocol pin`). The
-manifest's schema, and its reading, are in protocol/model/config.py."""
+manifest's schema, and its reading, are in protocol/configurations/named.py."""
 
 from __future__ import annotations
 
 import re
 import tomllib
 
-from protocol.model.config import ConfigError, manifest_where as where
+from protocol.model.config import ConfigError
+from protocol.configurations.named import manifest_where as where
 
 PINNED_KEYS = ("distinct_states", "depth")
 

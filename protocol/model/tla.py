@@ -89,7 +89,7 @@ class NamingError(ValueError):
 def mapping_table() -> str:
     """docs/tla.md's table of action names, from the declarations (`docs --write`)."""
     from protocol.model.actions import ACTIONS
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
 
     cfg = lookup("TlaHoldsReconnect").config  # has every action the design's model has
     rows = ["| ours | the design's TLA+ model (version 4) |", "|---|---|"]

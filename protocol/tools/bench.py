@@ -102,7 +102,7 @@ def load_libraries() -> None:
 
 def measure(name: str, constants: dict, mode: str, max_states: int) -> dict:
     """One measurement, in this process (and its workers, with a worker count)."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.run import check
 
     if mode in SCC_MODES:
@@ -191,7 +191,7 @@ def record_of(result, name: str, named, mode: str, wall: float, cpu: float, expl
 def measure_scc(name: str, constants: dict, mode: str, max_states: int) -> dict:
     """The whole recorded graph split into strongly connected components, by our
     Tarjan on the edge arrays or by networkx: the split's seconds and the peak memory."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.run import explore_config
     from protocol.engine.liveness import compressed_rows, strongly_connected_components
 
@@ -437,7 +437,7 @@ def walk(cfg, states: int, seed: int) -> tuple:
 def walk_log(name: str, constants: dict, states: int, seed: int, silent=(), snapshot: bool = False) -> str:
     """A walk written as a log (every step, then what it changed), its header declaring `silent`;
     with `snapshot`, a last line observing every variable of the walk's last state."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
     from protocol.tools.generate import run_log, snapshot as snapshot_line
     from protocol.tools.log import header_line
 
@@ -471,7 +471,7 @@ def measure_validate(request: dict) -> dict:
     """One validation, in this process: the log is made first, then read and followed (timed)."""
     from protocol.tools.log import header_line, parse
     from protocol.tools.validate import TooAmbiguous, validate
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
 
     name, constants = request["config"], request["constants"]
     if request["states"]:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import attrs
 
-from protocol.model.config import DEFAULT_CONSTANTS, EVERY_DEFAULT_CONSTANT, HOLDS, SWITCHES, named_configurations
+from protocol.model.config import DEFAULT_CONSTANTS, EVERY_DEFAULT_CONSTANT, HOLDS, SWITCHES
+from protocol.configurations.named import named_configurations
 from protocol.render.export import trace_markdown
 from protocol.configurations.golden import golden_path, golden_text
 from protocol.run import check
@@ -220,7 +221,7 @@ MANIFEST_SCHEMA = Path("protocol") / "schemas" / "manifest.schema.json"
 
 def manifest_keys_table() -> str:
     """The table of the keys a manifest entry may hold, from MANIFEST_KEYS."""
-    from protocol.model.config import MANIFEST_KEYS
+    from protocol.configurations.named import MANIFEST_KEYS
 
     rows = [f"| `{key.name}` | {key.meaning} |\n" for key in MANIFEST_KEYS.values()]
     return "| key | meaning |\n|---|---|\n" + "".join(rows)
@@ -247,7 +248,7 @@ def manifest_schema_text() -> str:
     """protocol/schemas/manifest.schema.json, from MANIFEST_KEYS."""
     import json
 
-    from protocol.model.config import manifest_schema
+    from protocol.configurations.named import manifest_schema
 
     return json.dumps(manifest_schema(), indent=2) + "\n"
 
@@ -439,7 +440,7 @@ def check_output(result, shown_path: str) -> str:
 def with_check_outputs(text: str, results: dict) -> str:
     """`text` with every `$ python -m protocol check NAME` block regenerated from a run of NAME
     (the refutations' runs in `results`, others run here)."""
-    from protocol.model.config import lookup
+    from protocol.configurations.named import lookup
 
     def regenerated(block: re.Match) -> str:
         name = block["name"]

@@ -1003,7 +1003,7 @@ def frontiers_never_fall(cfg, model) -> bool:
     """Whether the lookahead may rely on NoRegression: the model checks it, and no named
     configuration with these switches is known to violate it (HoldsAliasShared lowers a writer).
     Elsewhere every step taken is checked (`check_rising`)."""
-    from protocol.model.config import named_configurations
+    from protocol.configurations.named import named_configurations
 
     if "NoRegression" not in model.transition_properties:
         return False

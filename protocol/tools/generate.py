@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import attrs
 
-from protocol.model.config import NamedConfig
+from protocol.configurations.named import NamedConfig
 from protocol.tools.itf import state_to_itf
 from protocol.tools.log import GENERATOR, header_line, observation_line, step_line, encode
 from protocol.model.next import model_for

@@ -38,7 +38,8 @@ import attrs
 from protocol.model import commands as cmd
 from protocol.model import state as schema
 from protocol.model import actions as declared  # ACTIONS read when used: a test may add one
-from protocol.model.config import CONSTANT_NAMES, SWITCHES, Config, ConfigError, check_constant, lookup
+from protocol.model.config import CONSTANT_NAMES, SWITCHES, Config, ConfigError, check_constant
+from protocol.configurations.named import lookup
 from protocol.engine import Label
 from protocol.model.state import GLOBAL, Sizes
 

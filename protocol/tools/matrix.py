@@ -18,9 +18,8 @@ from typing import Callable, Iterable, Mapping
 
 import attrs
 
-from protocol.model.config import (
-    DEFAULT_CONSTANTS, SWITCHES, Config, ConfigError, NamedConfig, lookup, named_configurations,
-)
+from protocol.model.config import DEFAULT_CONSTANTS, SWITCHES, Config, ConfigError
+from protocol.configurations.named import NamedConfig, lookup, named_configurations
 from protocol.lifecycle import deferred, forkserver_context, process_pool
 
 # The switches the matrix varies (those declared `in_matrix`): the mechanisms of spec

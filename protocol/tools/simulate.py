@@ -20,7 +20,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 import attrs
 
-from protocol.model.config import NamedConfig
+from protocol.configurations.named import NamedConfig
 from protocol.model.next import Model, model_for
 from protocol.model.trace import Step, Trace
 
