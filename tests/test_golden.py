@@ -97,7 +97,7 @@ def test_the_chosen_traces_are_the_same_across_hash_seeds():
 
 @pytest.mark.slow
 def test_docs_check_shows_a_diff_and_fails_when_a_trace_changed(tmp_path, monkeypatch, capsys):
-    import protocol.tools.docs as docs
+    import protocol.apps.docs as docs
     import protocol.cli.docs as docs_command
     from protocol.cli import main
 

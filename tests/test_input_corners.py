@@ -121,7 +121,7 @@ def test_a_two_line_refusal_at_d_and_maxtime_1000_is_explained_from_what_is_enab
 
 
 def test_the_explorers_successors_of_the_initial_state_at_d_and_maxtime_200_follow_what_is_enabled(monkeypatch):
-    from protocol.tools.explorer import Explorer
+    from protocol.apps.explorer import Explorer
 
     explorer = Explorer(lookup("Holds").with_constants({"D": 200, "MaxTime": 200}))  # the model, built once
     every_instance_refused(monkeypatch, "CreatePeek")  # then each request: what is enabled only
@@ -307,7 +307,7 @@ def explorer_request(base: str, path: str, headers: dict) -> tuple[int, dict]:
 def test_the_explorer_answers_json_to_oversized_ids_duplicated_hosts_and_other_sites():
     """Issue 57: a 5,000-digit id printed a ValueError traceback and closed the connection; of
     two Host headers the first counted; Origin and Sec-Fetch-Site were not looked at."""
-    from protocol.tools.explorer import Explorer
+    from protocol.apps.explorer import Explorer
     from test_report import serving
 
     with serving(Explorer(lookup("HoldsRouted").with_constants({"MaxTime": 1}))) as base:

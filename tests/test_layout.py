@@ -1,6 +1,7 @@
 """The package is laid out by role, and each folder keeps to its side of the layering:
-the model knows no rendering, tool or command line; rendering and the tools know no
-command line; nothing below `protocol/cli/` parses arguments. One rule a folder, each
+the model knows no rendering, tool or command line; the tools know no rendering,
+rendering draws what the tools compute, and the applications (apps/) use both; none of
+them knows the command line; nothing below `protocol/cli/` parses arguments. One rule a folder, each
 checked on every module in it, imports inside functions included."""
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from test_declarations import imported_names
 
 # folder -> the folders of the package its modules may not import
 FORBIDDEN = {
-    "model": {"render", "tools", "cli", "run"},
-    "properties": {"render", "tools", "cli", "run", "configurations"},
-    "configurations": {"tools", "cli"},
-    "render": {"cli"},
-    "tools": {"cli"},
-    "run": {"render", "tools", "cli"},
+    "model": {"render", "tools", "apps", "cli", "run"},
+    "properties": {"render", "tools", "apps", "cli", "run", "configurations"},
+    "configurations": {"tools", "apps", "cli"},
+    "render": {"apps", "cli"},  # rendering draws what the tools compute: it may import them
+    "tools": {"render", "apps", "cli"},  # never the other way round (issue 56, point 5)
+    "apps": {"cli"},  # the documents and the explorer, which both compute and draw
+    "run": {"render", "tools", "apps", "cli"},
 }
 
 
@@ -37,9 +39,15 @@ def folder(module: str) -> str:
     return module.split(".")[1]
 
 
+# The one import across a rule, and why: `bench --validate` times a refusal's explanation as
+# the terminal draws it, and counts its lines (issue 57), in the fresh child process it measures in.
+EXCEPTIONS = {"protocol.tools.bench": {"protocol.render.validate"}}
+
+
 def breaches(module: str) -> list[str]:
     forbidden = FORBIDDEN.get(folder(module), set())
-    return sorted(f"{module} imports {name}" for name in imported(module) if folder(name) in forbidden)
+    return sorted(f"{module} imports {name}" for name in imported(module)
+                  if folder(name) in forbidden and name not in EXCEPTIONS.get(module, ()))
 
 
 @pytest.mark.parametrize("module", [m for m in modules() if folder(m) in FORBIDDEN])

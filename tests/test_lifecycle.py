@@ -178,15 +178,15 @@ def test_a_label_survives_the_trip_to_a_worker_and_back():
 
 def test_docs_derives_no_file_from_an_interrupted_check(monkeypatch):
     """Defect 1: `docs --write` under Ctrl-C wrote golden traces without their counterexample."""
-    import protocol.tools.docs
+    import protocol.apps.docs
     from protocol.run import check
 
     def interrupted(named, **options):
         return check(named, max_states=50)  # what a check cut short returns
 
-    monkeypatch.setattr(protocol.tools.docs, "check", interrupted)
+    monkeypatch.setattr(protocol.apps.docs, "check", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        protocol.tools.docs.derived_files()
+        protocol.apps.docs.derived_files()
 
 
 # ------------------------------------------------------------------ signals
@@ -213,7 +213,7 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(cli, monkeypatch):
 
 
 def serving(explorer):
-    from protocol.tools.explorer import make_server
+    from protocol.apps.explorer import make_server
 
     server = make_server(explorer, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -244,7 +244,7 @@ def deep_state(base: str, steps: int = 25) -> int:
 def test_the_shortest_path_search_never_holds_up_other_requests():
     """Defect 7: /api/path froze the page for 29 s at -c D=2, and grew without bound."""
     from protocol.configurations.named import lookup
-    from protocol.tools.explorer import Explorer
+    from protocol.apps.explorer import Explorer
 
     explorer = Explorer(lookup("Holds").with_constants({"D": 2}))
     explorer.search_limit = 10_000  # the memory bound, small for the test
@@ -276,7 +276,7 @@ def test_the_shortest_path_search_never_holds_up_other_requests():
 @pytest.mark.slow  # about half a second or more: the quick run stays near a CPU minute; CI runs it
 def test_every_explorer_answer_is_json():
     from protocol.configurations.named import lookup
-    from protocol.tools.explorer import Explorer
+    from protocol.apps.explorer import Explorer
 
     server, base = serving(Explorer(lookup("HoldsRouted")))  # one exploration for every method
     try:
@@ -294,7 +294,7 @@ def test_every_explorer_answer_is_json():
 
 def test_the_explorer_shows_exactly_the_configurations_properties():
     from protocol.configurations.named import lookup
-    from protocol.tools.explorer import Explorer
+    from protocol.apps.explorer import Explorer
 
     plain = Explorer(lookup("HoldsRouted")).state_record(0)
     assert "ImportsBacked" not in plain["liveness_properties"]

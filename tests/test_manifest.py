@@ -204,7 +204,7 @@ def test_every_key_is_explained_once_where_it_is_declared():
     header = "".join(line for line in configs.manifest_path().read_text().splitlines(True)
                      if line.startswith("#"))
     assert "MANIFEST_KEYS" in header and [key for key in KEYS if f"`{key}`" in header] == []
-    from protocol.tools.docs import manifest_keys_table
+    from protocol.apps.docs import manifest_keys_table
 
     assert all(f"| `{key.name}` | {key.meaning} |" in manifest_keys_table() for key in KEYS.values())
 
@@ -231,7 +231,7 @@ def test_the_manifest_schema_is_the_declared_keys_and_accepts_the_manifest():
 
 
 def test_the_committed_schema_is_the_generated_one():
-    from protocol.tools.docs import MANIFEST_SCHEMA, PACKAGE_ROOT, manifest_schema_text
+    from protocol.apps.docs import MANIFEST_SCHEMA, PACKAGE_ROOT, manifest_schema_text
 
     assert (PACKAGE_ROOT / MANIFEST_SCHEMA).read_text() == manifest_schema_text()
 

@@ -1,4 +1,4 @@
-"""The figures README.md and docs/ quote (protocol/tools/docs.py, `quotes()`) follow the manifest:
+"""The figures README.md and docs/ quote (protocol/apps/docs.py, `quotes()`) follow the manifest:
 `docs --check` finds each quote and compares its figure with the manifest's, and
 `docs --write` puts the manifest's figure in."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from helpers import cached_check
-from protocol.tools import docs
+from protocol.apps import docs
 from protocol.cli import main
 from protocol.configurations.named import named_configurations
-from protocol.tools.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
+from protocol.apps.docs import PACKAGE_ROOT, DocsError, Quote, QuoteMissing, quoted, stored, with_quotes
 
 
 def test_every_declared_quote_is_in_its_file_with_the_manifests_figures():

@@ -14,7 +14,7 @@ import pytest
 
 from protocol.configurations.named import named_configurations
 from protocol.run import check
-from protocol.tools.docs import downgrading_names, downgrading_row, with_downgrading_readers
+from protocol.apps.docs import downgrading_names, downgrading_row, with_downgrading_readers
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "properties.md"
 NAMES = downgrading_names()

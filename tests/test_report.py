@@ -19,7 +19,7 @@ import pytest
 
 from helpers import checked, cli, ctrl_c_reaches_it  # noqa: F401 - cli is a fixture
 from protocol.configurations.named import named_configurations
-from protocol.tools.explorer import Explorer, make_server
+from protocol.apps.explorer import Explorer, make_server
 from protocol.tools.matrix import Matrix, Outcome, plan
 from protocol.model.next import model_for
 from protocol.render.narrate import story

@@ -17,7 +17,7 @@ from protocol.model.trace import Trace
 from protocol.render.export import trace_markdown, trace_mermaid
 from protocol.render.narrate import narrate
 from protocol.render.report import report_html
-from protocol.tools.explorer import Explorer
+from protocol.apps.explorer import Explorer
 from protocol.tools.itf import from_itf, trace_itf
 from protocol.tools.log import header_line, parse, step_line
 from protocol.tools.validate import applied_command, recorded_step, validate

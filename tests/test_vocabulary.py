@@ -91,7 +91,7 @@ def test_the_cli_names_a_tla_trace_as_asked(cli):
 
 def test_the_design_names_are_declared_once_and_docs_tla_md_shows_them():
     """docs/tla.md's table is what the declarations generate (`docs --write`)."""
-    from protocol.tools.docs import tla_doc
+    from protocol.apps.docs import tla_doc
 
     stored = (ROOT / "docs" / "tla.md").read_text(encoding="utf-8")
     assert tla_doc(stored) == stored

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 
-from protocol.tools.docs import (
+from protocol.apps.docs import (
     PACKAGE_ROOT, REGENERATE, DocsError, derived_files, find_checkout, orphan_traces, shown_path, stored,
 )
 from protocol.lifecycle import how, signal_received

@@ -1,4 +1,4 @@
-"""`protocol explore NAME`: the state explorer (protocol/tools/explorer.py), served on
+"""`protocol explore NAME`: the state explorer (protocol/apps/explorer.py), served on
 loopback until Ctrl-C (or SIGTERM, SIGHUP), which stops it with exit 0."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def add_parser(subparsers, name: str, help: str) -> None:
 
 
 def run(args) -> int:
-    from protocol.tools.explorer import LOOPBACK, Explorer
+    from protocol.apps.explorer import LOOPBACK, Explorer
 
     named = lookup(args.name).with_constants(constants_from(args))
     trace = _start_trace(named) if args.from_trace else None
@@ -69,7 +69,7 @@ def _start_trace(named):
 
 
 def _bound_server(explorer, port: int):
-    from protocol.tools.explorer import LOOPBACK, make_server
+    from protocol.apps.explorer import LOOPBACK, make_server
 
     try:
         return make_server(explorer, port)

@@ -149,9 +149,27 @@ def witnesses_of(name: str) -> Callable | None:
     return prop.witnesses if prop is not None else None
 
 
+def violation_words(trace, cfg=None) -> list[str]:
+    """Why the last state (or last step) of `trace` (a model.trace.Trace) breaks `trace.prop`:
+    the property's witnesses. Here, below both the tools that explain a refusal and the
+    renderers that draw a trace."""
+    witnesses = witnesses_of(trace.prop)
+    if witnesses is None or not trace.steps:
+        return []
+    last = trace.steps[-1].state
+    try:
+        if trace.prop in declared_names(TRANSITION):
+            if len(trace.steps) < 2:
+                return []
+            return list(witnesses(trace.steps[-2].state, last, cfg))
+        return list(witnesses(last, cfg))
+    except AttributeError:
+        return []  # this witness needs the configuration (TypeOK's domains) and none was given
+
+
 __all__ = [
     "PROPERTIES", "Property", "properties_for", "names_for", "not_applicable_for", "declared", "declared_names", "by_name",
-    "witnesses_of", "STATE", "TRANSITION", "LIVENESS", "SAFETY",
+    "violation_words", "witnesses_of", "STATE", "TRANSITION", "LIVENESS", "SAFETY",
     "LeadsTo", "compaction_not_stalled", "imports_backed",
     "i1", "no_regression", "physical_le_since", "type_ok",
 ]

@@ -140,22 +140,6 @@ def narrate(label, before, after, cfg) -> str:
 # ---------------------------------------------------------------- witnesses
 
 
-def violation_words(trace: Trace, cfg=None) -> list[str]:
-    """Why the last state (or last step) breaks `trace.prop`: the property's witnesses."""
-    witnesses = properties.witnesses_of(trace.prop)
-    if witnesses is None or not trace.steps:
-        return []
-    last = trace.steps[-1].state
-    try:
-        if trace.prop in properties.declared_names(properties.TRANSITION):
-            if len(trace.steps) < 2:
-                return []
-            return list(witnesses(trace.steps[-2].state, last, cfg))
-        return list(witnesses(last, cfg))
-    except AttributeError:
-        return []  # this witness needs the configuration (TypeOK's domains) and none was given
-
-
 # -------------------------------------------------------------------- story
 
 
@@ -213,7 +197,7 @@ def story(trace: Trace, cfg, names: str | None = None) -> Story:
     notes = tuple(note for note in trace.notes if note != ending)  # the ending is said once
     if names != "ours":
         notes = relabelled(notes, cfg, name_of)
-    return Story(trace.prop, told, ending, violation_words(trace, cfg), notes, names)
+    return Story(trace.prop, told, ending, properties.violation_words(trace, cfg), notes, names)
 
 
 def relabelled(notes: tuple, cfg, name_of) -> tuple:

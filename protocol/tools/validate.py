@@ -702,7 +702,7 @@ def violated_at(follower: Follower, along: list, name: str) -> int:
 def witness(follower: Follower, path: list, behaviour: tuple, name: str, index: int) -> list[str]:
     """Why the behaviour violates `name`: the property's witness at its first violation, or
     for a leads-to property the pairs left pending where the run stops."""
-    from protocol.render.narrate import violation_words
+    from protocol.properties import violation_words
 
     if name in follower.model.liveness:
         pending = path[-1][2].pending

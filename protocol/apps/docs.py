@@ -597,7 +597,7 @@ def manifest_figure(kind: str, what: str, named: dict) -> str:
     name, _, prop = what.partition(":")
     if name not in named:
         raise QuoteMissing(f"a quote names {name}, which the manifest does not have: "
-                           "update FIXED_QUOTES in protocol/tools/docs.py")
+                           "update FIXED_QUOTES in protocol/apps/docs.py")
     if kind == "length":
         return str(dict(named[name].expect)[prop])
     states, depth = named[name].pinned
@@ -620,7 +620,7 @@ def quoted(text: str, quote: Quote, named: dict) -> str:
     if found is None:
         raise QuoteMissing(f"{quote.file} no longer says {quote.text!r}"
                            + (f" after {quote.after.strip()!r}" if quote.after else "")
-                           + ": update the prose, or the quote in FIXED_QUOTES (protocol/tools/docs.py)")
+                           + ": update the prose, or the quote in FIXED_QUOTES (protocol/apps/docs.py)")
     committed = iter(found.groups())
     current = PLACEHOLDER.sub(lambda m: next(committed) if m["kind"] == "keep" else (
         next(committed), manifest_figure(m["kind"], m["what"], named))[1], quote.text)
@@ -684,5 +684,5 @@ def refuse_underived_figures(root: Path, files: dict) -> None:
             found = underived_figures(path, files.get(path, stored(path)), root)
             if found:
                 raise DocsError(f"{found[0]} counts what no quote derives: say it without the figure, or declare "
-                                "a quote for it in FIXED_QUOTES (protocol/tools/docs.py)"
+                                "a quote for it in FIXED_QUOTES (protocol/apps/docs.py)"
                                 + (f" ({len(found) - 1} more)" if len(found) > 1 else ""))
