@@ -258,8 +258,9 @@ def test_a_local_ray_cluster_of_two_finds_what_one_process_finds(local_ray):
 @pytest.mark.slow
 @pytest.mark.serial
 def test_ctrl_c_stops_a_partitioned_run_without_a_verdict():
-    # big enough (9.7 million states) that five seconds in, the workers are still exploring
-    argv = ["check", "Holds", "-c", "P=2", "-c", "D=2", "-c", "MaxTime=3", "--workers", "2", "--json"]
+    # big enough that five seconds in, the workers are still exploring (at MaxTime=3, 9.7 million
+    # states, the vector engine's threads had sometimes decided safety by then)
+    argv = ["check", "Holds", "-c", "P=2", "-c", "D=2", "-c", "MaxTime=4", "--workers", "2", "--json"]
     process = subprocess.Popen([sys.executable, "-m", "protocol", *argv], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                                preexec_fn=ctrl_c_reaches_it)
