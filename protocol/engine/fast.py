@@ -38,7 +38,7 @@ model's reachable states and edges.
 from __future__ import annotations
 
 from functools import partial
-from itertools import repeat
+from itertools import count, repeat
 from operator import and_, rshift
 from typing import Callable, NamedTuple, Protocol
 
@@ -867,10 +867,13 @@ def premises_reached(engine: Engine, states: list, pairs, masks) -> tuple:
     return tuple(reached)
 
 
-def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False, **options) -> Exploration:
+def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = False,
+                  expand_at_most: int | None = None, **options) -> Exploration:
     """Explore `model` with the fast engine: a `PackedExploration` (a `FingerprintedExploration`
     with `fingerprints`), with states stored packed and decoded on demand (`run.state(id)`,
     `run.path(id)`), and the same ids, order, edges and verdicts as exploring the readable model.
+    With `expand_at_most`, only that many states (the first, in id order) are expanded: the
+    levels before a given depth, where the partitioned search finds one worker's traces again.
 
     With `symmetry`, one representative per orbit of process permutations is
     explored (see symmetry.py); the run's counts are then the unreduced ones,
@@ -900,8 +903,15 @@ def explore_model(model: Model, *, symmetry: bool = False, fingerprints: bool = 
                                             step_target=step_target, **options)
     run = PackedExploration(engine, reduction if symmetry else None, perms,
                             sym.lasso_realizer(engine, perms, model.instances) if symmetry else None, realize)
-    return explore([engine.initial], engine.successors, invariants, transitions, labels=labels,
+    successors = engine.successors if expand_at_most is None else at_most(engine.successors, expand_at_most)
+    return explore([engine.initial], successors, invariants, transitions, labels=labels,
                    decode=engine.decode, weigh=weigh, run=run, step_target=step_target, **options)
+
+
+def at_most(successors: Callable, expansions: int) -> Callable:
+    """`successors` for the first `expansions` states it is asked about, none for the rest."""
+    asked = count(1)
+    return lambda packed: successors(packed) if next(asked) <= expansions else ()
 
 
 def fingerprinted_search(engine):

@@ -98,8 +98,7 @@ def meets_no_late_hold(cfg) -> bool:
 PHYSICAL_LE_SINCE = (
     Guard("physical compaction derived from since, not the upper, and a since the meet never lowers below "
           "a hold a reader registered late",
-          lambda cfg: cfg.physical != "from_upper" and (getattr(cfg, "since_rule", "rise") != "meet"
-                                                       or cfg.peer_by == "publisher" or meets_no_late_hold(cfg))),
+          lambda cfg: cfg.physical != "from_upper" and (cfg.peer_by == "publisher" or meets_no_late_hold(cfg))),
     Guard("no time for the upper to advance to", lambda cfg: cfg.MaxTime == 0),
 )
 

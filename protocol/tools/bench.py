@@ -93,9 +93,9 @@ def load_libraries() -> None:
     """Import what a check loads on first use (numpy, scipy's graph routines, the engines)
     before the clocks start: each measurement runs in a fresh process, and loading them,
     about 0.3 CPU seconds, is no part of the search (TLC's rates leave the JVM's start out)."""
-    import numpy  # noqa: F401
-    import scipy.sparse.csgraph  # noqa: F401
+    from protocol.run import load_scipy
 
+    load_scipy()
     import protocol.engine.fast  # noqa: F401
     import protocol.engine.vector.explore  # noqa: F401
 

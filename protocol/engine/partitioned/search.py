@@ -287,22 +287,10 @@ class ParallelExploration(DistributedLiveness, Run):
         Searched once, expanding the states of the levels before each violation's (a violated
         step: its source's level too)."""
         if self.sequential is None:
-            from protocol.engine.checker import explore
-            from protocol.engine.fast import Engine, PackedExploration
+            from protocol.engine.fast import explore_model
 
             expanded = max(level if kind == "step" else level - 1 for kind, level in self.violation_levels.values())
-            budget = sum(self.level_sizes[:expanded])
-            engine = Engine(self.model_factory())
-
-            def successors(packed, taken=[0]):  # noqa: B006 (the count of states expanded)
-                taken[0] += 1
-                return engine.successors(packed) if taken[0] <= budget else ()
-
-            self.sequential = explore(
-                [engine.initial], successors,
-                {name: engine.invariant(name) for name in engine.readable_invariants},
-                {name: engine.transition_property(name) for name in engine.readable_transitions},
-                labels=engine.labels, decode=engine.decode, run=PackedExploration(engine, None, None, None, None))
+            self.sequential = explore_model(self.model_factory(), expand_at_most=sum(self.level_sizes[:expanded]))
         return self.sequential
 
     def initial_ids(self) -> list[int]:
